@@ -1,0 +1,288 @@
+//! [`ToolCallContext`]: what a handler knows about the call it serves.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::error::ToolError;
+
+/// Shared application state registered on a session, one value per type.
+#[derive(Clone, Default)]
+pub struct StateMap {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl StateMap {
+    /// Registers `value`, replacing an earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// Registers a shared value, replacing an earlier value of the same type.
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T`, if one was registered.
+    #[must_use]
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// The value of type `T` as a shared pointer, if one was registered.
+    #[must_use]
+    pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.values.get(&TypeId::of::<T>())?.clone().downcast().ok()
+    }
+
+    /// The number of registered values.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// `true` when nothing is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for StateMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateMap")
+            .field("len", &self.values.len())
+            .finish()
+    }
+}
+
+/// A cancellation flag shared between the runtime and a handler.
+#[derive(Clone, Default)]
+pub struct Cancellation {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Default)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancellation {
+    /// A flag that is not set.
+    #[must_use]
+    pub fn new() -> Self {
+        Cancellation::default()
+    }
+
+    /// Sets the flag and wakes every waiter. Idempotent.
+    pub fn cancel(&self) {
+        if !self.inner.cancelled.swap(true, Ordering::AcqRel) {
+            self.inner.notify.notify_waiters();
+        }
+    }
+
+    /// Whether the flag is set.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Completes once the flag is set (at once if it already is).
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.notify.notified();
+            tokio::pin!(notified);
+            // Register before checking, so a `cancel` in between is not missed.
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl fmt::Debug for Cancellation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cancellation")
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
+
+/// What a handler knows about the call it serves: its id, the tool, the deadline, whether
+/// the call was cancelled (by Core, or because the timeout passed), and the session's shared
+/// state.
+///
+/// Cloning is cheap (one reference count).
+#[derive(Clone)]
+pub struct ToolCallContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
+    call_id: String,
+    tool_name: String,
+    deadline: Instant,
+    cancellation: Cancellation,
+    state: Arc<StateMap>,
+}
+
+impl ToolCallContext {
+    /// A context for one call. Sessions make these; tests and custom runtimes may too.
+    #[must_use]
+    pub fn new(
+        call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        timeout: Duration,
+        cancellation: Cancellation,
+        state: Arc<StateMap>,
+    ) -> Self {
+        ToolCallContext {
+            inner: Arc::new(ContextInner {
+                call_id: call_id.into(),
+                tool_name: tool_name.into(),
+                deadline: Instant::now() + timeout,
+                cancellation,
+                state,
+            }),
+        }
+    }
+
+    /// A context for calling a handler directly, outside a session (tests, examples): no
+    /// state, the default timeout, never cancelled unless you keep and use `cancellation`.
+    #[must_use]
+    pub fn detached(tool_name: impl Into<String>) -> Self {
+        ToolCallContext::new(
+            "detached",
+            tool_name,
+            Duration::from_millis(pedelec_rules::DEFAULT_TIMEOUT_MS),
+            Cancellation::new(),
+            Arc::new(StateMap::default()),
+        )
+    }
+
+    /// The call's id, as Core sent it.
+    #[must_use]
+    pub fn call_id(&self) -> &str {
+        &self.inner.call_id
+    }
+
+    /// The name of the tool being called.
+    #[must_use]
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool_name
+    }
+
+    /// When the call times out.
+    #[must_use]
+    pub fn deadline(&self) -> Instant {
+        self.inner.deadline
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    #[must_use]
+    pub fn remaining(&self) -> Duration {
+        self.inner
+            .deadline
+            .saturating_duration_since(Instant::now())
+    }
+
+    /// Whether the call was cancelled (by Core, or because its timeout passed). A handler
+    /// doing long work should check this, or `select!` on [`cancelled`](Self::cancelled).
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await;
+    }
+
+    /// The session's shared state of type `T`.
+    ///
+    /// # Errors
+    /// A `TOOL_HANDLER_ERROR` naming the type when no `T` was registered with
+    /// `Session::builder(..).state(value)`; `?` in a handler turns it into the call's error.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.inner
+            .state
+            .get::<T>()
+            .ok_or_else(|| missing_state::<T>())
+    }
+
+    /// The session's shared state of type `T`, as an `Arc` that can outlive the call.
+    ///
+    /// # Errors
+    /// As [`state`](Self::state).
+    pub fn state_arc<T: Send + Sync + 'static>(&self) -> Result<Arc<T>, ToolError> {
+        self.inner
+            .state
+            .get_arc::<T>()
+            .ok_or_else(|| missing_state::<T>())
+    }
+}
+
+fn missing_state<T>() -> ToolError {
+    let name = std::any::type_name::<T>();
+    let short = name.rsplit("::").next().unwrap_or(name);
+    ToolError::new(format!(
+        "no state of type `{name}` is registered on this session; register it with `Session::builder(..).state({short} {{ .. }})`"
+    ))
+}
+
+impl fmt::Debug for ToolCallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCallContext")
+            .field("call_id", &self.inner.call_id)
+            .field("tool_name", &self.inner.tool_name)
+            .field("remaining", &self.remaining())
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Counter(i64);
+
+    #[tokio::test]
+    async fn cancellation_wakes_waiters_and_is_sticky() {
+        let c = Cancellation::new();
+        let waiter = tokio::spawn({
+            let c = c.clone();
+            async move { c.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        c.cancel();
+        waiter.await.unwrap();
+        c.cancelled().await; // already cancelled: returns at once
+        assert!(c.is_cancelled());
+    }
+
+    #[test]
+    fn state_is_found_by_type_and_missing_state_is_named() {
+        let mut state = StateMap::default();
+        state.insert(Counter(3));
+        let ctx = ToolCallContext::new(
+            "c1",
+            "t",
+            Duration::from_secs(1),
+            Cancellation::new(),
+            Arc::new(state),
+        );
+        assert_eq!(ctx.state::<Counter>().unwrap(), &Counter(3));
+        let err = ctx.state::<String>().unwrap_err();
+        assert!(err.message().contains("alloc::string::String"), "{err}");
+    }
+}

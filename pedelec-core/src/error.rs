@@ -1,0 +1,369 @@
+//! Error codes, the error a handler returns ([`ToolError`]), the result of a call
+//! ([`ToolResult`]), and the session's own error ([`Error`], e.g. `INVALID_INPUT`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The error codes of the Pedelec Tools API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The tool list given to a session is invalid (bad names, schemas, duplicates, …).
+    InvalidInput,
+    /// A call's arguments do not match the tool's argsSchema.
+    ToolArgsInvalid,
+    /// No named, inline or fallback handler serves the tool.
+    ToolHandlerNotFound,
+    /// The handler returned an error or panicked.
+    ToolHandlerError,
+    /// The handler did not finish within the tool's timeout.
+    ToolTimeout,
+    /// Core cancelled the call.
+    ToolCancelled,
+    /// The handler's value is not representable in JSON (NaN, infinities, non-string keys).
+    ToolResultInvalid,
+    /// A result could not be delivered to Core.
+    SubmitToolResultFailed,
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order.
+    pub const ALL: [ErrorCode; 8] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::ToolArgsInvalid,
+        ErrorCode::ToolHandlerNotFound,
+        ErrorCode::ToolHandlerError,
+        ErrorCode::ToolTimeout,
+        ErrorCode::ToolCancelled,
+        ErrorCode::ToolResultInvalid,
+        ErrorCode::SubmitToolResultFailed,
+    ];
+
+    /// The code on the wire (`"TOOL_TIMEOUT"`, …).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_INPUT",
+            ErrorCode::ToolArgsInvalid => "TOOL_ARGS_INVALID",
+            ErrorCode::ToolHandlerNotFound => "TOOL_HANDLER_NOT_FOUND",
+            ErrorCode::ToolHandlerError => "TOOL_HANDLER_ERROR",
+            ErrorCode::ToolTimeout => "TOOL_TIMEOUT",
+            ErrorCode::ToolCancelled => "TOOL_CANCELLED",
+            ErrorCode::ToolResultInvalid => "TOOL_RESULT_INVALID",
+            ErrorCode::SubmitToolResultFailed => "SUBMIT_TOOL_RESULT_FAILED",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of a tool call: a code, a message for the model, and optional structured
+/// details.
+///
+/// A handler returns `Err(ToolError)` (or any error convertible into one: every
+/// `std::error::Error + Send + Sync + 'static` and `anyhow::Error`) and the
+/// call's result becomes `TOOL_HANDLER_ERROR` with that message. Like `anyhow::Error`,
+/// `ToolError` does not implement `std::error::Error` itself, which is what lets `?` convert
+/// every error type into it.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolError {
+    code: ErrorCode,
+    message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    details: Option<Value>,
+}
+
+impl ToolError {
+    /// A handler error (`TOOL_HANDLER_ERROR`) with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError::with_code(ErrorCode::ToolHandlerError, message)
+    }
+
+    /// An error with an explicit code.
+    pub fn with_code(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// Attaches structured details (sent to the model as `error.details`).
+    #[must_use]
+    pub fn details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The error code.
+    #[must_use]
+    pub const fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The message.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The structured details, if any.
+    #[must_use]
+    pub const fn get_details(&self) -> Option<&Value> {
+        self.details.as_ref()
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("ToolError");
+        s.field("code", &self.code).field("message", &self.message);
+        if let Some(d) = &self.details {
+            s.field("details", d);
+        }
+        s.finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// Every error `anyhow` accepts converts: any `std::error::Error + Send + Sync + 'static`,
+/// `Box<dyn Error + Send + Sync>` and `anyhow::Error` itself. The message is the error with
+/// its chain of causes (`outer: inner: root`).
+impl<E: Into<anyhow::Error>> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::new(format!("{:#}", error.into()))
+    }
+}
+
+/// The outcome of one tool call, as sent to Core: `{"ok": true, "value": …}` or
+/// `{"ok": false, "error": {"code", "message", "details"?}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolResult {
+    /// The handler's value.
+    Ok(Value),
+    /// Why the call failed.
+    Err(ToolError),
+}
+
+impl ToolResult {
+    /// `true` for a successful call.
+    #[must_use]
+    pub const fn is_ok(&self) -> bool {
+        matches!(self, ToolResult::Ok(_))
+    }
+
+    /// The error code of a failed call.
+    #[must_use]
+    pub const fn error_code(&self) -> Option<ErrorCode> {
+        match self {
+            ToolResult::Ok(_) => None,
+            ToolResult::Err(e) => Some(e.code),
+        }
+    }
+
+    /// The value of a successful call.
+    #[must_use]
+    pub const fn value(&self) -> Option<&Value> {
+        match self {
+            ToolResult::Ok(v) => Some(v),
+            ToolResult::Err(_) => None,
+        }
+    }
+
+    /// The error of a failed call.
+    #[must_use]
+    pub const fn error(&self) -> Option<&ToolError> {
+        match self {
+            ToolResult::Ok(_) => None,
+            ToolResult::Err(e) => Some(e),
+        }
+    }
+
+    /// Converts into a `Result`.
+    pub fn into_result(self) -> Result<Value, ToolError> {
+        match self {
+            ToolResult::Ok(v) => Ok(v),
+            ToolResult::Err(e) => Err(e),
+        }
+    }
+}
+
+impl From<Result<Value, ToolError>> for ToolResult {
+    fn from(result: Result<Value, ToolError>) -> Self {
+        match result {
+            Ok(v) => ToolResult::Ok(v),
+            Err(e) => ToolResult::Err(e),
+        }
+    }
+}
+
+impl Serialize for ToolResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("ToolResult", 2)?;
+        match self {
+            ToolResult::Ok(v) => {
+                s.serialize_field("ok", &true)?;
+                s.serialize_field("value", v)?;
+            }
+            ToolResult::Err(e) => {
+                s.serialize_field("ok", &false)?;
+                s.serialize_field("error", e)?;
+            }
+        }
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Wire {
+            ok: bool,
+            #[serde(default)]
+            value: Option<Value>,
+            #[serde(default)]
+            error: Option<ToolError>,
+        }
+        let wire = Wire::deserialize(deserializer)?;
+        match (wire.ok, wire.error) {
+            (true, None) => Ok(ToolResult::Ok(wire.value.unwrap_or(Value::Null))),
+            (false, Some(e)) => Ok(ToolResult::Err(e)),
+            (true, Some(_)) => Err(serde::de::Error::custom(
+                "a successful result (`ok: true`) has no `error`",
+            )),
+            (false, None) => Err(serde::de::Error::custom(
+                "a failed result (`ok: false`) needs an `error`",
+            )),
+        }
+    }
+}
+
+/// One problem in an input: where (`tools[1].name`) and what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Where the problem is, as a path into the input (`tools[1].argsSchema/properties/x`).
+    pub path: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// An error of the session itself (not of a call): `INVALID_INPUT` with every problem
+/// found, or a bridge failure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    code: ErrorCode,
+    message: String,
+    problems: Vec<Problem>,
+}
+
+impl Error {
+    /// An `INVALID_INPUT` error listing every problem.
+    #[must_use]
+    pub fn invalid_input(problems: Vec<Problem>) -> Self {
+        let message = match problems.len() {
+            1 => format!("invalid input: {}", problems[0]),
+            n => format!("invalid input: {n} problems"),
+        };
+        Error {
+            code: ErrorCode::InvalidInput,
+            message,
+            problems,
+        }
+    }
+
+    /// An error with a code and a message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// The error code (`ErrorCode::InvalidInput` for a rejected tool list).
+    #[must_use]
+    pub const fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// Every problem, each with its path.
+    #[must_use]
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The summary message.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)?;
+        if self.problems.len() > 1 {
+            for p in &self.problems {
+                write!(f, "\n  - {p}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_serialize_to_the_wire_shape() {
+        let ok = ToolResult::Ok(json!({"value": 2}));
+        assert_eq!(
+            serde_json::to_value(&ok).unwrap(),
+            json!({"ok": true, "value": {"value": 2}})
+        );
+        let err = ToolResult::Err(ToolError::with_code(ErrorCode::ToolTimeout, "too slow"));
+        assert_eq!(
+            serde_json::to_value(&err).unwrap(),
+            json!({"ok": false, "error": {"code": "TOOL_TIMEOUT", "message": "too slow"}})
+        );
+        let back: ToolResult = serde_json::from_value(serde_json::to_value(&err).unwrap()).unwrap();
+        assert_eq!(back, err);
+    }
+
+    #[test]
+    fn std_errors_convert_with_their_chain() {
+        let io = std::io::Error::other("disk full");
+        let e: ToolError = io.into();
+        assert_eq!(e.code(), ErrorCode::ToolHandlerError);
+        assert_eq!(e.message(), "disk full");
+        let e: ToolError = anyhow::anyhow!("root").context("outer").into();
+        assert_eq!(e.message(), "outer: root");
+    }
+}

@@ -1,0 +1,27 @@
+//! The runtime of [pedelec](https://docs.rs/pedelec): tool-args schemas and their
+//! validation, tool definitions, skill sets and manifests, sessions and bridges.
+//!
+//! Users depend on the `pedelec` facade, which re-exports everything here at its root
+//! together with the macros.
+
+pub mod context;
+pub mod error;
+pub mod handler;
+pub mod manifest;
+pub mod schema;
+pub mod skills;
+pub mod tool;
+
+pub use context::{Cancellation, StateMap, ToolCallContext};
+pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
+pub use handler::{BoxFuture, ToolHandler};
+pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
+pub use schema::{
+    AdditionalProperties, Literal, MapKey, NoArgs, Num, Property, SchemaError, SchemaKind,
+    SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot, ToolArgsSchema, schema_for,
+};
+pub use skills::{InSkillSet, SkillSet, SkillsInput};
+pub use tool::{Tool, ToolDefinition};
+
+/// The rules shared with the macros (tool names, descriptions, timeouts).
+pub use pedelec_rules as rules;

@@ -1,0 +1,1074 @@
+//! The schema model: one node type for every kind of the Pedelec Tool Args Schema.
+//!
+//! A [`SchemaNode`] is plain data. It can be built in a `const` (that is what
+//! `#[derive(ToolArgs)]` does: nothing is allocated, every slice is `'static`) or at run
+//! time from JSON ([`SchemaNode::from_json`](crate::SchemaNode::from_json)), and it
+//! serializes to exactly the standard JSON Schema keywords of the wire form.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::ops::Deref;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// A string that is either `'static` (schemas built in a `const`) or owned (schemas read
+/// from JSON).
+pub type Str = Cow<'static, str>;
+
+/// The `type` of a schema node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SchemaKind {
+    /// `"string"`
+    String,
+    /// `"number"`: any JSON number.
+    Number,
+    /// `"integer"`: a JSON number with no fractional part (`1.0` is an integer).
+    Integer,
+    /// `"boolean"`
+    Boolean,
+    /// `"array"`
+    Array,
+    /// `"object"`
+    Object,
+}
+
+impl SchemaKind {
+    /// The kind's name on the wire (`"integer"`, …).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SchemaKind::String => "string",
+            SchemaKind::Number => "number",
+            SchemaKind::Integer => "integer",
+            SchemaKind::Boolean => "boolean",
+            SchemaKind::Array => "array",
+            SchemaKind::Object => "object",
+        }
+    }
+
+    /// The kind named `name` on the wire.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "string" => SchemaKind::String,
+            "number" => SchemaKind::Number,
+            "integer" => SchemaKind::Integer,
+            "boolean" => SchemaKind::Boolean,
+            "array" => SchemaKind::Array,
+            "object" => SchemaKind::Object,
+            _ => return None,
+        })
+    }
+
+    /// `true` for `number` and `integer`.
+    #[must_use]
+    pub const fn is_numeric(self) -> bool {
+        matches!(self, SchemaKind::Number | SchemaKind::Integer)
+    }
+}
+
+impl fmt::Display for SchemaKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A JSON number used in a schema keyword (`minimum`, `multipleOf`, …), kept exactly as
+/// written: integers stay integers, so `u64::MAX` is not rounded.
+#[derive(Clone, Copy, Debug)]
+pub enum Num {
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer larger than `i64::MAX`, or any unsigned integer.
+    Uint(u64),
+    /// A finite floating-point number.
+    Float(f64),
+}
+
+impl Num {
+    /// The number as an `f64` (may round large integers).
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub const fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Uint(u) => u as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    /// Reads a `serde_json` number exactly.
+    #[must_use]
+    pub fn from_json(n: &serde_json::Number) -> Self {
+        if let Some(i) = n.as_i64() {
+            Num::Int(i)
+        } else if let Some(u) = n.as_u64() {
+            Num::Uint(u)
+        } else {
+            Num::Float(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
+    /// `true` when the number has no fractional part (`1.0` counts as an integer).
+    #[must_use]
+    pub fn is_integer(self) -> bool {
+        match self {
+            Num::Int(_) | Num::Uint(_) => true,
+            Num::Float(f) => f.is_finite() && f.fract() == 0.0,
+        }
+    }
+
+    /// Exact comparison of two numbers, whatever their representation. `None` only when a
+    /// float is NaN.
+    #[must_use]
+    pub fn exact_cmp(self, other: Num) -> Option<Ordering> {
+        match (self, other) {
+            (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b),
+            (Num::Float(a), b) => cmp_int_float(b.as_i128(), a).map(Ordering::reverse),
+            (a, Num::Float(b)) => cmp_int_float(a.as_i128(), b),
+            (a, b) => Some(a.as_i128().cmp(&b.as_i128())),
+        }
+    }
+
+    fn as_i128(self) -> i128 {
+        match self {
+            Num::Int(i) => i128::from(i),
+            Num::Uint(u) => i128::from(u),
+            // Only called on integer variants.
+            Num::Float(_) => 0,
+        }
+    }
+
+    /// Converts to the JSON number (`None` for a non-finite float).
+    #[must_use]
+    pub fn to_json(self) -> Option<serde_json::Number> {
+        match self {
+            Num::Int(i) => Some(i.into()),
+            Num::Uint(u) => Some(u.into()),
+            Num::Float(f) => serde_json::Number::from_f64(f),
+        }
+    }
+}
+
+/// Exact comparison of an integer with a float.
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // 2^127: every i128 is strictly inside (-2^127 - 1, 2^127).
+    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+    if f >= LIMIT {
+        return Some(Ordering::Less);
+    }
+    if f < -LIMIT {
+        return Some(Ordering::Greater);
+    }
+    let whole = f.trunc();
+    match i.cmp(&(whole as i128)) {
+        Ordering::Equal => {
+            let frac = f - whole;
+            Some(if frac > 0.0 {
+                Ordering::Less
+            } else if frac < 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            })
+        }
+        other => Some(other),
+    }
+}
+
+impl PartialEq for Num {
+    fn eq(&self, other: &Self) -> bool {
+        self.exact_cmp(*other) == Some(Ordering::Equal)
+    }
+}
+
+impl PartialOrd for Num {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        self.exact_cmp(*other)
+    }
+}
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_json() {
+            Some(n) => fmt::Display::fmt(&n, f),
+            None => fmt::Debug::fmt(&self.as_f64(), f),
+        }
+    }
+}
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Num::Int(i) => serializer.serialize_i64(i),
+            Num::Uint(u) => serializer.serialize_u64(u),
+            Num::Float(f) => serializer.serialize_f64(f),
+        }
+    }
+}
+
+/// A JSON value that can be written in a `const`: the values of `enum` and `default`.
+///
+/// Equality is JSON equality: `1` equals `1.0`, and the order of object keys does not matter.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// A number.
+    Num(Num),
+    /// A string.
+    Str(Str),
+    /// An array.
+    Array(Cow<'static, [Literal]>),
+    /// An object, in its written key order.
+    Object(Cow<'static, [(Str, Literal)]>),
+}
+
+impl Literal {
+    /// A `'static` string literal (usable in a `const`).
+    #[must_use]
+    pub const fn str(s: &'static str) -> Self {
+        Literal::Str(Cow::Borrowed(s))
+    }
+
+    /// Converts to a `serde_json::Value` (a non-finite float becomes `null`).
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        match self {
+            Literal::Null => Value::Null,
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Num(n) => n.to_json().map_or(Value::Null, Value::Number),
+            Literal::Str(s) => Value::String(s.to_string()),
+            Literal::Array(items) => Value::Array(items.iter().map(Literal::to_value).collect()),
+            Literal::Object(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Converts from a `serde_json::Value`.
+    #[must_use]
+    pub fn from_value(value: &Value) -> Self {
+        match value {
+            Value::Null => Literal::Null,
+            Value::Bool(b) => Literal::Bool(*b),
+            Value::Number(n) => Literal::Num(Num::from_json(n)),
+            Value::String(s) => Literal::Str(Cow::Owned(s.clone())),
+            Value::Array(items) => Literal::Array(items.iter().map(Literal::from_value).collect()),
+            Value::Object(map) => Literal::Object(
+                map.iter()
+                    .map(|(k, v)| (Cow::Owned(k.clone()), Literal::from_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl PartialEq for Literal {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Literal::Null, Literal::Null) => true,
+            (Literal::Bool(a), Literal::Bool(b)) => a == b,
+            (Literal::Num(a), Literal::Num(b)) => a == b,
+            (Literal::Str(a), Literal::Str(b)) => a == b,
+            (Literal::Array(a), Literal::Array(b)) => a == b,
+            (Literal::Object(a), Literal::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Serialize for Literal {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Literal::Null => serializer.serialize_unit(),
+            Literal::Bool(b) => serializer.serialize_bool(*b),
+            Literal::Num(n) => n.serialize(serializer),
+            Literal::Str(s) => serializer.serialize_str(s),
+            Literal::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items.iter() {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Literal::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries.iter() {
+                    map.serialize_entry(k.as_ref(), v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// A pointer to a child schema: `'static` in a `const`, boxed when read from JSON.
+#[derive(Clone)]
+pub enum SchemaRef {
+    /// A schema living in a `const` (built by the derive).
+    Static(&'static SchemaNode),
+    /// A schema allocated at run time.
+    Owned(Box<SchemaNode>),
+}
+
+impl Deref for SchemaRef {
+    type Target = SchemaNode;
+    fn deref(&self) -> &SchemaNode {
+        match self {
+            SchemaRef::Static(node) => node,
+            SchemaRef::Owned(node) => node,
+        }
+    }
+}
+
+impl PartialEq for SchemaRef {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for SchemaRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// The `additionalProperties` keyword.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdditionalProperties {
+    /// `true` (any extra property is allowed) or `false` (the object is closed).
+    Bool(bool),
+    /// Every extra property must match this schema.
+    Schema(SchemaRef),
+}
+
+/// One entry of an object's `properties`, with whether it is `required`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    name: Str,
+    schema: SchemaNode,
+    required: bool,
+}
+
+impl Property {
+    /// A property named `name` with the given schema.
+    #[must_use]
+    pub const fn new(name: &'static str, schema: SchemaNode, required: bool) -> Self {
+        Property {
+            name: Cow::Borrowed(name),
+            schema,
+            required,
+        }
+    }
+
+    /// A property whose schema is `T`'s; required unless `T` is optional (`Option<_>`).
+    #[must_use]
+    pub const fn of<T: crate::ToolArgs + ?Sized>(name: &'static str) -> Self {
+        Property::new(name, T::SCHEMA, !T::OPTIONAL)
+    }
+
+    /// A property built at run time.
+    #[must_use]
+    pub fn owned(name: impl Into<Str>, schema: SchemaNode, required: bool) -> Self {
+        Property {
+            name: name.into(),
+            schema,
+            required,
+        }
+    }
+
+    /// Marks the property as not required (`#[serde(default)]`).
+    #[must_use]
+    pub const fn optional(mut self) -> Self {
+        self.required = false;
+        self
+    }
+
+    /// The property's name on the wire.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The property's schema.
+    #[must_use]
+    pub const fn schema(&self) -> &SchemaNode {
+        &self.schema
+    }
+
+    /// Whether the property is listed in `required`.
+    #[must_use]
+    pub const fn is_required(&self) -> bool {
+        self.required
+    }
+}
+
+/// A node of a tool-args schema: one of the seed's kinds (string, number, integer, boolean,
+/// array, object), or a `oneOf` node.
+///
+/// Build one in a `const` with the constructors ([`SchemaNode::string`], …) and the `const`
+/// builder methods, or read one from JSON with [`SchemaNode::from_json`]. The builder methods
+/// check at compile time that a keyword fits the node's kind (`min_length` on an integer
+/// fails the `const` evaluation with a message).
+///
+/// The builders are meant for constants: a builder that replaces a string or list that was
+/// allocated at run time leaks the old value (a `const fn` cannot run destructors).
+#[derive(Clone, PartialEq)]
+pub struct SchemaNode {
+    pub(crate) kind: Option<SchemaKind>,
+    pub(crate) description: Option<Str>,
+    pub(crate) enum_values: Option<Cow<'static, [Literal]>>,
+    pub(crate) default: Option<Literal>,
+    pub(crate) format: Option<Str>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pub(crate) pattern: Option<Str>,
+    pub(crate) minimum: Option<Num>,
+    pub(crate) maximum: Option<Num>,
+    pub(crate) exclusive_minimum: Option<Num>,
+    pub(crate) exclusive_maximum: Option<Num>,
+    pub(crate) multiple_of: Option<Num>,
+    pub(crate) items: Option<SchemaRef>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) unique_items: Option<bool>,
+    pub(crate) properties: Option<Cow<'static, [Property]>>,
+    /// Names in `required` that are not among `properties` (accepted only by the lenient
+    /// parser, for the JSON Schema Test Suite).
+    pub(crate) required_extra: Cow<'static, [Str]>,
+    pub(crate) additional_properties: Option<AdditionalProperties>,
+    pub(crate) one_of: Option<Cow<'static, [SchemaNode]>>,
+}
+
+/// Replaces a value in a `const fn` without running its destructor (see the type docs).
+const fn set<T>(slot: &mut T, value: T) {
+    std::mem::forget(std::mem::replace(slot, value));
+}
+
+impl SchemaNode {
+    /// A node with no `type` and no keyword: it accepts every value. Only the lenient
+    /// parser produces one; the constructors below are what tool schemas use.
+    #[must_use]
+    pub const fn any() -> Self {
+        SchemaNode {
+            kind: None,
+            description: None,
+            enum_values: None,
+            default: None,
+            format: None,
+            min_length: None,
+            max_length: None,
+            pattern: None,
+            minimum: None,
+            maximum: None,
+            exclusive_minimum: None,
+            exclusive_maximum: None,
+            multiple_of: None,
+            items: None,
+            min_items: None,
+            max_items: None,
+            unique_items: None,
+            properties: None,
+            required_extra: Cow::Borrowed(&[]),
+            additional_properties: None,
+            one_of: None,
+        }
+    }
+
+    const fn of_kind(kind: SchemaKind) -> Self {
+        let mut node = SchemaNode::any();
+        node.kind = Some(kind);
+        node
+    }
+
+    /// `{"type": "string"}`
+    #[must_use]
+    pub const fn string() -> Self {
+        SchemaNode::of_kind(SchemaKind::String)
+    }
+
+    /// `{"type": "number"}`
+    #[must_use]
+    pub const fn number() -> Self {
+        SchemaNode::of_kind(SchemaKind::Number)
+    }
+
+    /// `{"type": "integer"}`
+    #[must_use]
+    pub const fn integer() -> Self {
+        SchemaNode::of_kind(SchemaKind::Integer)
+    }
+
+    /// `{"type": "boolean"}`
+    #[must_use]
+    pub const fn boolean() -> Self {
+        SchemaNode::of_kind(SchemaKind::Boolean)
+    }
+
+    /// `{"type": "array", "items": items}`
+    #[must_use]
+    pub const fn array(items: &'static SchemaNode) -> Self {
+        let mut node = SchemaNode::of_kind(SchemaKind::Array);
+        set(&mut node.items, Some(SchemaRef::Static(items)));
+        node
+    }
+
+    /// `{"type": "object", "properties": …, "required": […]}` with the properties in the
+    /// given order. Extra properties are allowed until [`closed`](Self::closed) or
+    /// [`additional_properties`](Self::additional_properties) says otherwise.
+    #[must_use]
+    pub const fn object(properties: &'static [Property]) -> Self {
+        let mut node = SchemaNode::of_kind(SchemaKind::Object);
+        set(&mut node.properties, Some(Cow::Borrowed(properties)));
+        node
+    }
+
+    /// `{"type": "object", "additionalProperties": values}`: a map with string keys.
+    #[must_use]
+    pub const fn map(values: &'static SchemaNode) -> Self {
+        let mut node = SchemaNode::of_kind(SchemaKind::Object);
+        set(
+            &mut node.additional_properties,
+            Some(AdditionalProperties::Schema(SchemaRef::Static(values))),
+        );
+        node
+    }
+
+    /// `{"oneOf": [...]}`: exactly one of the branches must match.
+    #[must_use]
+    pub const fn one_of(branches: &'static [SchemaNode]) -> Self {
+        let mut node = SchemaNode::any();
+        set(&mut node.one_of, Some(Cow::Borrowed(branches)));
+        node
+    }
+
+    const fn is_kind(&self, kind: SchemaKind) -> bool {
+        match self.kind {
+            Some(k) => k as u8 == kind as u8,
+            None => false,
+        }
+    }
+
+    const fn is_numeric_kind(&self) -> bool {
+        self.is_kind(SchemaKind::Integer) || self.is_kind(SchemaKind::Number)
+    }
+
+    /// Sets `description`.
+    #[must_use]
+    pub const fn description(mut self, description: &'static str) -> Self {
+        set(&mut self.description, Some(Cow::Borrowed(description)));
+        self
+    }
+
+    /// Sets `enum`: the instance must equal one of `values`.
+    #[must_use]
+    pub const fn enum_values(mut self, values: &'static [Literal]) -> Self {
+        set(&mut self.enum_values, Some(Cow::Borrowed(values)));
+        self
+    }
+
+    /// Sets `default` (an annotation for the model).
+    #[must_use]
+    pub const fn default_value(mut self, value: Literal) -> Self {
+        set(&mut self.default, Some(value));
+        self
+    }
+
+    /// Sets `format` (`"date-time"`, `"email"`, `"uri"`, …). Strings only.
+    #[must_use]
+    pub const fn format(mut self, format: &'static str) -> Self {
+        assert!(self.is_kind(SchemaKind::String), "`format` applies to string schemas only");
+        set(&mut self.format, Some(Cow::Borrowed(format)));
+        self
+    }
+
+    /// Sets `minLength` (in Unicode code points). Strings only.
+    #[must_use]
+    pub const fn min_length(mut self, n: u64) -> Self {
+        assert!(self.is_kind(SchemaKind::String), "`min_length` applies to string schemas only");
+        if let Some(max) = self.max_length {
+            assert!(n <= max, "`min_length` is greater than `max_length`");
+        }
+        self.min_length = Some(n);
+        self
+    }
+
+    /// Sets `maxLength` (in Unicode code points). Strings only.
+    #[must_use]
+    pub const fn max_length(mut self, n: u64) -> Self {
+        assert!(self.is_kind(SchemaKind::String), "`max_length` applies to string schemas only");
+        if let Some(min) = self.min_length {
+            assert!(min <= n, "`min_length` is greater than `max_length`");
+        }
+        self.max_length = Some(n);
+        self
+    }
+
+    /// Sets `pattern` (an ECMA-262 regular expression, matched anywhere in the string).
+    /// Strings only.
+    #[must_use]
+    pub const fn pattern(mut self, pattern: &'static str) -> Self {
+        assert!(self.is_kind(SchemaKind::String), "`pattern` applies to string schemas only");
+        set(&mut self.pattern, Some(Cow::Borrowed(pattern)));
+        self
+    }
+
+    /// Sets `minimum`. Numbers and integers only.
+    #[must_use]
+    pub const fn minimum(mut self, n: Num) -> Self {
+        assert!(self.is_numeric_kind(), "`minimum` applies to number and integer schemas only");
+        self.minimum = Some(n);
+        self
+    }
+
+    /// Sets `maximum`. Numbers and integers only.
+    #[must_use]
+    pub const fn maximum(mut self, n: Num) -> Self {
+        assert!(self.is_numeric_kind(), "`maximum` applies to number and integer schemas only");
+        self.maximum = Some(n);
+        self
+    }
+
+    /// Sets `exclusiveMinimum`. Numbers and integers only.
+    #[must_use]
+    pub const fn exclusive_minimum(mut self, n: Num) -> Self {
+        assert!(self.is_numeric_kind(), "`exclusive_minimum` applies to number and integer schemas only");
+        self.exclusive_minimum = Some(n);
+        self
+    }
+
+    /// Sets `exclusiveMaximum`. Numbers and integers only.
+    #[must_use]
+    pub const fn exclusive_maximum(mut self, n: Num) -> Self {
+        assert!(self.is_numeric_kind(), "`exclusive_maximum` applies to number and integer schemas only");
+        self.exclusive_maximum = Some(n);
+        self
+    }
+
+    /// Sets `multipleOf` (must be positive). Numbers and integers only.
+    #[must_use]
+    pub const fn multiple_of(mut self, n: Num) -> Self {
+        assert!(self.is_numeric_kind(), "`multiple_of` applies to number and integer schemas only");
+        let positive = match n {
+            Num::Int(i) => i > 0,
+            Num::Uint(u) => u > 0,
+            Num::Float(f) => f > 0.0,
+        };
+        assert!(positive, "`multiple_of` must be greater than 0");
+        self.multiple_of = Some(n);
+        self
+    }
+
+    /// Sets `minItems`. Arrays only.
+    #[must_use]
+    pub const fn min_items(mut self, n: u64) -> Self {
+        assert!(self.is_kind(SchemaKind::Array), "`min_items` applies to array schemas only");
+        if let Some(max) = self.max_items {
+            assert!(n <= max, "`min_items` is greater than `max_items`");
+        }
+        self.min_items = Some(n);
+        self
+    }
+
+    /// Sets `maxItems`. Arrays only.
+    #[must_use]
+    pub const fn max_items(mut self, n: u64) -> Self {
+        assert!(self.is_kind(SchemaKind::Array), "`max_items` applies to array schemas only");
+        if let Some(min) = self.min_items {
+            assert!(min <= n, "`min_items` is greater than `max_items`");
+        }
+        self.max_items = Some(n);
+        self
+    }
+
+    /// Sets `uniqueItems`. Arrays only.
+    #[must_use]
+    pub const fn unique_items(mut self, unique: bool) -> Self {
+        assert!(self.is_kind(SchemaKind::Array), "`unique_items` applies to array schemas only");
+        self.unique_items = Some(unique);
+        self
+    }
+
+    /// `additionalProperties: false`: unknown properties are errors. Objects only.
+    #[must_use]
+    pub const fn closed(mut self) -> Self {
+        assert!(self.is_kind(SchemaKind::Object), "`additionalProperties` applies to object schemas only");
+        set(
+            &mut self.additional_properties,
+            Some(AdditionalProperties::Bool(false)),
+        );
+        self
+    }
+
+    /// `additionalProperties: <schema>`: every extra property must match `schema`.
+    /// Objects only.
+    #[must_use]
+    pub const fn additional_properties(mut self, schema: &'static SchemaNode) -> Self {
+        assert!(self.is_kind(SchemaKind::Object), "`additionalProperties` applies to object schemas only");
+        set(
+            &mut self.additional_properties,
+            Some(AdditionalProperties::Schema(SchemaRef::Static(schema))),
+        );
+        self
+    }
+
+    // ----- accessors -----
+
+    /// The node's `type`; `None` for a `oneOf` node (or a type-less lenient node).
+    #[must_use]
+    pub const fn kind(&self) -> Option<SchemaKind> {
+        self.kind
+    }
+
+    /// `true` when the node is `{"type": "object", …}`: what the root of an argsSchema
+    /// must be. Usable in a `const`.
+    #[must_use]
+    pub const fn is_object(&self) -> bool {
+        self.is_kind(SchemaKind::Object)
+    }
+
+    /// `description`
+    #[must_use]
+    pub fn get_description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// `enum`
+    #[must_use]
+    pub fn get_enum(&self) -> Option<&[Literal]> {
+        self.enum_values.as_deref()
+    }
+
+    /// `default`
+    #[must_use]
+    pub const fn get_default(&self) -> Option<&Literal> {
+        self.default.as_ref()
+    }
+
+    /// `format`
+    #[must_use]
+    pub fn get_format(&self) -> Option<&str> {
+        self.format.as_deref()
+    }
+
+    /// `minLength`
+    #[must_use]
+    pub const fn get_min_length(&self) -> Option<u64> {
+        self.min_length
+    }
+
+    /// `maxLength`
+    #[must_use]
+    pub const fn get_max_length(&self) -> Option<u64> {
+        self.max_length
+    }
+
+    /// `pattern`
+    #[must_use]
+    pub fn get_pattern(&self) -> Option<&str> {
+        self.pattern.as_deref()
+    }
+
+    /// `minimum`
+    #[must_use]
+    pub const fn get_minimum(&self) -> Option<Num> {
+        self.minimum
+    }
+
+    /// `maximum`
+    #[must_use]
+    pub const fn get_maximum(&self) -> Option<Num> {
+        self.maximum
+    }
+
+    /// `exclusiveMinimum`
+    #[must_use]
+    pub const fn get_exclusive_minimum(&self) -> Option<Num> {
+        self.exclusive_minimum
+    }
+
+    /// `exclusiveMaximum`
+    #[must_use]
+    pub const fn get_exclusive_maximum(&self) -> Option<Num> {
+        self.exclusive_maximum
+    }
+
+    /// `multipleOf`
+    #[must_use]
+    pub const fn get_multiple_of(&self) -> Option<Num> {
+        self.multiple_of
+    }
+
+    /// `items`
+    #[must_use]
+    pub fn get_items(&self) -> Option<&SchemaNode> {
+        self.items.as_deref()
+    }
+
+    /// `minItems`
+    #[must_use]
+    pub const fn get_min_items(&self) -> Option<u64> {
+        self.min_items
+    }
+
+    /// `maxItems`
+    #[must_use]
+    pub const fn get_max_items(&self) -> Option<u64> {
+        self.max_items
+    }
+
+    /// `uniqueItems`
+    #[must_use]
+    pub const fn get_unique_items(&self) -> Option<bool> {
+        self.unique_items
+    }
+
+    /// `properties`, in declaration order.
+    #[must_use]
+    pub fn get_properties(&self) -> &[Property] {
+        self.properties.as_deref().unwrap_or(&[])
+    }
+
+    /// The property named `name`.
+    #[must_use]
+    pub fn property(&self, name: &str) -> Option<&Property> {
+        self.get_properties().iter().find(|p| p.name() == name)
+    }
+
+    /// `required`: the required properties in declaration order.
+    pub fn required(&self) -> impl Iterator<Item = &str> {
+        self.get_properties()
+            .iter()
+            .filter(|p| p.required)
+            .map(Property::name)
+            .chain(self.required_extra.iter().map(AsRef::as_ref))
+    }
+
+    /// `additionalProperties`
+    #[must_use]
+    pub const fn get_additional_properties(&self) -> Option<&AdditionalProperties> {
+        self.additional_properties.as_ref()
+    }
+
+    /// `oneOf`
+    #[must_use]
+    pub fn get_one_of(&self) -> Option<&[SchemaNode]> {
+        self.one_of.as_deref()
+    }
+
+    // ----- run-time setters (no leak) -----
+
+    /// Sets `description` at run time.
+    pub fn set_description(&mut self, description: impl Into<Str>) {
+        self.description = Some(description.into());
+    }
+
+    /// The node as its wire JSON.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Debug for SchemaNode {
+    /// Debug output is the wire JSON: short and readable.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_string(self) {
+            Ok(s) => f.write_str(&s),
+            Err(_) => f.write_str("SchemaNode(<unserializable>)"),
+        }
+    }
+}
+
+impl fmt::Display for SchemaNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+struct PropertiesMap<'a>(&'a [Property]);
+
+impl Serialize for PropertiesMap<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for p in self.0 {
+            map.serialize_entry(p.name(), p.schema())?;
+        }
+        map.end()
+    }
+}
+
+struct RequiredList<'a>(&'a SchemaNode);
+
+impl Serialize for RequiredList<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.required())
+    }
+}
+
+impl Serialize for AdditionalProperties {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AdditionalProperties::Bool(b) => serializer.serialize_bool(*b),
+            AdditionalProperties::Schema(s) => s.serialize(serializer),
+        }
+    }
+}
+
+impl Serialize for SchemaNode {
+    /// The wire form: standard JSON Schema keywords only, `properties` in declaration order.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(kind) = self.kind {
+            map.serialize_entry("type", kind.as_str())?;
+        }
+        if let Some(d) = &self.description {
+            map.serialize_entry("description", d.as_ref())?;
+        }
+        if let Some(e) = &self.enum_values {
+            map.serialize_entry("enum", e.as_ref())?;
+        }
+        if let Some(d) = &self.default {
+            map.serialize_entry("default", d)?;
+        }
+        if let Some(f) = &self.format {
+            map.serialize_entry("format", f.as_ref())?;
+        }
+        if let Some(n) = self.min_length {
+            map.serialize_entry("minLength", &n)?;
+        }
+        if let Some(n) = self.max_length {
+            map.serialize_entry("maxLength", &n)?;
+        }
+        if let Some(p) = &self.pattern {
+            map.serialize_entry("pattern", p.as_ref())?;
+        }
+        if let Some(n) = &self.minimum {
+            map.serialize_entry("minimum", n)?;
+        }
+        if let Some(n) = &self.maximum {
+            map.serialize_entry("maximum", n)?;
+        }
+        if let Some(n) = &self.exclusive_minimum {
+            map.serialize_entry("exclusiveMinimum", n)?;
+        }
+        if let Some(n) = &self.exclusive_maximum {
+            map.serialize_entry("exclusiveMaximum", n)?;
+        }
+        if let Some(n) = &self.multiple_of {
+            map.serialize_entry("multipleOf", n)?;
+        }
+        if let Some(items) = &self.items {
+            map.serialize_entry("items", &**items)?;
+        }
+        if let Some(n) = self.min_items {
+            map.serialize_entry("minItems", &n)?;
+        }
+        if let Some(n) = self.max_items {
+            map.serialize_entry("maxItems", &n)?;
+        }
+        if let Some(u) = self.unique_items {
+            map.serialize_entry("uniqueItems", &u)?;
+        }
+        if let Some(props) = &self.properties {
+            map.serialize_entry("properties", &PropertiesMap(props))?;
+        }
+        if self.required().next().is_some() {
+            map.serialize_entry("required", &RequiredList(self))?;
+        }
+        if let Some(a) = &self.additional_properties {
+            map.serialize_entry("additionalProperties", a)?;
+        }
+        if let Some(branches) = &self.one_of {
+            map.serialize_entry("oneOf", branches.as_ref())?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ITEM: SchemaNode = SchemaNode::string().min_length(1);
+    const ARGS: SchemaNode = SchemaNode::object(
+        const {
+            &[
+                Property::new(
+                    "delta",
+                    SchemaNode::integer()
+                        .minimum(Num::Int(-100))
+                        .maximum(Num::Int(100)),
+                    true,
+                ),
+                Property::new(
+                    "tags",
+                    SchemaNode::array(const { &ITEM }).unique_items(true),
+                    false,
+                ),
+            ]
+        },
+    )
+    .description("Counter args.")
+    .closed();
+
+    #[test]
+    fn const_node_serializes_to_wire_form() {
+        assert_eq!(
+            serde_json::to_string(&ARGS).unwrap(),
+            json!({
+                "type": "object",
+                "description": "Counter args.",
+                "properties": {
+                    "delta": {"type": "integer", "minimum": -100, "maximum": 100},
+                    "tags": {"type": "array", "items": {"type": "string", "minLength": 1}, "uniqueItems": true}
+                },
+                "required": ["delta"],
+                "additionalProperties": false
+            })
+            .to_string()
+        );
+        // Declaration order survives a trip through `Value` (serde_json's `preserve_order`).
+        assert_eq!(
+            ARGS.to_json().to_string(),
+            serde_json::to_string(&ARGS).unwrap()
+        );
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        assert_eq!(Num::Int(1), Num::Float(1.0));
+        assert!(Num::Uint(u64::MAX) > Num::Float(1.8e19));
+        assert!(Num::Uint(18_446_744_073_709_551_600) < Num::Uint(u64::MAX));
+        assert!(Num::Int(-3) < Num::Float(-2.5));
+        assert!(Num::Int(2) > Num::Float(1.999_999));
+        assert_eq!(Num::Float(f64::NAN).exact_cmp(Num::Int(0)), None);
+        assert!(Num::Int(i64::MAX) < Num::Float(1e300));
+    }
+
+    #[test]
+    fn literal_equality_is_json_equality() {
+        let a = Literal::from_value(&json!({"a": 1, "b": [1.0, "x"]}));
+        let b = Literal::from_value(&json!({"b": [1, "x"], "a": 1.0}));
+        assert_eq!(a, b);
+        assert_ne!(Literal::Bool(false), Literal::Num(Num::Int(0)));
+    }
+}

@@ -1,0 +1,186 @@
+//! The [`Tool`] trait (implemented by `#[tool]`) and [`ToolDefinition`], the run-time form
+//! of a tool (`defineTool()`).
+
+use std::fmt;
+use std::future::Future;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::context::ToolCallContext;
+use crate::error::{Problem, ToolError};
+use crate::handler::ToolHandler;
+use crate::manifest::SerializableToolManifest;
+use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
+
+/// A tool known at compile time. `#[tool]` implements it on a type named like the function
+/// (in the type namespace, so the function stays callable as written).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a `#[tool]`",
+    note = "add `#[pedelec::tool]` to the function `{Self}`, or implement `pedelec::Tool` for it"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The agent-facing name (checked at compile time against the Pedelec rule).
+    const NAME: &'static str;
+    /// What the tool does, its side effects and when to use it (never empty).
+    const DESCRIPTION: &'static str;
+    /// The wait limit of a call, in milliseconds; `None` means the Core default (60 s).
+    const TIMEOUT_MS: Option<u64> = None;
+    /// The argument struct (its schema is the tool's argsSchema).
+    type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
+    /// What a successful call returns.
+    type Output: Serialize + Send + 'static;
+    /// The argsSchema, built at compile time.
+    const ARGS_SCHEMA: ToolArgsSchema = ToolArgsSchema::from_node(<Self::Args as ToolArgs>::SCHEMA);
+
+    /// Runs the tool's own (inline) handler.
+    fn call(
+        args: Self::Args,
+        ctx: ToolCallContext,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'static;
+}
+
+/// A tool as the runtime sees it: the `defineTool()` equivalent. Name, description,
+/// argsSchema, optional timeout, optional inline handler.
+///
+/// Building one does not validate it (like `defineTool()`); creating a session does, and
+/// reports every problem at once.
+#[derive(Clone)]
+pub struct ToolDefinition {
+    name: Str,
+    description: Str,
+    args_schema: ToolArgsSchema,
+    timeout_ms: Option<u64>,
+    handler: Option<ToolHandler>,
+}
+
+impl ToolDefinition {
+    /// A definition without a handler (it is served by a named or fallback handler).
+    pub fn new(
+        name: impl Into<Str>,
+        description: impl Into<Str>,
+        args_schema: ToolArgsSchema,
+    ) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            description: description.into(),
+            args_schema,
+            timeout_ms: None,
+            handler: None,
+        }
+    }
+
+    /// The definition of a compile-time tool, with its function as the inline handler.
+    #[must_use]
+    pub fn of<T: Tool>() -> Self {
+        ToolDefinition {
+            name: Str::Borrowed(T::NAME),
+            description: Str::Borrowed(T::DESCRIPTION),
+            args_schema: T::ARGS_SCHEMA,
+            timeout_ms: T::TIMEOUT_MS,
+            handler: Some(ToolHandler::of_tool::<T>()),
+        }
+    }
+
+    /// Sets the timeout in milliseconds.
+    #[must_use]
+    pub fn timeout_ms(mut self, timeout_ms: u64) -> Self {
+        self.timeout_ms = Some(timeout_ms);
+        self
+    }
+
+    /// Sets (or replaces) the inline handler.
+    #[must_use]
+    pub fn handler(mut self, handler: impl Into<ToolHandler>) -> Self {
+        self.handler = Some(handler.into());
+        self
+    }
+
+    /// The agent-facing name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The argsSchema.
+    #[must_use]
+    pub const fn args_schema(&self) -> &ToolArgsSchema {
+        &self.args_schema
+    }
+
+    /// The timeout in milliseconds, if set.
+    #[must_use]
+    pub const fn get_timeout_ms(&self) -> Option<u64> {
+        self.timeout_ms
+    }
+
+    /// The inline handler, if any.
+    #[must_use]
+    pub const fn get_handler(&self) -> Option<&ToolHandler> {
+        self.handler.as_ref()
+    }
+
+    /// The serializable form sent to Core (no handler).
+    #[must_use]
+    pub fn manifest(&self) -> SerializableToolManifest {
+        SerializableToolManifest {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            args_schema: self.args_schema.clone(),
+            timeout_ms: self.timeout_ms,
+        }
+    }
+
+    /// Every problem with this definition, each with a path relative to the definition
+    /// (`name`, `description`, `timeoutMs`, `argsSchema/...`).
+    #[must_use]
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        if let Err(p) = pedelec_rules::check_tool_name(&self.name) {
+            problems.push(Problem {
+                path: "name".into(),
+                message: format!("{p} (got {:?})", self.name),
+            });
+        }
+        if pedelec_rules::is_blank(&self.description) {
+            problems.push(Problem {
+                path: "description".into(),
+                message: pedelec_rules::BLANK_DESCRIPTION.into(),
+            });
+        }
+        if let Some(ms) = self.timeout_ms
+            && let Err(p) = pedelec_rules::check_timeout_ms(i128::from(ms))
+        {
+            problems.push(Problem {
+                path: "timeoutMs".into(),
+                message: p.to_string(),
+            });
+        }
+        for p in self.args_schema.problems() {
+            problems.push(Problem {
+                path: format!("argsSchema{}", p.pointer),
+                message: p.message,
+            });
+        }
+        problems
+    }
+}
+
+impl fmt::Debug for ToolDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("args_schema", &self.args_schema)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("handler", &self.handler.as_ref().map(|_| "<handler>"))
+            .finish()
+    }
+}

@@ -1,0 +1,25 @@
+//! Procedural macros of [pedelec](https://docs.rs/pedelec): `#[derive(ToolArgs)]`,
+//! `#[tool]` and `skills![]`. Use them through the `pedelec` crate.
+
+use proc_macro::TokenStream;
+
+/// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
+#[proc_macro_derive(ToolArgs, attributes(arg, serde))]
+pub fn derive_tool_args(input: TokenStream) -> TokenStream {
+    let _ = input;
+    TokenStream::new()
+}
+
+/// Declares a tool: `#[tool(name = "...", timeout_ms = 5_000)]` on an `fn` or `async fn`.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let _ = args;
+    input
+}
+
+/// Declares a skill set and its `ToolName` enum.
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    let _ = input;
+    TokenStream::new()
+}

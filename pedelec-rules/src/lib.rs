@@ -1,0 +1,291 @@
+//! The rules pedelec checks in two places: at compile time, in `pedelec-macros` (so a bad
+//! `#[tool(name = "...")]` is a spanned compile error), and at run time, in `pedelec-core`
+//! (for tools defined from JSON). One implementation serves both.
+//!
+//! Everything here is `const fn` where it can be, so generated code can also run a rule in a
+//! `const` item when the value is only known after name resolution (a `description` given
+//! as a path to a constant, say).
+
+use std::fmt;
+
+/// Why a tool name breaks the Pedelec rule: it must start with an ASCII letter and contain
+/// only ASCII letters, digits, `_`, `.` and `-`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameProblem {
+    /// The name is empty.
+    Empty,
+    /// The first character is not an ASCII letter.
+    BadStart {
+        /// The offending character.
+        found: char,
+    },
+    /// A character other than an ASCII letter, digit, `_`, `.` or `-`.
+    BadChar {
+        /// The offending character.
+        found: char,
+        /// Its byte offset in the name.
+        at: usize,
+    },
+}
+
+impl fmt::Display for NameProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            NameProblem::Empty => {
+                f.write_str("tool name is empty; it must start with an ASCII letter")
+            }
+            NameProblem::BadStart { found } => write!(
+                f,
+                "tool name must start with an ASCII letter, not {}",
+                Quoted(found)
+            ),
+            NameProblem::BadChar { found, .. } => write!(
+                f,
+                "tool name may contain only ASCII letters, digits, `_`, `.` and `-`; found {}",
+                Quoted(found)
+            ),
+        }
+    }
+}
+
+struct Quoted(char);
+
+impl fmt::Display for Quoted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ' ' => f.write_str("a space"),
+            c if c.is_control() => write!(f, "{c:?}"),
+            c => write!(f, "`{c}`"),
+        }
+    }
+}
+
+const fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'
+}
+
+/// Checks a tool name against the Pedelec rule.
+///
+/// ```
+/// use pedelec_rules::{check_tool_name, NameProblem};
+/// assert_eq!(check_tool_name("update_counter"), Ok(()));
+/// assert_eq!(check_tool_name("nav.open-url2"), Ok(()));
+/// assert_eq!(check_tool_name("2fast"), Err(NameProblem::BadStart { found: '2' }));
+/// assert_eq!(check_tool_name("a b"), Err(NameProblem::BadChar { found: ' ', at: 1 }));
+/// ```
+pub const fn check_tool_name(name: &str) -> Result<(), NameProblem> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() {
+        return Err(NameProblem::Empty);
+    }
+    if !bytes[0].is_ascii_alphabetic() {
+        return Err(NameProblem::BadStart {
+            found: first_char(name, 0),
+        });
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        if !is_name_char(bytes[i]) {
+            return Err(NameProblem::BadChar {
+                found: first_char(name, i),
+                at: i,
+            });
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The character starting at byte `at` (a char boundary: every byte before it is ASCII),
+/// decoded by hand because `str::chars` is not `const`.
+const fn first_char(s: &str, at: usize) -> char {
+    let b = s.as_bytes();
+    let lead = b[at] as u32;
+    let (mut code, len) = if lead < 0x80 {
+        (lead, 1)
+    } else if lead >> 5 == 0b110 {
+        (lead & 0x1F, 2)
+    } else if lead >> 4 == 0b1110 {
+        (lead & 0x0F, 3)
+    } else {
+        (lead & 0x07, 4)
+    };
+    let mut i = 1;
+    while i < len && at + i < b.len() {
+        code = (code << 6) | (b[at + i] as u32 & 0x3F);
+        i += 1;
+    }
+    match char::from_u32(code) {
+        Some(c) => c,
+        None => '\u{FFFD}',
+    }
+}
+
+/// A valid name close to an invalid one, for a "help:" line: characters that are not
+/// allowed become `_` (runs collapse), and leading characters that cannot start a name are
+/// dropped (`"open url"` → `"open_url"`, `"2fast"` → `"fast"`). `None` when no letter is
+/// left to start with.
+///
+/// ```
+/// assert_eq!(pedelec_rules::suggest_tool_name("open url").as_deref(), Some("open_url"));
+/// assert_eq!(pedelec_rules::suggest_tool_name("_9"), None);
+/// ```
+#[must_use]
+pub fn suggest_tool_name(name: &str) -> Option<String> {
+    let start = name.find(|c: char| c.is_ascii_alphabetic())?;
+    let mut out = String::with_capacity(name.len());
+    for c in name[start..].chars() {
+        if c.is_ascii() && is_name_char(c as u8) {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_owned();
+    (check_tool_name(&out).is_ok()).then_some(out)
+}
+
+/// Whether a description is blank (empty or only white space): the Pedelec rule wants a
+/// non-empty explanation of behavior, side effects and selection criteria.
+#[must_use]
+pub const fn is_blank(description: &str) -> bool {
+    let bytes = description.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_whitespace() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The message for a blank description.
+pub const BLANK_DESCRIPTION: &str =
+    "tool description is empty; explain what the tool does, its side effects and when to use it";
+
+/// Why a `timeoutMs` is not a positive integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutProblem {
+    /// Zero.
+    Zero,
+    /// Below zero.
+    Negative,
+    /// Has a fractional part, or is not finite.
+    NotInteger,
+    /// Larger than `u64::MAX` milliseconds.
+    TooLarge,
+}
+
+impl fmt::Display for TimeoutProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeoutProblem::Zero => {
+                "timeout must be a positive integer number of milliseconds, not 0"
+            }
+            TimeoutProblem::Negative => {
+                "timeout must be a positive integer number of milliseconds, not a negative number"
+            }
+            TimeoutProblem::NotInteger => {
+                "timeout must be a positive integer number of milliseconds, not a fraction"
+            }
+            TimeoutProblem::TooLarge => {
+                "timeout is too large: it must fit in 64 bits of milliseconds"
+            }
+        })
+    }
+}
+
+/// Checks a timeout given as an integer.
+pub const fn check_timeout_ms(ms: i128) -> Result<u64, TimeoutProblem> {
+    if ms == 0 {
+        Err(TimeoutProblem::Zero)
+    } else if ms < 0 {
+        Err(TimeoutProblem::Negative)
+    } else if ms > u64::MAX as i128 {
+        Err(TimeoutProblem::TooLarge)
+    } else {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(ms as u64)
+    }
+}
+
+/// Checks a timeout given as a JSON number (which may have a fractional part).
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_precision_loss
+)]
+pub fn check_timeout_ms_f64(ms: f64) -> Result<u64, TimeoutProblem> {
+    if ms.is_nan() || ms.fract() != 0.0 {
+        return Err(TimeoutProblem::NotInteger);
+    }
+    if ms < 0.0 {
+        return Err(TimeoutProblem::Negative);
+    }
+    if ms == 0.0 {
+        return Err(TimeoutProblem::Zero);
+    }
+    // Every integral f64 below 2^64 converts exactly; infinity and larger do not fit.
+    if ms >= 18_446_744_073_709_551_616.0 {
+        return Err(TimeoutProblem::TooLarge);
+    }
+    Ok(ms as u64)
+}
+
+/// The default timeout of a tool call when a tool sets none (the Core default, 60 s).
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        for ok in ["a", "update_counter", "A.b-c_9", "getCurrentPage"] {
+            assert_eq!(check_tool_name(ok), Ok(()), "{ok}");
+        }
+        assert_eq!(check_tool_name(""), Err(NameProblem::Empty));
+        assert_eq!(
+            check_tool_name("_x"),
+            Err(NameProblem::BadStart { found: '_' })
+        );
+        assert_eq!(
+            check_tool_name(".x"),
+            Err(NameProblem::BadStart { found: '.' })
+        );
+        assert_eq!(
+            check_tool_name("éa"),
+            Err(NameProblem::BadStart { found: 'é' })
+        );
+        assert_eq!(
+            check_tool_name("aé"),
+            Err(NameProblem::BadChar { found: 'é', at: 1 })
+        );
+        assert_eq!(
+            check_tool_name("a/b"),
+            Err(NameProblem::BadChar { found: '/', at: 1 })
+        );
+        assert_eq!(
+            check_tool_name("a:b"),
+            Err(NameProblem::BadChar { found: ':', at: 1 })
+        );
+    }
+
+    #[test]
+    fn descriptions_and_timeouts() {
+        assert!(is_blank(""));
+        assert!(is_blank(" \n\t"));
+        assert!(!is_blank(" x "));
+        assert_eq!(check_timeout_ms(5_000), Ok(5_000));
+        assert_eq!(check_timeout_ms(0), Err(TimeoutProblem::Zero));
+        assert_eq!(check_timeout_ms(-1), Err(TimeoutProblem::Negative));
+        assert_eq!(check_timeout_ms_f64(1.5), Err(TimeoutProblem::NotInteger));
+        assert_eq!(check_timeout_ms_f64(20.0), Ok(20));
+        assert_eq!(check_timeout_ms_f64(-2.0), Err(TimeoutProblem::Negative));
+        assert_eq!(
+            check_timeout_ms_f64(f64::NAN),
+            Err(TimeoutProblem::NotInteger)
+        );
+    }
+}
