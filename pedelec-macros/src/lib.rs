@@ -3,6 +3,11 @@
 
 use proc_macro::TokenStream;
 
+mod util;
+
+#[cfg(test)]
+mod tests;
+
 /// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {

@@ -594,7 +594,10 @@ impl SchemaNode {
     /// Sets `format` (`"date-time"`, `"email"`, `"uri"`, …). Strings only.
     #[must_use]
     pub const fn format(mut self, format: &'static str) -> Self {
-        assert!(self.is_kind(SchemaKind::String), "`format` applies to string schemas only");
+        assert!(
+            self.is_kind(SchemaKind::String),
+            "`format` applies to string schemas only"
+        );
         set(&mut self.format, Some(Cow::Borrowed(format)));
         self
     }
@@ -602,7 +605,10 @@ impl SchemaNode {
     /// Sets `minLength` (in Unicode code points). Strings only.
     #[must_use]
     pub const fn min_length(mut self, n: u64) -> Self {
-        assert!(self.is_kind(SchemaKind::String), "`min_length` applies to string schemas only");
+        assert!(
+            self.is_kind(SchemaKind::String),
+            "`min_length` applies to string schemas only"
+        );
         if let Some(max) = self.max_length {
             assert!(n <= max, "`min_length` is greater than `max_length`");
         }
@@ -613,7 +619,10 @@ impl SchemaNode {
     /// Sets `maxLength` (in Unicode code points). Strings only.
     #[must_use]
     pub const fn max_length(mut self, n: u64) -> Self {
-        assert!(self.is_kind(SchemaKind::String), "`max_length` applies to string schemas only");
+        assert!(
+            self.is_kind(SchemaKind::String),
+            "`max_length` applies to string schemas only"
+        );
         if let Some(min) = self.min_length {
             assert!(min <= n, "`min_length` is greater than `max_length`");
         }
@@ -625,7 +634,10 @@ impl SchemaNode {
     /// Strings only.
     #[must_use]
     pub const fn pattern(mut self, pattern: &'static str) -> Self {
-        assert!(self.is_kind(SchemaKind::String), "`pattern` applies to string schemas only");
+        assert!(
+            self.is_kind(SchemaKind::String),
+            "`pattern` applies to string schemas only"
+        );
         set(&mut self.pattern, Some(Cow::Borrowed(pattern)));
         self
     }
@@ -633,7 +645,10 @@ impl SchemaNode {
     /// Sets `minimum`. Numbers and integers only.
     #[must_use]
     pub const fn minimum(mut self, n: Num) -> Self {
-        assert!(self.is_numeric_kind(), "`minimum` applies to number and integer schemas only");
+        assert!(
+            self.is_numeric_kind(),
+            "`minimum` applies to number and integer schemas only"
+        );
         self.minimum = Some(n);
         self
     }
@@ -641,7 +656,10 @@ impl SchemaNode {
     /// Sets `maximum`. Numbers and integers only.
     #[must_use]
     pub const fn maximum(mut self, n: Num) -> Self {
-        assert!(self.is_numeric_kind(), "`maximum` applies to number and integer schemas only");
+        assert!(
+            self.is_numeric_kind(),
+            "`maximum` applies to number and integer schemas only"
+        );
         self.maximum = Some(n);
         self
     }
@@ -649,7 +667,10 @@ impl SchemaNode {
     /// Sets `exclusiveMinimum`. Numbers and integers only.
     #[must_use]
     pub const fn exclusive_minimum(mut self, n: Num) -> Self {
-        assert!(self.is_numeric_kind(), "`exclusive_minimum` applies to number and integer schemas only");
+        assert!(
+            self.is_numeric_kind(),
+            "`exclusive_minimum` applies to number and integer schemas only"
+        );
         self.exclusive_minimum = Some(n);
         self
     }
@@ -657,7 +678,10 @@ impl SchemaNode {
     /// Sets `exclusiveMaximum`. Numbers and integers only.
     #[must_use]
     pub const fn exclusive_maximum(mut self, n: Num) -> Self {
-        assert!(self.is_numeric_kind(), "`exclusive_maximum` applies to number and integer schemas only");
+        assert!(
+            self.is_numeric_kind(),
+            "`exclusive_maximum` applies to number and integer schemas only"
+        );
         self.exclusive_maximum = Some(n);
         self
     }
@@ -665,7 +689,10 @@ impl SchemaNode {
     /// Sets `multipleOf` (must be positive). Numbers and integers only.
     #[must_use]
     pub const fn multiple_of(mut self, n: Num) -> Self {
-        assert!(self.is_numeric_kind(), "`multiple_of` applies to number and integer schemas only");
+        assert!(
+            self.is_numeric_kind(),
+            "`multiple_of` applies to number and integer schemas only"
+        );
         let positive = match n {
             Num::Int(i) => i > 0,
             Num::Uint(u) => u > 0,
@@ -679,7 +706,10 @@ impl SchemaNode {
     /// Sets `minItems`. Arrays only.
     #[must_use]
     pub const fn min_items(mut self, n: u64) -> Self {
-        assert!(self.is_kind(SchemaKind::Array), "`min_items` applies to array schemas only");
+        assert!(
+            self.is_kind(SchemaKind::Array),
+            "`min_items` applies to array schemas only"
+        );
         if let Some(max) = self.max_items {
             assert!(n <= max, "`min_items` is greater than `max_items`");
         }
@@ -690,7 +720,10 @@ impl SchemaNode {
     /// Sets `maxItems`. Arrays only.
     #[must_use]
     pub const fn max_items(mut self, n: u64) -> Self {
-        assert!(self.is_kind(SchemaKind::Array), "`max_items` applies to array schemas only");
+        assert!(
+            self.is_kind(SchemaKind::Array),
+            "`max_items` applies to array schemas only"
+        );
         if let Some(min) = self.min_items {
             assert!(min <= n, "`min_items` is greater than `max_items`");
         }
@@ -701,7 +734,10 @@ impl SchemaNode {
     /// Sets `uniqueItems`. Arrays only.
     #[must_use]
     pub const fn unique_items(mut self, unique: bool) -> Self {
-        assert!(self.is_kind(SchemaKind::Array), "`unique_items` applies to array schemas only");
+        assert!(
+            self.is_kind(SchemaKind::Array),
+            "`unique_items` applies to array schemas only"
+        );
         self.unique_items = Some(unique);
         self
     }
@@ -709,7 +745,10 @@ impl SchemaNode {
     /// `additionalProperties: false`: unknown properties are errors. Objects only.
     #[must_use]
     pub const fn closed(mut self) -> Self {
-        assert!(self.is_kind(SchemaKind::Object), "`additionalProperties` applies to object schemas only");
+        assert!(
+            self.is_kind(SchemaKind::Object),
+            "`additionalProperties` applies to object schemas only"
+        );
         set(
             &mut self.additional_properties,
             Some(AdditionalProperties::Bool(false)),
@@ -721,7 +760,10 @@ impl SchemaNode {
     /// Objects only.
     #[must_use]
     pub const fn additional_properties(mut self, schema: &'static SchemaNode) -> Self {
-        assert!(self.is_kind(SchemaKind::Object), "`additionalProperties` applies to object schemas only");
+        assert!(
+            self.is_kind(SchemaKind::Object),
+            "`additionalProperties` applies to object schemas only"
+        );
         set(
             &mut self.additional_properties,
             Some(AdditionalProperties::Schema(SchemaRef::Static(schema))),
