@@ -58,7 +58,8 @@ impl SchemaError {
         SchemaError { problems }
     }
 
-    /// The problems, in document order.
+    /// The problems, in the order they were found: depth first through the schema, each
+    /// node's keywords before the checks that relate several of them.
     #[must_use]
     pub fn problems(&self) -> &[SchemaProblem] {
         &self.problems
