@@ -4,6 +4,7 @@
 mod args;
 mod check;
 mod compiled;
+mod fast;
 mod json;
 mod node;
 mod parse;
@@ -11,6 +12,7 @@ mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
 pub use compiled::CompiledSchema;
+pub use fast::ArgsError;
 pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
@@ -21,6 +23,7 @@ pub use validate::{ValidationError, ValidationErrors, ValidationOptions};
 use std::fmt;
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -233,6 +236,71 @@ impl ToolArgsSchema {
         }
     }
 
+    /// Deserializes a call's arguments from their JSON text into `T`, validating them on the
+    /// way, with the default options (see
+    /// [`CompiledSchema::deserialize_args`]; the session uses
+    /// [`deserialize_args_with`](Self::deserialize_args_with) and
+    /// [`ValidationOptions::null_as_absent`]).
+    ///
+    /// # Errors
+    /// [`ArgsError::Syntax`], [`ArgsError::Invalid`] (every error) or
+    /// [`ArgsError::Mismatch`]. A schema that cannot be compiled rejects every value.
+    pub fn deserialize_args<T: DeserializeOwned>(&self, json: &str) -> Result<T, ArgsError> {
+        self.deserialize_args_with(json, ValidationOptions::new())
+    }
+
+    /// Deserializes a call's arguments from their JSON text into `T`, validating them on the
+    /// way: valid arguments cost little more than `serde_json::from_str::<T>` (see
+    /// [`CompiledSchema::deserialize_args_with`]).
+    ///
+    /// # Errors
+    /// As [`deserialize_args`](Self::deserialize_args).
+    pub fn deserialize_args_with<T: DeserializeOwned>(
+        &self,
+        json: &str,
+        options: ValidationOptions,
+    ) -> Result<T, ArgsError> {
+        match &self.compiled {
+            Some(compiled) => compiled.deserialize_args_with(json, options),
+            None => match CompiledSchema::compile(&self.root) {
+                Ok(compiled) => compiled.deserialize_args_with(json, options),
+                Err(e) => {
+                    serde_json::from_str::<serde::de::IgnoredAny>(json)
+                        .map_err(ArgsError::Syntax)?;
+                    Err(ArgsError::Invalid(unusable_schema(&e)))
+                }
+            },
+        }
+    }
+
+    /// Deserializes already-parsed arguments into `T` after validating them, with the
+    /// default options.
+    ///
+    /// # Errors
+    /// [`ArgsError::Invalid`] or [`ArgsError::Mismatch`].
+    pub fn deserialize_value<T: DeserializeOwned>(&self, args: Value) -> Result<T, ArgsError> {
+        self.deserialize_value_with(args, ValidationOptions::new())
+    }
+
+    /// Deserializes already-parsed arguments into `T` after validating them (see
+    /// [`CompiledSchema::deserialize_value_with`]).
+    ///
+    /// # Errors
+    /// [`ArgsError::Invalid`] or [`ArgsError::Mismatch`].
+    pub fn deserialize_value_with<T: DeserializeOwned>(
+        &self,
+        args: Value,
+        options: ValidationOptions,
+    ) -> Result<T, ArgsError> {
+        match &self.compiled {
+            Some(compiled) => compiled.deserialize_value_with(args, options),
+            None => match CompiledSchema::compile(&self.root) {
+                Ok(compiled) => compiled.deserialize_value_with(args, options),
+                Err(e) => Err(ArgsError::Invalid(unusable_schema(&e))),
+            },
+        }
+    }
+
     /// Whether `args` match, with the default options. Stops at the first error.
     #[must_use]
     pub fn is_valid(&self, args: &Value) -> bool {
@@ -336,6 +404,7 @@ impl<'de> Deserialize<'de> for ToolArgsSchema {
 
 #[cfg(test)]
 mod tests {
+    mod fast;
     mod from_json;
     mod validation;
 }

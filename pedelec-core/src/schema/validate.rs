@@ -227,12 +227,23 @@ impl CompiledSchema {
     /// check `uniqueItems` on arrays longer than 32 items).
     #[must_use]
     pub fn is_valid_with(&self, value: &Value, options: ValidationOptions) -> bool {
+        self.is_valid_at(CompiledSchema::ROOT, value, options)
+    }
+
+    /// Whether `value` matches the node `id` (the fast path checks the subtrees it buffers
+    /// with it).
+    pub(crate) fn is_valid_at(
+        &self,
+        id: NodeId,
+        value: &Value,
+        options: ValidationOptions,
+    ) -> bool {
         let mut sink = First { failed: false };
         Checker {
             schema: self,
             options,
         }
-        .check(CompiledSchema::ROOT, value, &Path::Root, &mut sink);
+        .check(id, value, &Path::Root, &mut sink);
         !sink.failed
     }
 }
@@ -762,7 +773,7 @@ fn check_unique<S: Sink>(items: &[Value], path: &Path<'_>, sink: &mut S) {
 
 /// The `format` assertion: `Some(true)` valid, `Some(false)` invalid, `None` for a format
 /// this crate does not know (which is valid).
-fn check_format(format: &str, value: &str) -> Option<bool> {
+pub(crate) fn check_format(format: &str, value: &str) -> Option<bool> {
     // Until the format checkers land (`crate::schema::format::check_format`), no format is
     // known: every format is valid, exactly as for an unknown one.
     let _ = (format, value);
