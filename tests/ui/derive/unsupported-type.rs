@@ -1,0 +1,11 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    point: (i32, i32),
+    value: serde_json::Value,
+}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+}
