@@ -275,10 +275,16 @@ impl ArgAttrs {
             },
             "bound" => match string(&expr) {
                 Some(s) => {
-                    let parsed =
-                        s.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated);
-                    if let Some(predicates) = errors.handle(parsed) {
-                        self.bound = Some(setting.make(predicates.into_iter().collect()));
+                    match s.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated) {
+                        Ok(predicates) => {
+                            self.bound = Some(setting.make(predicates.into_iter().collect()));
+                        }
+                        Err(e) => errors.at(
+                            value_range,
+                            format!(
+                                "`bound` is not a list of where-clause predicates ({e}); write it like `bound = \"T: pedelec::ToolArgs\"`"
+                            ),
+                        ),
                     }
                 }
                 None => errors.at(value_range, expected()),

@@ -19,7 +19,7 @@ use RenameRule::*;
 const RULES: &[(&str, RenameRule)] = &[
     ("lowercase", Lower),
     ("UPPERCASE", Upper),
-    ("Pascal", Pascal),
+    ("PascalCase", Pascal),
     ("camelCase", Camel),
     ("snake_case", Snake),
     ("SCREAMING_SNAKE_CASE", ScreamingSnake),
@@ -162,7 +162,23 @@ mod tests {
             assert_eq!(Kebab.apply_to_field(original), kebab);
             assert_eq!(ScreamingKebab.apply_to_field(original), screaming_kebab);
         }
-        assert_eq!(RenameRule::from_name("camelCase"), Some(Camel));
+        for (name, rule) in RULES {
+            assert_eq!(RenameRule::from_name(name), Some(*rule));
+        }
+        let names: Vec<&str> = RULES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names,
+            [
+                "lowercase",
+                "UPPERCASE",
+                "PascalCase",
+                "camelCase",
+                "snake_case",
+                "SCREAMING_SNAKE_CASE",
+                "kebab-case",
+                "SCREAMING-KEBAB-CASE"
+            ]
+        );
         assert_eq!(RenameRule::from_name("camelcase"), None);
     }
 }

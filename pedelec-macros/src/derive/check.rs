@@ -51,7 +51,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
         Body::Inner { field, .. } => check_field(field, owner, errors),
         Body::From(_) | Body::Override(_) => {}
         Body::Enum(e) => {
-            if e.variants.is_empty() {
+            if e.declared == 0 {
                 errors.spanned(
                     owner,
                     format!(
@@ -203,7 +203,7 @@ fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
                 let hint = match did_you_mean(f, FORMATS) {
                     Some(s) => format!("did you mean \"{s}\"?"),
                     None => format!(
-                        "JSON Schema defines {}",
+                        "JSON Schema defines {}; describe any other format in the field's doc comment",
                         FORMATS
                             .iter()
                             .map(|f| format!("\"{f}\""))

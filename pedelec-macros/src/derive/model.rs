@@ -78,6 +78,9 @@ pub enum Required {
 pub struct Enum<'a> {
     pub repr: Repr,
     pub variants: Vec<Variant<'a>>,
+    /// Variants declared and not skipped by serde (some may be missing from `variants`
+    /// because of an error already reported).
+    pub declared: usize,
 }
 
 /// serde's enum representations.
@@ -176,7 +179,16 @@ impl<'a> Container<'a> {
                     (Some(tag), None, false) => Repr::Internal { tag: tag.clone() },
                     (None, _, false) => Repr::External,
                 };
-                Body::Enum(Enum { repr, variants })
+                let declared = data
+                    .variants
+                    .iter()
+                    .filter(|v| !SerdeVariant::parse(&v.attrs).skip)
+                    .count();
+                Body::Enum(Enum {
+                    repr,
+                    variants,
+                    declared,
+                })
             }
             Data::Union(_) => return None,
         };
@@ -262,19 +274,16 @@ fn struct_body<'a>(
             })
         }
         Fields::Unnamed(unnamed) => {
-            let n = unnamed.unnamed.len();
-            let count = if n == 0 {
-                "no fields".to_owned()
-            } else {
-                format!("{n} fields")
-            };
-            errors.spanned(
-                unnamed,
-                format!(
-                    "a tuple struct with {count} deserializes from a JSON array, which a tool-args schema cannot describe; name the fields: `struct {} {{ … }}`",
-                    input.ident
+            let ident = &input.ident;
+            let message = match unnamed.unnamed.len() {
+                0 => format!(
+                    "a tuple struct with no fields deserializes from an empty JSON array, which a tool-args schema cannot describe; give it braces to take no arguments: `struct {ident} {{}}`"
                 ),
-            );
+                n => format!(
+                    "a tuple struct with {n} fields deserializes from a JSON array, which a tool-args schema cannot describe; name the fields: `struct {ident} {{ … }}`"
+                ),
+            };
+            errors.spanned(unnamed, message);
             None
         }
         Fields::Unit => {

@@ -8,6 +8,9 @@ struct Args {
     count: Count,
 }
 
+fn root<T: pedelec::ToolArgsRoot>() {}
+
 fn main() {
     let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
 }

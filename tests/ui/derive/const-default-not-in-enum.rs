@@ -19,6 +19,9 @@ struct Outer {
     args: Args,
 }
 
+fn root<T: pedelec::ToolArgsRoot>() {}
+
 fn main() {
     let _ = pedelec::schema_for::<Outer>();
+    root::<Outer>();
 }

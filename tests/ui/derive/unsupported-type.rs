@@ -6,6 +6,9 @@ struct Args {
     value: serde_json::Value,
 }
 
+fn root<T: pedelec::ToolArgsRoot>() {}
+
 fn main() {
     let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
 }
