@@ -9,7 +9,7 @@ mod util;
 #[cfg(test)]
 mod tests;
 
-/// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
+#[doc = include_str!("derive/README.md")]
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()
