@@ -53,6 +53,8 @@ pub fn expand(c: &Container) -> TokenStream {
     let evaluate = evaluation(c);
     quote! {
         #[automatically_derived]
+        // The calls that carry the `#[arg]` tokens' spans look like user code to clippy.
+        #[allow(clippy::absolute_paths)]
         impl #impl_generics #Private::ToolArgs for #ident #ty_generics #where_clause {
             const SCHEMA: #Private::SchemaNode = #schema;
             #optional

@@ -1,4 +1,5 @@
 #[automatically_derived]
+#[allow(clippy::absolute_paths)]
 impl ::pedelec::__private::ToolArgs for Message {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[

@@ -1,4 +1,5 @@
 #[automatically_derived]
+#[allow(clippy::absolute_paths)]
 impl<'a, T: Clone, const N: usize> ::pedelec::__private::ToolArgs for Page<'a, T, N>
 where
     T: Send,

@@ -1,4 +1,5 @@
 #[automatically_derived]
+#[allow(clippy::absolute_paths)]
 impl ::pedelec::__private::ToolArgs for Name {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::arg::min_length(
         <String as ::pedelec::__private::ToolArgs>::SCHEMA

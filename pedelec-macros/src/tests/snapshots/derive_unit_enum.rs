@@ -1,4 +1,5 @@
 #[automatically_derived]
+#[allow(clippy::absolute_paths)]
 impl ::pedelec::__private::ToolArgs for Speed {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::string()
         .enum_values(const {
