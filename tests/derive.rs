@@ -1047,15 +1047,24 @@ fn unique_sample(node: &SchemaNode, i: usize) -> Value {
     }
 }
 
-/// Every sample deserializes; removing a required property fails, removing an optional one
-/// does not.
+/// The derived schema is sound (the structural checks of `SchemaNode::from_json` find
+/// nothing, and it reads back from its JSON unchanged); every sample is valid and
+/// deserializes; removing a required property fails both, removing an optional one
+/// neither.
 fn round_trip<T: ToolArgs + DeserializeOwned>() {
     let node = schema_for::<T>();
+    assert_eq!(node.problems(), [], "{node}");
+    let reparsed = SchemaNode::from_json(&node.to_json()).unwrap();
+    assert_eq!(&reparsed, node);
+    let compiled = pedelec::CompiledSchema::compile(node).unwrap();
     let branches = node.get_one_of().map_or(1, <[SchemaNode]>::len);
     let enums = node.get_enum().map_or(1, <[Literal]>::len);
     for branch in 0..branches.max(enums) {
         for full in [false, true] {
             let value = sample(node, branch, full);
+            if let Err(e) = compiled.validate(&value) {
+                panic!("the sample {value} does not match {node}: {e:?}");
+            }
             if let Err(e) = serde_json::from_value::<T>(value.clone()) {
                 panic!("serde rejects {value} (described by {node}): {e}");
             }
@@ -1069,7 +1078,9 @@ fn round_trip<T: ToolArgs + DeserializeOwned>() {
                 if without.remove(p.name()).is_none() {
                     continue;
                 }
-                let result = serde_json::from_value::<T>(Value::Object(without));
+                let without = Value::Object(without);
+                assert_eq!(compiled.is_valid(&without), !p.is_required(), "{without}");
+                let result = serde_json::from_value::<T>(without);
                 assert_eq!(
                     result.is_ok(),
                     !p.is_required(),
