@@ -888,6 +888,50 @@ fn untagged() {
     assert_eq!(mixed["oneOf"][1], json!({"type": "string"}));
 }
 
+const DIGITS: SchemaNode = SchemaNode::string().pattern("^[0-9]+$");
+
+/// Ignored.
+#[derive(ToolArgs, Deserialize)]
+#[arg(description = "A reference to a record.")]
+enum Reference {
+    /// Ignored.
+    #[arg(description = "By id, as digits.", schema = DIGITS)]
+    Id(String),
+    #[arg(description = "By name.")]
+    Name { name: String },
+}
+
+#[test]
+fn variant_args() {
+    assert_eq!(
+        schema::<Reference>(),
+        json!({
+            "description": "A reference to a record.",
+            "oneOf": [
+                {
+                    "type": "object",
+                    "description": "By id, as digits.",
+                    "properties": {"Id": {"type": "string", "pattern": "^[0-9]+$"}},
+                    "required": ["Id"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "description": "By name.",
+                    "properties": {"Name": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}},
+                        "required": ["name"],
+                        "additionalProperties": false
+                    }},
+                    "required": ["Name"],
+                    "additionalProperties": false
+                }
+            ]
+        })
+    );
+}
+
 // ----- generics -----
 
 #[derive(ToolArgs, Deserialize)]

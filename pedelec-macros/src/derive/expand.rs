@@ -336,7 +336,9 @@ fn unit_enum_description(description: Option<&str>, variants: &[Variant]) -> Opt
         .iter()
         .filter_map(|v| {
             let doc = v.description.as_deref()?;
-            Some(format!("- `{}`: {}", v.name, doc.replace("\n\n", " ")))
+            // One line per variant: its paragraphs and lines joined.
+            let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+            Some(format!("- `{}`: {doc}", v.name))
         })
         .collect();
     match (description, items.is_empty()) {
