@@ -2,9 +2,11 @@
 //! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
 
 mod args;
+pub mod format;
 mod node;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
+pub use format::{ASSERTED_FORMATS, check_format};
 pub use node::{
     AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };

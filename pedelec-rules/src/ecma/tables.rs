@@ -3,6 +3,11 @@
 
 //! `ID_Start` and `ID_Continue`, for ECMA-262 group names.
 
+#![allow(
+    clippy::unreadable_literal,
+    reason = "code points, as the UCD writes them"
+)]
+
 /// Ranges (inclusive) of `ID_Start` code points, sorted.
 pub(super) const ID_START: &[(u32, u32)] = &[
     (0x41, 0x5a),
