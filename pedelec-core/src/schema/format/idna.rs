@@ -83,7 +83,11 @@ fn contains(table: &[(u32, u32)], c: char) -> bool {
 }
 
 fn bidi(c: char) -> Bidi {
-    find(BIDI, c).unwrap_or(Bidi::L)
+    match c {
+        'a'..='z' | 'A'..='Z' => Bidi::L,
+        '0'..='9' => Bidi::EN,
+        _ => find(BIDI, c).unwrap_or(Bidi::L),
+    }
 }
 
 /// The longest host name in its ASCII form (RFC 1123 §2.1, without a trailing dot).
@@ -96,14 +100,15 @@ pub(super) fn is_hostname(s: &str) -> bool {
     if s.is_empty() || s.len() > MAX_NAME || !s.is_ascii() {
         return false;
     }
-    let mut labels = Vec::new();
+    let mut rtl = false;
     for label in s.split('.') {
         match ascii_label(label) {
-            Some(l) => labels.push(l),
-            None => return false,
+            AsciiLabel::Ldh => {}
+            AsciiLabel::ALabel(decoded) => rtl |= is_rtl(&decoded),
+            AsciiLabel::Invalid => return false,
         }
     }
-    bidi_rule(&labels)
+    !rtl || s.split('.').all(|label| bidi_label(&label_chars(label)))
 }
 
 /// `idn-hostname`: labels separated by `.` (or an ideographic / fullwidth / halfwidth full
@@ -115,40 +120,69 @@ pub(super) fn is_idn_hostname(s: &str) -> bool {
     if s.is_empty() {
         return false;
     }
-    let mut labels = Vec::new();
+    let mut rtl = false;
     let mut ascii_len = 0;
-    for label in s.split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}']) {
-        let l = if label.is_ascii() {
+    for label in s.split(SEPARATORS) {
+        if label.is_ascii() {
             ascii_len += label.len();
-            ascii_label(label)
+            match ascii_label(label) {
+                AsciiLabel::Ldh => {}
+                AsciiLabel::ALabel(decoded) => rtl |= is_rtl(&decoded),
+                AsciiLabel::Invalid => return false,
+            }
         } else {
-            let normalized: String = if is_nfc_quick(label.chars()) == IsNormalized::Yes {
-                label.to_owned()
-            } else {
-                label.nfc().collect()
-            };
-            let Some(encoded) = punycode_encode(&normalized) else {
+            let chars = label_chars(label);
+            let Some(encoded) = punycode_encode(&chars) else {
                 return false;
             };
-            ascii_len += "xn--".len() + encoded.len();
-            if "xn--".len() + encoded.len() > MAX_LABEL {
+            let len = "xn--".len() + encoded.len();
+            if len > MAX_LABEL || !is_u_label(&chars) {
                 return false;
             }
-            let chars: Vec<char> = normalized.chars().collect();
-            is_u_label(&chars).then_some(chars)
-        };
-        match l {
-            Some(l) => labels.push(l),
-            None => return false,
+            ascii_len += len;
+            rtl |= is_rtl(&chars);
         }
         ascii_len += 1; // the separator
     }
-    ascii_len - 1 <= MAX_NAME && bidi_rule(&labels)
+    ascii_len - 1 <= MAX_NAME && (!rtl || s.split(SEPARATORS).all(|l| bidi_label(&label_chars(l))))
 }
 
-/// An ASCII label: LDH (RFC 1123), and if it starts with `xn--`, a valid A-label. Returns
-/// the label's characters (decoded for an A-label), for the bidi rule.
-fn ascii_label(label: &str) -> Option<Vec<char>> {
+/// The label separators of IDNA (RFC 3490 §3.1): full stop, ideographic full stop,
+/// fullwidth full stop, halfwidth ideographic full stop.
+const SEPARATORS: [char; 4] = ['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'];
+
+/// The characters of a label that passed the checks: an A-label decoded, a U-label in NFC.
+fn label_chars(label: &str) -> Vec<char> {
+    if label.is_ascii() {
+        if label.len() >= 4 && label[..4].eq_ignore_ascii_case("xn--") {
+            return punycode_decode(&label[4..].to_ascii_lowercase()).unwrap_or_default();
+        }
+        label.chars().collect()
+    } else if is_nfc_quick(label.chars()) == IsNormalized::Yes {
+        label.chars().collect()
+    } else {
+        label.nfc().collect()
+    }
+}
+
+/// A right-to-left label (RFC 5893 §1.4): one with an R, AL or AN character.
+fn is_rtl(label: &[char]) -> bool {
+    label
+        .iter()
+        .any(|&c| matches!(bidi(c), Bidi::R | Bidi::AL | Bidi::AN))
+}
+
+/// What an ASCII label is.
+enum AsciiLabel {
+    Invalid,
+    /// Letters, digits and hyphens (RFC 1123).
+    Ldh,
+    /// A valid A-label, decoded.
+    ALabel(Vec<char>),
+}
+
+/// An ASCII label: LDH (RFC 1123), and if it starts with `xn--`, a valid A-label.
+fn ascii_label(label: &str) -> AsciiLabel {
     let b = label.as_bytes();
     if b.is_empty()
         || b.len() > MAX_LABEL
@@ -156,30 +190,30 @@ fn ascii_label(label: &str) -> Option<Vec<char>> {
         || b[b.len() - 1] == b'-'
         || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
     {
-        return None;
+        return AsciiLabel::Invalid;
     }
-    if b.len() >= 4 && b[..4].eq_ignore_ascii_case(b"xn--") {
-        // Like every DNS label, an A-label is case-insensitive: decode its lower-case form.
-        let encoded = label[4..].to_ascii_lowercase();
-        let decoded = punycode_decode(&encoded)?;
-        // An A-label decodes to a U-label (so not to plain ASCII) and is that U-label's
-        // canonical encoding.
-        if decoded.iter().all(char::is_ascii) {
-            return None;
-        }
-        let s: String = decoded.iter().collect();
-        // A stored U-label is already in NFC (only input typed by people is normalized).
-        let is_nfc = match is_nfc_quick(decoded.iter().copied()) {
-            IsNormalized::Yes => true,
-            IsNormalized::No => false,
-            IsNormalized::Maybe => s.nfc().eq(s.chars()),
-        };
-        if punycode_encode(&s)? != encoded || !is_nfc || !is_u_label(&decoded) {
-            return None;
-        }
-        return Some(decoded);
+    if b.len() < 4 || !b[..4].eq_ignore_ascii_case(b"xn--") {
+        return AsciiLabel::Ldh;
     }
-    Some(label.chars().collect())
+    // Like every DNS label, an A-label is case-insensitive: decode its lower-case form.
+    let encoded = label[4..].to_ascii_lowercase();
+    let Some(decoded) = punycode_decode(&encoded) else {
+        return AsciiLabel::Invalid;
+    };
+    // An A-label decodes to a U-label (so not to plain ASCII), already in NFC, and is that
+    // U-label's canonical encoding.
+    if decoded.iter().all(char::is_ascii) {
+        return AsciiLabel::Invalid;
+    }
+    let is_nfc = match is_nfc_quick(decoded.iter().copied()) {
+        IsNormalized::Yes => true,
+        IsNormalized::No => false,
+        IsNormalized::Maybe => decoded.iter().copied().nfc().eq(decoded.iter().copied()),
+    };
+    if punycode_encode(&decoded).as_deref() != Some(&encoded) || !is_nfc || !is_u_label(&decoded) {
+        return AsciiLabel::Invalid;
+    }
+    AsciiLabel::ALabel(decoded)
 }
 
 /// RFC 5891 §5.4: hyphen rules, no leading combining mark, every code point PVALID or
@@ -246,15 +280,7 @@ fn context_o(label: &[char], i: usize) -> bool {
     }
 }
 
-/// RFC 5893 §2: in a name with a right-to-left label, every label must pass the bidi rule.
-fn bidi_rule(labels: &[Vec<char>]) -> bool {
-    let is_rtl_name = labels
-        .iter()
-        .flatten()
-        .any(|&c| matches!(bidi(c), Bidi::R | Bidi::AL | Bidi::AN));
-    !is_rtl_name || labels.iter().all(|label| bidi_label(label))
-}
-
+/// RFC 5893 §2, for one label of a name that has a right-to-left label.
 fn bidi_label(label: &[char]) -> bool {
     use Bidi::*;
     let Some(&first) = label.first() else {
@@ -365,9 +391,9 @@ pub(super) fn punycode_decode(input: &str) -> Option<Vec<char>> {
     clippy::many_single_char_names,
     reason = "the names of RFC 3492's pseudocode"
 )]
-pub(super) fn punycode_encode(input: &str) -> Option<String> {
-    let code_points: Vec<u32> = input.chars().map(u32::from).collect();
-    let mut output: String = input.chars().filter(char::is_ascii).collect();
+pub(super) fn punycode_encode(input: &[char]) -> Option<String> {
+    let code_points: Vec<u32> = input.iter().copied().map(u32::from).collect();
+    let mut output: String = input.iter().filter(|c| c.is_ascii()).collect();
     let basic = u32::try_from(output.len()).ok()?;
     if basic > 0 {
         output.push('-');
@@ -437,8 +463,9 @@ mod tests {
             ("\u{C2E4}\u{B840}", "9n2bp8q"),
         ];
         for (unicode, encoded) in samples {
+            let chars: Vec<char> = unicode.chars().collect();
             assert_eq!(
-                punycode_encode(unicode).as_deref(),
+                punycode_encode(&chars).as_deref(),
                 Some(encoded),
                 "{unicode}"
             );
