@@ -19,6 +19,7 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::vec::Vec;
 
+    pub use pedelec_core::schema::arg;
     pub use pedelec_core::schema::variant;
     pub use pedelec_core::{
         AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode, SkillSet,

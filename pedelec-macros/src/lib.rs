@@ -3,16 +3,16 @@
 
 use proc_macro::TokenStream;
 
+mod derive;
 mod util;
 
 #[cfg(test)]
 mod tests;
 
-/// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
+#[doc = include_str!("derive/README.md")]
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    derive::derive(input.into()).into()
 }
 
 /// Declares a tool: `#[tool(name = "...", timeout_ms = 5_000)]` on an `fn` or `async fn`.

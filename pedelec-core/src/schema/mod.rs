@@ -1,10 +1,13 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
 //! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
 
+#[doc(hidden)]
+pub mod arg;
 mod args;
 mod check;
 mod compiled;
 mod fast;
+pub mod format;
 mod json;
 mod node;
 mod parse;
@@ -13,6 +16,7 @@ mod validate;
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
 pub use compiled::CompiledSchema;
 pub use fast::ArgsError;
+pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
