@@ -85,9 +85,51 @@ pub(crate) struct CompiledNode {
     pub(crate) required_extra: Box<[Str]>,
     pub(crate) additional: Additional,
     pub(crate) one_of: Option<Box<[NodeId]>>,
+    /// How many of `properties` are required (validation counts the required properties
+    /// it meets instead of looking each one up).
+    pub(crate) required_count: usize,
+    /// Whether the fast path reads values of this node into a `Value` and checks them with
+    /// the tree validator: `oneOf`, `uniqueItems`, an `enum` with arrays or objects among
+    /// its values, and `required` names that are not properties cannot be decided while
+    /// streaming.
+    pub(crate) buffered: bool,
 }
 
 impl CompiledNode {
+    /// The property named `name`, with its index in declaration order, trying the
+    /// property at index `*next` first: properties usually come in declaration order, so
+    /// the guess saves the search. `*next` is then set past the property found.
+    #[inline]
+    pub(crate) fn property_after(
+        &self,
+        name: &str,
+        next: &mut usize,
+    ) -> Option<(usize, &CompiledProperty)> {
+        let found = if self.property_index.is_some() {
+            match self.properties.get(*next) {
+                Some(p) if *p.name == *name => Some((*next, p)),
+                _ => self.property(name),
+            }
+        } else {
+            // From the guess to the end, then from the start: an absent optional
+            // property costs one more comparison, not a new search.
+            let properties = &self.properties;
+            let start = (*next).min(properties.len());
+            let mut found = None;
+            for i in (start..properties.len()).chain(0..start) {
+                if same_name(&properties[i].name, name) {
+                    found = Some((i, &properties[i]));
+                    break;
+                }
+            }
+            found
+        };
+        if let Some((i, _)) = found {
+            *next = i + 1;
+        }
+        found
+    }
+
     /// The property named `name`, with its index in declaration order.
     pub(crate) fn property(&self, name: &str) -> Option<(usize, &CompiledProperty)> {
         match &self.property_index {
@@ -99,9 +141,15 @@ impl CompiledNode {
                 .properties
                 .iter()
                 .enumerate()
-                .find(|(_, p)| p.name == name),
+                .find(|(_, p)| same_name(&p.name, name)),
         }
     }
+}
+
+/// Whether two property names (or `enum` strings) are equal.
+#[inline]
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    a == b
 }
 
 /// A schema compiled for validation: build it once with [`CompiledSchema::compile`] and
@@ -220,6 +268,8 @@ impl Builder {
             required_extra: node.required_extra.iter().cloned().collect(),
             additional: Additional::Allow,
             one_of: None,
+            required_count: 0,
+            buffered: false,
         });
 
         let pattern = match &node.pattern {
@@ -311,7 +361,16 @@ impl Builder {
                 .collect()
         });
 
+        let required_count = properties.iter().filter(|p| p.required).count();
         let slot = &mut self.nodes[id.0 as usize];
+        slot.required_count = required_count;
+        slot.buffered = one_of.is_some()
+            || slot.unique_items
+            || !slot.required_extra.is_empty()
+            || slot
+                .enum_values
+                .as_ref()
+                .is_some_and(|values| values.iter().any(|v| v.is_array() || v.is_object()));
         slot.pattern = pattern;
         slot.multiple_of = multiple_of;
         slot.items = items;

@@ -41,10 +41,12 @@ use serde::de::{
 };
 use serde_json::{Number, Value};
 
-use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
+use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId, same_name};
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
-use super::validate::{ValidationErrors, ValidationOptions, check_format};
+use super::validate::{
+    ValidationErrors, ValidationOptions, check_format, compare, longer_than, shorter_than,
+};
 use crate::error::{ErrorCode, ToolError};
 
 /// Why tool arguments could not be turned into the tool's argument type.
@@ -340,14 +342,9 @@ fn violation<E: de::Error>() -> E {
 }
 
 /// Whether values of this node are checked by buffering them (see the module docs).
+#[inline]
 fn needs_buffer(node: &CompiledNode) -> bool {
-    node.one_of.is_some()
-        || node.unique_items
-        || !node.required_extra.is_empty()
-        || node
-            .enum_values
-            .as_ref()
-            .is_some_and(|values| values.iter().any(|v| v.is_array() || v.is_object()))
+    node.buffered
 }
 
 fn kind_allows(node: &CompiledNode, kind: SchemaKind) -> bool {
@@ -361,26 +358,14 @@ fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
     if let Some(values) = &node.enum_values
         && !values
             .iter()
-            .any(|v| matches!(v, Value::String(e) if e == s))
+            .any(|v| matches!(v, Value::String(e) if same_name(e, s)))
     {
         return false;
     }
-    if node.min_length.is_some() || node.max_length.is_some() {
-        // A string has at most as many code points as bytes: count only when the byte
-        // length does not decide.
-        let bytes = s.len() as u64;
-        if node
-            .min_length
-            .is_some_and(|min| bytes < min || (s.chars().count() as u64) < min)
-        {
-            return false;
-        }
-        if node
-            .max_length
-            .is_some_and(|max| bytes > max && (s.chars().count() as u64) > max)
-        {
-            return false;
-        }
+    if node.min_length.is_some_and(|min| shorter_than(s, min))
+        || node.max_length.is_some_and(|max| longer_than(s, max))
+    {
+        return false;
     }
     if let Some(pattern) = &node.pattern
         && !pattern.regex.is_match(s)
@@ -408,7 +393,7 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
     {
         return false;
     }
-    let cmp = |bound: Num| n.exact_cmp(bound);
+    let cmp = |bound: Num| compare(n, bound);
     !(node.minimum.is_some_and(|min| cmp(min) == Some(Less))
         || node
             .exclusive_minimum
@@ -815,6 +800,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
             node,
             cx: self.cx,
             seen: Seen::default(),
+            required: 0,
+            next: 0,
             value: None,
             finished: false,
         };
@@ -940,28 +927,28 @@ struct Seen {
 
 impl Seen {
     /// Marks property `i`; `false` when it was already marked (a repeated name).
+    #[inline]
     fn insert(&mut self, i: usize) -> bool {
-        let bit = 1u64 << (i % 64);
-        let word = match i / 64 {
-            0 => &mut self.first,
-            w => {
-                if self.rest.len() < w {
-                    self.rest.resize(w, 0);
-                }
-                &mut self.rest[w - 1]
-            }
-        };
-        let new = *word & bit == 0;
-        *word |= bit;
-        new
+        if i < 64 {
+            let bit = 1u64 << i;
+            let new = self.first & bit == 0;
+            self.first |= bit;
+            new
+        } else {
+            self.insert_rest(i)
+        }
     }
 
-    fn contains(&self, i: usize) -> bool {
-        let word = match i / 64 {
-            0 => self.first,
-            w => self.rest.get(w - 1).copied().unwrap_or(0),
-        };
-        word & (1u64 << (i % 64)) != 0
+    #[cold]
+    fn insert_rest(&mut self, i: usize) -> bool {
+        let w = i / 64 - 1;
+        if self.rest.len() <= w {
+            self.rest.resize(w + 1, 0);
+        }
+        let bit = 1u64 << (i % 64);
+        let new = self.rest[w] & bit == 0;
+        self.rest[w] |= bit;
+        new
     }
 }
 
@@ -972,6 +959,10 @@ struct CheckedMap<'a, A> {
     node: &'a CompiledNode,
     cx: &'a Ctx<'a>,
     seen: Seen,
+    /// How many required properties were given.
+    required: usize,
+    /// Where to look first for the next name (the one after the last found).
+    next: usize,
     /// The node of the value whose name was just delivered (`None`: not checked).
     value: Option<At<'a>>,
     /// Whether the end of the object was reached (and `required` checked).
@@ -980,13 +971,11 @@ struct CheckedMap<'a, A> {
 
 impl<A> CheckedMap<'_, A> {
     fn check_required<E: de::Error>(&self) -> Result<(), E> {
-        let missing = self
-            .node
-            .properties
-            .iter()
-            .enumerate()
-            .any(|(i, p)| p.required && !self.seen.contains(i));
-        if missing { Err(violation()) } else { Ok(()) }
+        if self.required == self.node.required_count {
+            Ok(())
+        } else {
+            Err(violation())
+        }
     }
 }
 
@@ -1003,12 +992,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
                 self.check_required()?;
                 return Ok(None);
             };
-            self.value = match self.node.property(&key) {
+            self.value = match self.node.property_after(&key, &mut self.next) {
                 Some((index, property)) => {
                     // A repeated name: `Value` keeps the last, a struct rejects it.
                     if !self.seen.insert(index) {
                         return Err(violation());
                     }
+                    self.required += usize::from(property.required);
                     if self.cx.options.null_as_absent && !property.required {
                         // `null` counts as absent: skip the entry before the target sees
                         // its name. Looking ahead needs the name to be borrowed from the

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
+use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId, same_name};
 use super::json::{
     Decimal, describe, did_you_mean, json_equal, json_hash, list_quoted, push_token, show,
 };
@@ -362,29 +362,50 @@ struct Checker<'s> {
 impl Checker<'_> {
     fn check<S: Sink>(&self, id: NodeId, value: &Value, path: &Path<'_>, sink: &mut S) {
         let node = self.schema.node(id);
-        if let Some(kind) = node.kind
-            && !kind_matches(kind, value)
-        {
-            sink.fail(path, "type", || {
-                format!("expected {}, got {}", kind.as_str(), describe(value))
-            });
-            // Nothing else can be said usefully about a value of the wrong type.
-            return;
-        }
-        if let Some(values) = &node.enum_values
-            && !values.iter().any(|v| json_equal(v, value))
-        {
-            sink.fail(path, "enum", || enum_message(value, values));
-            if sink.done() {
-                return;
-            }
-        }
+        // One dispatch on the value's type: its `type` check, `enum`, then the keywords of
+        // that type. A value of the wrong type gets only the `type` error: nothing else
+        // can be said usefully about it.
         match value {
-            Value::String(s) => self.check_string(node, s, value, path, sink),
-            Value::Number(n) => check_number(node, Num::from_json(n), value, path, sink),
-            Value::Array(items) => self.check_array(node, items, path, sink),
-            Value::Object(map) => self.check_object(node, map, path, sink),
-            Value::Null | Value::Bool(_) => {}
+            Value::String(s) => {
+                if Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                    return;
+                }
+                self.check_string(node, s, value, path, sink);
+            }
+            Value::Number(n) => {
+                let num = Num::from_json(n);
+                let kind = if num.is_integer() {
+                    SchemaKind::Integer
+                } else {
+                    SchemaKind::Number
+                };
+                if Self::kind_and_enum(node, kind, value, path, sink) {
+                    return;
+                }
+                check_number(node, num, value, path, sink);
+            }
+            Value::Array(items) => {
+                if Self::kind_and_enum(node, SchemaKind::Array, value, path, sink) {
+                    return;
+                }
+                self.check_array(node, items, path, sink);
+            }
+            Value::Object(map) => {
+                if Self::kind_and_enum(node, SchemaKind::Object, value, path, sink) {
+                    return;
+                }
+                self.check_object(node, map, path, sink);
+            }
+            Value::Bool(_) => {
+                if Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink) {
+                    return;
+                }
+            }
+            Value::Null => {
+                if Self::kind_and_enum_null(node, value, path, sink) {
+                    return;
+                }
+            }
         }
         if sink.done() {
             return;
@@ -392,6 +413,62 @@ impl Checker<'_> {
         if let Some(branches) = &node.one_of {
             self.check_one_of(branches, value, path, sink);
         }
+    }
+
+    /// The `type` and `enum` checks of a value whose JSON type is `kind` (`Integer` for a
+    /// number with no fractional part, which `number` accepts too). `true` when the walk
+    /// must not go on with this value.
+    #[inline]
+    fn kind_and_enum<S: Sink>(
+        node: &CompiledNode,
+        kind: SchemaKind,
+        value: &Value,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) -> bool {
+        if let Some(expected) = node.kind
+            && expected != kind
+            && !(expected == SchemaKind::Number && kind == SchemaKind::Integer)
+        {
+            sink.fail(path, "type", || {
+                format!("expected {}, got {}", expected.as_str(), describe(value))
+            });
+            return true;
+        }
+        Self::check_enum(node, value, path, sink)
+    }
+
+    /// The same for `null`, which no `type` of the wire form accepts.
+    fn kind_and_enum_null<S: Sink>(
+        node: &CompiledNode,
+        value: &Value,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) -> bool {
+        if let Some(expected) = node.kind {
+            sink.fail(path, "type", || {
+                format!("expected {}, got {}", expected.as_str(), describe(value))
+            });
+            return true;
+        }
+        Self::check_enum(node, value, path, sink)
+    }
+
+    /// `enum`; `true` when the walk can stop.
+    #[inline]
+    fn check_enum<S: Sink>(
+        node: &CompiledNode,
+        value: &Value,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) -> bool {
+        if let Some(values) = &node.enum_values
+            && !enum_contains(values, value)
+        {
+            sink.fail(path, "enum", || enum_message(value, values));
+            return sink.done();
+        }
+        false
     }
 
     fn check_string<S: Sink>(
@@ -405,13 +482,8 @@ impl Checker<'_> {
         if node.min_length.is_some() || node.max_length.is_some() {
             // A string has at most as many code points as bytes: skip counting when the
             // byte length already decides.
-            let bytes = s.len() as u64;
-            let too_short = node
-                .min_length
-                .is_some_and(|min| bytes < min || (s.chars().count() as u64) < min);
-            let too_long = node
-                .max_length
-                .is_some_and(|max| bytes > max && (s.chars().count() as u64) > max);
+            let too_short = node.min_length.is_some_and(|min| shorter_than(s, min));
+            let too_long = node.max_length.is_some_and(|max| longer_than(s, max));
             if too_short {
                 let min = node.min_length.unwrap_or(0);
                 sink.fail(path, "minLength", || {
@@ -514,10 +586,15 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
+        // Map keys are unique: counting the required properties met tells whether any is
+        // missing, without looking each one up.
+        let mut required = 0;
+        let mut next = 0;
         for (key, value) in map {
             let child = Path::Key(path, key);
-            match node.property(key) {
+            match node.property_after(key, &mut next) {
                 Some((_, property)) => {
+                    required += usize::from(property.required);
                     if self.options.null_as_absent && value.is_null() && !property.required {
                         continue;
                     }
@@ -536,6 +613,9 @@ impl Checker<'_> {
             if sink.done() {
                 return;
             }
+        }
+        if required == node.required_count && node.required_extra.is_empty() {
+            return;
         }
         for property in node.properties.iter().filter(|p| p.required) {
             if !map.contains_key(property.name.as_ref()) {
@@ -655,6 +735,65 @@ fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
     }
 }
 
+/// Whether `value` is one of `values` (JSON equality), comparing scalars directly.
+#[inline]
+fn enum_contains(values: &[Value], value: &Value) -> bool {
+    match value {
+        Value::String(s) => {
+            for v in values {
+                if let Value::String(e) = v
+                    && same_name(e, s)
+                {
+                    return true;
+                }
+            }
+            false
+        }
+        Value::Number(n) => {
+            let n = Num::from_json(n);
+            values
+                .iter()
+                .any(|v| matches!(v, Value::Number(m) if Num::from_json(m) == n))
+        }
+        Value::Bool(b) => values.iter().any(|v| v.as_bool() == Some(*b)),
+        Value::Null => values.iter().any(Value::is_null),
+        Value::Array(_) | Value::Object(_) => values.iter().any(|v| json_equal(v, value)),
+    }
+}
+
+/// [`Num::exact_cmp`], with the common cases first: two integers, two floats, and an
+/// integer and a float when the integer converts to `f64` exactly.
+#[inline]
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "only for integers within ±2^53, exact"
+)]
+pub(crate) fn compare(a: Num, b: Num) -> Option<std::cmp::Ordering> {
+    const EXACT: u64 = 1 << 53;
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
+        (Num::Float(x), Num::Int(y)) if y.unsigned_abs() <= EXACT => x.partial_cmp(&(y as f64)),
+        (Num::Int(x), Num::Float(y)) if x.unsigned_abs() <= EXACT => (x as f64).partial_cmp(&y),
+        _ => a.exact_cmp(b),
+    }
+}
+
+/// Whether a string with `bytes` bytes has fewer than `min` code points.
+#[inline]
+pub(crate) fn shorter_than(s: &str, min: u64) -> bool {
+    let bytes = s.len() as u64;
+    // A code point takes one to four bytes: count only when the byte length does not
+    // decide.
+    bytes < min || (bytes.div_ceil(4) < min && (s.chars().count() as u64) < min)
+}
+
+/// Whether a string has more than `max` code points.
+#[inline]
+pub(crate) fn longer_than(s: &str, max: u64) -> bool {
+    s.len() as u64 > max && s.chars().count() as u64 > max
+}
+
 fn check_number<S: Sink>(
     node: &CompiledNode,
     n: Num,
@@ -663,7 +802,7 @@ fn check_number<S: Sink>(
     sink: &mut S,
 ) {
     use std::cmp::Ordering::{Greater, Less};
-    let cmp = |bound: Num| n.exact_cmp(bound);
+    let cmp = |bound: Num| compare(n, bound);
     if let Some(min) = node.minimum
         && cmp(min) == Some(Less)
     {
