@@ -105,29 +105,35 @@ impl CompiledNode {
         name: &str,
         next: &mut usize,
     ) -> Option<(usize, &CompiledProperty)> {
-        let found = if self.property_index.is_some() {
-            match self.properties.get(*next) {
-                Some(p) if *p.name == *name => Some((*next, p)),
-                _ => self.property(name),
-            }
-        } else {
-            // From the guess to the end, then from the start: an absent optional
-            // property costs one more comparison, not a new search.
-            let properties = &self.properties;
-            let start = (*next).min(properties.len());
-            let mut found = None;
-            for i in (start..properties.len()).chain(0..start) {
-                if same_name(&properties[i].name, name) {
-                    found = Some((i, &properties[i]));
-                    break;
-                }
-            }
-            found
-        };
+        if let Some(p) = self.properties.get(*next)
+            && same_name(&p.name, name)
+        {
+            *next += 1;
+            return Some((*next - 1, p));
+        }
+        let found = self.property_search(name, *next);
         if let Some((i, _)) = found {
             *next = i + 1;
         }
         found
+    }
+
+    /// [`property_after`](Self::property_after) when the guess was wrong.
+    #[inline(never)]
+    fn property_search(&self, name: &str, next: usize) -> Option<(usize, &CompiledProperty)> {
+        if self.property_index.is_some() {
+            return self.property(name);
+        }
+        // From the guess on, then from the start: an absent optional property costs one
+        // more comparison, not a new search.
+        let properties = &self.properties;
+        let start = next.min(properties.len());
+        for i in (start..properties.len()).chain(0..start) {
+            if same_name(&properties[i].name, name) {
+                return Some((i, &properties[i]));
+            }
+        }
+        None
     }
 
     /// The property named `name`, with its index in declaration order.

@@ -347,10 +347,12 @@ fn needs_buffer(node: &CompiledNode) -> bool {
     node.buffered
 }
 
+#[inline]
 fn kind_allows(node: &CompiledNode, kind: SchemaKind) -> bool {
     node.kind.is_none_or(|k| k == kind)
 }
 
+#[inline]
 fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
     if !kind_allows(node, SchemaKind::String) {
         return false;
@@ -379,6 +381,7 @@ fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
             .is_some_and(|format| check_format(format, s) == Some(false)))
 }
 
+#[inline]
 fn number_ok(node: &CompiledNode, n: Num) -> bool {
     use std::cmp::Ordering::{Greater, Less};
     match node.kind {
@@ -407,6 +410,7 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
         }))
 }
 
+#[inline]
 fn bool_ok(node: &CompiledNode, b: bool) -> bool {
     kind_allows(node, SchemaKind::Boolean)
         && node
@@ -415,6 +419,7 @@ fn bool_ok(node: &CompiledNode, b: bool) -> bool {
             .is_none_or(|values| values.iter().any(|v| v.as_bool() == Some(b)))
 }
 
+#[inline]
 fn null_ok(node: &CompiledNode) -> bool {
     node.kind.is_none()
         && node
@@ -426,10 +431,12 @@ fn null_ok(node: &CompiledNode) -> bool {
 /// Whether an array or object may stand here (its content is checked as it streams). A
 /// node with an `enum` is buffered when its values include arrays or objects, so here an
 /// `enum` means scalars only.
+#[inline]
 fn container_ok(node: &CompiledNode, kind: SchemaKind) -> bool {
     kind_allows(node, kind) && node.enum_values.is_none()
 }
 
+#[inline]
 fn unsigned(u: u64) -> Num {
     i64::try_from(u).map_or(Num::Uint(u), Num::Int)
 }
