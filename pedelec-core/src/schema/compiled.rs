@@ -41,8 +41,58 @@ pub(crate) struct MultipleOf {
 #[derive(Clone, Debug)]
 pub(crate) struct CompiledProperty {
     pub(crate) name: Str,
+    pub(crate) head: NameHead,
     pub(crate) node: NodeId,
     pub(crate) required: bool,
+}
+
+/// A string's length and first and last eight bytes: for strings of up to 16 bytes (most
+/// property names and `enum` values) equal heads mean equal strings, compared in three
+/// word comparisons instead of a call to `memcmp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NameHead {
+    len: usize,
+    first: u64,
+    last: u64,
+}
+
+impl NameHead {
+    /// The longest string whose head is the whole string.
+    const WHOLE: usize = 16;
+
+    #[inline]
+    pub(crate) fn of(name: &str) -> NameHead {
+        let bytes = name.as_bytes();
+        let len = bytes.len();
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let half = |at: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&bytes[at..at + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        let (first, last) = if len >= 8 {
+            (word(0), word(len - 8))
+        } else if len >= 4 {
+            (half(0), half(len - 4))
+        } else {
+            let mut packed = 0u64;
+            for (i, &b) in bytes.iter().enumerate() {
+                packed |= u64::from(b) << (i * 8);
+            }
+            (packed, 0)
+        };
+        NameHead { len, first, last }
+    }
+
+    /// Whether `name` (whose head is `self`) equals `other` (whose head is `other_head`).
+    #[inline]
+    pub(crate) fn same(self, name: &str, other_head: NameHead, other: &str) -> bool {
+        self == other_head && (self.len <= NameHead::WHOLE || name == other)
+    }
 }
 
 /// What an object node does with properties not in `properties`.
@@ -63,9 +113,16 @@ const LINEAR_LOOKUP_MAX: usize = 8;
 /// One compiled node. Every keyword is optional; a keyword applies only to values of its
 /// JSON type (JSON Schema semantics), so a type-less node from the lenient parser works too.
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent keyword flags, precomputed for the hot path"
+)]
 pub(crate) struct CompiledNode {
     pub(crate) kind: Option<SchemaKind>,
     pub(crate) enum_values: Option<Box<[Value]>>,
+    /// The strings among `enum_values`, with their heads (a string is checked against
+    /// these alone).
+    pub(crate) enum_strings: Box<[(NameHead, Box<str>)]>,
     pub(crate) format: Option<Str>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
@@ -93,6 +150,10 @@ pub(crate) struct CompiledNode {
     /// its values, and `required` names that are not properties cannot be decided while
     /// streaming.
     pub(crate) buffered: bool,
+    /// Whether any of `minLength`, `maxLength`, `pattern`, `format` is present.
+    pub(crate) string_keywords: bool,
+    /// Whether any of the bounds or `multipleOf` is present.
+    pub(crate) number_keywords: bool,
 }
 
 impl CompiledNode {
@@ -105,13 +166,14 @@ impl CompiledNode {
         name: &str,
         next: &mut usize,
     ) -> Option<(usize, &CompiledProperty)> {
+        let head = NameHead::of(name);
         if let Some(p) = self.properties.get(*next)
-            && same_name(&p.name, name)
+            && p.head.same(&p.name, head, name)
         {
             *next += 1;
             return Some((*next - 1, p));
         }
-        let found = self.property_search(name, *next);
+        let found = self.property_search(name, head, *next);
         if let Some((i, _)) = found {
             *next = i + 1;
         }
@@ -120,20 +182,27 @@ impl CompiledNode {
 
     /// [`property_after`](Self::property_after) when the guess was wrong.
     #[inline(never)]
-    fn property_search(&self, name: &str, next: usize) -> Option<(usize, &CompiledProperty)> {
+    fn property_search(
+        &self,
+        name: &str,
+        head: NameHead,
+        next: usize,
+    ) -> Option<(usize, &CompiledProperty)> {
         if self.property_index.is_some() {
             return self.property(name);
         }
-        // From the guess on, then from the start: an absent optional property costs one
-        // more comparison, not a new search.
+        // From the guess on (an absent optional property costs one more comparison), then
+        // from the start.
         let properties = &self.properties;
         let start = next.min(properties.len());
-        for i in (start..properties.len()).chain(0..start) {
-            if same_name(&properties[i].name, name) {
-                return Some((i, &properties[i]));
-            }
+        let (before, after) = properties.split_at(start);
+        if let Some(i) = after.iter().position(|p| p.head.same(&p.name, head, name)) {
+            return Some((start + i, &after[i]));
         }
-        None
+        before
+            .iter()
+            .position(|p| p.head.same(&p.name, head, name))
+            .map(|i| (i, &before[i]))
     }
 
     /// The property named `name`, with its index in declaration order.
@@ -147,15 +216,18 @@ impl CompiledNode {
                 .properties
                 .iter()
                 .enumerate()
-                .find(|(_, p)| same_name(&p.name, name)),
+                .find(|(_, p)| *p.name == *name),
         }
     }
 }
 
-/// Whether two property names (or `enum` strings) are equal.
-#[inline]
-pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    a == b
+impl CompiledNode {
+    /// Whether the string `s` is among the `enum` values (which the caller knows exist).
+    #[inline]
+    pub(crate) fn enum_has_string(&self, s: &str) -> bool {
+        let head = NameHead::of(s);
+        self.enum_strings.iter().any(|(h, e)| h.same(e, head, s))
+    }
 }
 
 /// A schema compiled for validation: build it once with [`CompiledSchema::compile`] and
@@ -256,6 +328,15 @@ impl Builder {
                 .enum_values
                 .as_ref()
                 .map(|values| values.iter().map(super::node::Literal::to_value).collect()),
+            enum_strings: node
+                .enum_values
+                .iter()
+                .flat_map(|values| values.iter())
+                .filter_map(|v| match v {
+                    super::node::Literal::Str(s) => Some((NameHead::of(s), Box::from(s.as_ref()))),
+                    _ => None,
+                })
+                .collect(),
             format: node.format.clone(),
             min_length: node.min_length,
             max_length: node.max_length,
@@ -276,6 +357,15 @@ impl Builder {
             one_of: None,
             required_count: 0,
             buffered: false,
+            string_keywords: node.min_length.is_some()
+                || node.max_length.is_some()
+                || node.pattern.is_some()
+                || node.format.is_some(),
+            number_keywords: node.minimum.is_some()
+                || node.maximum.is_some()
+                || node.exclusive_minimum.is_some()
+                || node.exclusive_maximum.is_some()
+                || node.multiple_of.is_some(),
         });
 
         let pattern = match &node.pattern {
@@ -327,6 +417,7 @@ impl Builder {
             let child = self.add(p.schema(), pointer);
             pointer.truncate(len);
             properties.push(CompiledProperty {
+                head: NameHead::of(p.name()),
                 name: p.name.clone(),
                 node: child,
                 required: p.is_required(),

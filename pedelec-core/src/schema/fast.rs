@@ -41,11 +41,12 @@ use serde::de::{
 };
 use serde_json::{Number, Value};
 
-use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId, same_name};
+use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
 use super::validate::{
-    ValidationErrors, ValidationOptions, check_format, compare, longer_than, shorter_than,
+    ValidationErrors, ValidationOptions, check_format, compare, is_integer, longer_than,
+    shorter_than,
 };
 use crate::error::{ErrorCode, ToolError};
 
@@ -357,12 +358,11 @@ fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
     if !kind_allows(node, SchemaKind::String) {
         return false;
     }
-    if let Some(values) = &node.enum_values
-        && !values
-            .iter()
-            .any(|v| matches!(v, Value::String(e) if same_name(e, s)))
-    {
+    if node.enum_values.is_some() && !node.enum_has_string(s) {
         return false;
+    }
+    if !node.string_keywords {
+        return true;
     }
     if node.min_length.is_some_and(|min| shorter_than(s, min))
         || node.max_length.is_some_and(|max| longer_than(s, max))
@@ -386,7 +386,7 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
     use std::cmp::Ordering::{Greater, Less};
     match node.kind {
         None | Some(SchemaKind::Number) => {}
-        Some(SchemaKind::Integer) if n.is_integer() => {}
+        Some(SchemaKind::Integer) if is_integer(n) => {}
         Some(_) => return false,
     }
     if let Some(values) = &node.enum_values
@@ -395,6 +395,9 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
             .any(|v| matches!(v, Value::Number(m) if Num::from_json(m) == n))
     {
         return false;
+    }
+    if !node.number_keywords {
+        return true;
     }
     let cmp = |bound: Num| compare(n, bound);
     !(node.minimum.is_some_and(|min| cmp(min) == Some(Less))

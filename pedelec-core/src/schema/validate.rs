@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId, same_name};
+use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::json::{
     Decimal, describe, did_you_mean, json_equal, json_hash, list_quoted, push_token, show,
 };
@@ -374,7 +374,7 @@ impl Checker<'_> {
             }
             Value::Number(n) => {
                 let num = Num::from_json(n);
-                let kind = if num.is_integer() {
+                let kind = if is_integer(num) {
                     SchemaKind::Integer
                 } else {
                     SchemaKind::Number
@@ -463,7 +463,7 @@ impl Checker<'_> {
         sink: &mut S,
     ) -> bool {
         if let Some(values) = &node.enum_values
-            && !enum_contains(values, value)
+            && !enum_contains(node, values, value)
         {
             sink.fail(path, "enum", || enum_message(value, values));
             return sink.done();
@@ -479,6 +479,9 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
+        if !node.string_keywords {
+            return;
+        }
         if node.min_length.is_some() || node.max_length.is_some() {
             // A string has at most as many code points as bytes: skip counting when the
             // byte length already decides.
@@ -737,18 +740,9 @@ fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
 
 /// Whether `value` is one of `values` (JSON equality), comparing scalars directly.
 #[inline]
-fn enum_contains(values: &[Value], value: &Value) -> bool {
+fn enum_contains(node: &CompiledNode, values: &[Value], value: &Value) -> bool {
     match value {
-        Value::String(s) => {
-            for v in values {
-                if let Value::String(e) = v
-                    && same_name(e, s)
-                {
-                    return true;
-                }
-            }
-            false
-        }
+        Value::String(s) => node.enum_has_string(s),
         Value::Number(n) => {
             let n = Num::from_json(n);
             values
@@ -761,6 +755,23 @@ fn enum_contains(values: &[Value], value: &Value) -> bool {
     }
 }
 
+/// [`Num::is_integer`] without `f64::fract` (a call to `trunc` on baseline x86-64).
+#[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    reason = "the exact round trip through i64 is the test; floats from 2^52 up are integers"
+)]
+pub(crate) fn is_integer(n: Num) -> bool {
+    match n {
+        Num::Int(_) | Num::Uint(_) => true,
+        Num::Float(f) => {
+            f.is_finite() && (f.abs() >= 4_503_599_627_370_496.0 || f == (f as i64) as f64)
+        }
+    }
+}
+
 /// [`Num::exact_cmp`], with the common cases first: two integers, two floats, and an
 /// integer and a float when the integer converts to `f64` exactly.
 #[inline]
@@ -769,9 +780,13 @@ fn enum_contains(values: &[Value], value: &Value) -> bool {
     reason = "only for integers within ±2^53, exact"
 )]
 pub(crate) fn compare(a: Num, b: Num) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering::{Greater, Less};
     const EXACT: u64 = 1 << 53;
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
+        (Num::Uint(x), Num::Uint(y)) => Some(x.cmp(&y)),
+        (Num::Int(x), Num::Uint(y)) => Some(u64::try_from(x).map_or(Less, |x| x.cmp(&y))),
+        (Num::Uint(x), Num::Int(y)) => Some(u64::try_from(y).map_or(Greater, |y| x.cmp(&y))),
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
         (Num::Float(x), Num::Int(y)) if y.unsigned_abs() <= EXACT => x.partial_cmp(&(y as f64)),
         (Num::Int(x), Num::Float(y)) if x.unsigned_abs() <= EXACT => (x as f64).partial_cmp(&y),
@@ -802,6 +817,9 @@ fn check_number<S: Sink>(
     sink: &mut S,
 ) {
     use std::cmp::Ordering::{Greater, Less};
+    if !node.number_keywords {
+        return;
+    }
     let cmp = |bound: Num| compare(n, bound);
     if let Some(min) = node.minimum
         && cmp(min) == Some(Less)
