@@ -415,6 +415,41 @@ impl Checker<'_> {
         }
     }
 
+    /// [`check`](Self::check) for an item or a property value: strings, numbers and
+    /// booleans (most values) are checked right here, without a call.
+    #[inline(always)]
+    fn check_child<S: Sink>(&self, id: NodeId, value: &Value, path: &Path<'_>, sink: &mut S) {
+        let node = self.schema.node(id);
+        if node.one_of.is_none() {
+            match value {
+                Value::String(s) => {
+                    if !Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                        self.check_string(node, s, value, path, sink);
+                    }
+                    return;
+                }
+                Value::Number(n) => {
+                    let num = Num::from_json(n);
+                    let kind = if is_integer(num) {
+                        SchemaKind::Integer
+                    } else {
+                        SchemaKind::Number
+                    };
+                    if !Self::kind_and_enum(node, kind, value, path, sink) {
+                        check_number(node, num, value, path, sink);
+                    }
+                    return;
+                }
+                Value::Bool(_) => {
+                    Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.check(id, value, path, sink);
+    }
+
     /// The `type` and `enum` checks of a value whose JSON type is `kind` (`Integer` for a
     /// number with no fractional part, which `number` accepts too). `true` when the walk
     /// must not go on with this value.
@@ -574,7 +609,7 @@ impl Checker<'_> {
         }
         if let Some(item_node) = node.items {
             for (i, item) in items.iter().enumerate() {
-                self.check(item_node, item, &Path::Index(path, i), sink);
+                self.check_child(item_node, item, &Path::Index(path, i), sink);
                 if sink.done() {
                     return;
                 }
@@ -601,11 +636,11 @@ impl Checker<'_> {
                     if self.options.null_as_absent && value.is_null() && !property.required {
                         continue;
                     }
-                    self.check(property.node, value, &child, sink);
+                    self.check_child(property.node, value, &child, sink);
                 }
                 None => match node.additional {
                     Additional::Allow => {}
-                    Additional::Schema(id) => self.check(id, value, &child, sink),
+                    Additional::Schema(id) => self.check_child(id, value, &child, sink),
                     Additional::Deny => {
                         sink.fail(path, "additionalProperties", || {
                             unknown_property_message(node, map, key)
