@@ -353,7 +353,8 @@ fn kind_allows(node: &CompiledNode, kind: SchemaKind) -> bool {
     node.kind.is_none_or(|k| k == kind)
 }
 
-#[inline]
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "measured: called for every string")]
 fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
     if !kind_allows(node, SchemaKind::String) {
         return false;
@@ -452,6 +453,7 @@ struct Checked<'a, D> {
 }
 
 impl<'a, 'de, D: Deserializer<'de>> Checked<'a, D> {
+    #[inline]
     fn visitor<V>(&self, v: V) -> CheckVisitor<'a, V> {
         CheckVisitor {
             v,
@@ -462,6 +464,7 @@ impl<'a, 'de, D: Deserializer<'de>> Checked<'a, D> {
 
     /// Reads the value into a `Value`, checks it with the tree validator, normalizes it and
     /// feeds it to `f` (a `deserialize_*` call on the `Value`).
+    #[inline]
     fn buffer<T>(
         self,
         f: impl FnOnce(Value) -> Result<T, serde_json::Error>,
@@ -478,6 +481,7 @@ impl<'a, 'de, D: Deserializer<'de>> Checked<'a, D> {
 
 macro_rules! checked_hints {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             if needs_buffer(self.at.node) {
                 return self.buffer(move |value| value.$method($($arg,)* visitor));
@@ -522,6 +526,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         deserialize_identifier();
     }
 
+    #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -536,6 +541,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         self.de.deserialize_newtype_struct(name, visitor)
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -555,6 +561,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         self.buffer(move |value| value.deserialize_enum(name, variants, visitor))
     }
 
+    #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         // The target ignores the value, but it is still checked.
         if needs_buffer(self.at.node) {
@@ -564,6 +571,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         self.de.deserialize_any(visitor)
     }
 
+    #[inline]
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()
     }
@@ -582,6 +590,7 @@ struct CheckedSeed<'a, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     type Value = S::Value;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(Checked {
             de,
@@ -599,6 +608,7 @@ struct CheckVisitor<'a, V> {
 }
 
 impl<V> CheckVisitor<'_, V> {
+    #[inline]
     fn node(&self) -> &CompiledNode {
         self.at.node
     }
@@ -606,6 +616,7 @@ impl<V> CheckVisitor<'_, V> {
 
 macro_rules! visit_signed {
     ($($method:ident: $ty:ty),*) => {$(
+        #[inline]
         fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
             if number_ok(self.node(), Num::Int(i64::from(n))) {
                 self.v.$method(n)
@@ -618,6 +629,7 @@ macro_rules! visit_signed {
 
 macro_rules! visit_unsigned {
     ($($method:ident: $ty:ty),*) => {$(
+        #[inline]
         fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
             if number_ok(self.node(), unsigned(u64::from(n))) {
                 self.v.$method(n)
@@ -631,10 +643,12 @@ macro_rules! visit_unsigned {
 impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
     type Value = V::Value;
 
+    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.v.expecting(f)
     }
 
+    #[inline]
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<V::Value, E> {
         if bool_ok(self.node(), b) {
             self.v.visit_bool(b)
@@ -646,6 +660,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
     visit_signed!(visit_i8: i8, visit_i16: i16, visit_i32: i32, visit_i64: i64);
     visit_unsigned!(visit_u8: u8, visit_u16: u16, visit_u32: u32, visit_u64: u64);
 
+    #[inline]
     fn visit_i128<E: de::Error>(self, n: i128) -> Result<V::Value, E> {
         // Beyond 64 bits the number has no exact `Num`: let the slow path decide.
         let num = match (i64::try_from(n), u64::try_from(n)) {
@@ -660,6 +675,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_u128<E: de::Error>(self, n: u128) -> Result<V::Value, E> {
         match u64::try_from(n) {
             Ok(u) if number_ok(self.node(), unsigned(u)) => self.v.visit_u128(n),
@@ -667,6 +683,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_f32<E: de::Error>(self, f: f32) -> Result<V::Value, E> {
         let wide = f64::from(f);
         if !number_ok(self.node(), Num::Float(wide)) {
@@ -679,6 +696,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<V::Value, E> {
         if !number_ok(self.node(), Num::Float(f)) {
             return Err(violation());
@@ -690,6 +708,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_char<E: de::Error>(self, c: char) -> Result<V::Value, E> {
         if string_ok(self.node(), c.encode_utf8(&mut [0; 4]), self.cx.options) {
             self.v.visit_char(c)
@@ -698,6 +717,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         if string_ok(self.node(), s, self.cx.options) {
             self.v.visit_str(s)
@@ -706,6 +726,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         if string_ok(self.node(), s, self.cx.options) {
             self.v.visit_borrowed_str(s)
@@ -714,6 +735,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         if string_ok(self.node(), &s, self.cx.options) {
             self.v.visit_string(s)
@@ -723,6 +745,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
     }
 
     // Bytes come from a JSON string read as bytes.
+    #[inline]
     fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<V::Value, E> {
         if self.bytes_ok(b) {
             self.v.visit_bytes(b)
@@ -731,6 +754,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<V::Value, E> {
         if self.bytes_ok(b) {
             self.v.visit_borrowed_bytes(b)
@@ -739,6 +763,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_byte_buf<E: de::Error>(self, b: Vec<u8>) -> Result<V::Value, E> {
         if self.bytes_ok(&b) {
             self.v.visit_byte_buf(b)
@@ -747,6 +772,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
         if null_ok(self.node()) {
             self.v.visit_none()
@@ -755,6 +781,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         if null_ok(self.node()) {
             self.v.visit_unit()
@@ -763,6 +790,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.v.visit_some(Checked {
             de,
@@ -771,6 +799,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         })
     }
 
+    #[inline]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.v.visit_newtype_struct(Checked {
             de,
@@ -779,6 +808,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         })
     }
 
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         let node = self.at.node;
         if !container_ok(node, SchemaKind::Array) {
@@ -800,6 +830,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         Ok(value)
     }
 
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let node = self.at.node;
         if !container_ok(node, SchemaKind::Object) {
@@ -822,6 +853,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         Ok(value)
     }
 
+    #[inline]
     fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<V::Value, A::Error> {
         // `serde_json` calls this only for `deserialize_enum`, which is handled before the
         // visitor; any other source cannot be checked here.
@@ -831,6 +863,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
 
 impl<V> CheckVisitor<'_, V> {
     /// The integer to deliver instead of an integral float, at an `integer` node.
+    #[inline]
     fn integer(&self, f: f64) -> Option<Integral> {
         if self.at.node.kind == Some(SchemaKind::Integer) {
             integral(f)
@@ -839,6 +872,7 @@ impl<V> CheckVisitor<'_, V> {
         }
     }
 
+    #[inline]
     fn bytes_ok(&self, b: &[u8]) -> bool {
         std::str::from_utf8(b).is_ok_and(|s| string_ok(self.at.node, s, self.cx.options))
     }
@@ -854,10 +888,12 @@ struct EnumStr<'a, V> {
 impl<'de, V: Visitor<'de>> Visitor<'de> for EnumStr<'_, V> {
     type Value = V::Value;
 
+    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.v.expecting(f)
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         if string_ok(self.at.node, s, self.cx.options) {
             self.v.visit_enum(BorrowedStrDeserializer::new(s))
@@ -866,6 +902,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumStr<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         if string_ok(self.at.node, s, self.cx.options) {
             self.v.visit_enum(StrDeserializer::new(s))
@@ -874,6 +911,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumStr<'_, V> {
         }
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         if string_ok(self.at.node, &s, self.cx.options) {
             self.v.visit_enum(StringDeserializer::new(s))
@@ -895,6 +933,7 @@ struct CheckedSeq<'a, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
@@ -923,6 +962,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, A> {
         Ok(element)
     }
 
+    #[inline]
     fn size_hint(&self) -> Option<usize> {
         self.seq.size_hint()
     }
@@ -950,6 +990,7 @@ impl Seen {
     }
 
     #[cold]
+    #[inline]
     fn insert_rest(&mut self, i: usize) -> bool {
         let w = i / 64 - 1;
         if self.rest.len() <= w {
@@ -980,6 +1021,7 @@ struct CheckedMap<'a, A> {
 }
 
 impl<A> CheckedMap<'_, A> {
+    #[inline]
     fn check_required<E: de::Error>(&self) -> Result<(), E> {
         if self.required == self.node.required_count {
             Ok(())
@@ -992,6 +1034,7 @@ impl<A> CheckedMap<'_, A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -1043,6 +1086,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
         }
     }
 
+    #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         match self.value.take() {
             Some(at) => self.map.next_value_seed(CheckedSeed {
@@ -1054,6 +1098,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> Option<usize> {
         self.map.size_hint()
     }
@@ -1065,6 +1110,7 @@ struct KeySeed;
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Cow<'de, str>;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Cow<'de, str>, D::Error> {
         de.deserialize_str(self)
     }
@@ -1073,18 +1119,22 @@ impl<'de> DeserializeSeed<'de> for KeySeed {
 impl<'de> Visitor<'de> for KeySeed {
     type Value = Cow<'de, str>;
 
+    #[inline]
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a property name")
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
         Ok(Cow::Borrowed(s))
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Cow<'de, str>, E> {
         Ok(Cow::Owned(s.to_owned()))
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, s: String) -> Result<Cow<'de, str>, E> {
         Ok(Cow::Owned(s))
     }
@@ -1099,6 +1149,7 @@ struct KeyDeserializer<'de, E> {
 
 impl<'de, E: de::Error> KeyDeserializer<'de, E> {
     /// A key read as a number: it must be a JSON number, and nothing else.
+    #[inline]
     fn number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         let key = self.key.as_bytes();
         if !matches!(key.first(), Some(b'0'..=b'9' | b'-'))
@@ -1113,6 +1164,7 @@ impl<'de, E: de::Error> KeyDeserializer<'de, E> {
 
 macro_rules! numeric_keys {
     ($($method:ident)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
             self.number(visitor)
         }
@@ -1122,6 +1174,7 @@ macro_rules! numeric_keys {
 impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
     type Error = E;
 
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         match self.key {
             Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
@@ -1135,6 +1188,7 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
         deserialize_f32 deserialize_f64
     );
 
+    #[inline]
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         match self.key.parse::<i128>() {
             Ok(n) if !self.key.starts_with('+') => visitor.visit_i128(n),
@@ -1142,6 +1196,7 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
         }
     }
 
+    #[inline]
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         match self.key.parse::<u128>() {
             Ok(n) if !self.key.starts_with('+') => visitor.visit_u128(n),
@@ -1149,6 +1204,7 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
         }
     }
 
+    #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         match &*self.key {
             "true" => visitor.visit_bool(true),
@@ -1157,11 +1213,13 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
         }
     }
 
+    #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
         // Keys are never null.
         visitor.visit_some(self)
     }
 
+    #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -1170,6 +1228,7 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, E> {
         visitor.visit_newtype_struct(self)
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
