@@ -382,7 +382,8 @@ fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
             .is_some_and(|format| check_format(format, s) == Some(false)))
 }
 
-#[inline]
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "measured: called for every number")]
 fn number_ok(node: &CompiledNode, n: Num) -> bool {
     use std::cmp::Ordering::{Greater, Less};
     match node.kind {
