@@ -464,9 +464,14 @@ fn main() {
         (3, Duration::from_millis(1))
     };
     println!(
-        "\nrelative cost, interleaved: median over {rounds} rounds (range); small {} bytes, large {} bytes",
+        "\nrelative cost, interleaved: median over {rounds} rounds (range); small {} bytes, large {} bytes{}",
         small.text.len(),
-        large.text.len()
+        large.text.len(),
+        if measuring {
+            ""
+        } else {
+            " (a smoke test, not a measurement: run `cargo bench`)"
+        }
     );
     summary::<UpdateCounterArgs>(&small, rounds, batch);
     summary::<Catalog>(&large, rounds, batch);
