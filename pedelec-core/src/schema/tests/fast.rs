@@ -1385,3 +1385,75 @@ fn generated_loose_and_values() {
     generated::<Value>(&Plan::SCHEMA, 6, GENERATED);
     generated::<Value>(&Drawing::SCHEMA, 7, GENERATED);
 }
+
+/// Byte-level damage to valid instances (characters dropped, doubled, replaced): whatever
+/// comes out, syntax errors included, both paths agree and nothing panics.
+#[test]
+fn damaged_text_agrees_and_never_panics() {
+    const NOISE: &[&str] = &[
+        "", "\"", "\\", "{", "}", "[", "]", ",", ":", "null", "1.0", "é", "\u{0}", " ",
+    ];
+    fn damage<T: DeserializeOwned + PartialEq + Debug>(node: &SchemaNode, valid: &str, seed: u64) {
+        let schema = compiled(node);
+        let mut rng = Rng(seed);
+        let mut stats = Stats::default();
+        let chars: Vec<char> = valid.chars().collect();
+        for _ in 0..300 {
+            let mut text: Vec<char> = chars.clone();
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(text.len());
+                match rng.below(3) {
+                    0 => {
+                        text.remove(at);
+                    }
+                    1 => text.insert(at, text[at]),
+                    _ => {
+                        text.splice(at..=at, rng.pick(NOISE).chars());
+                    }
+                }
+                if text.is_empty() {
+                    break;
+                }
+            }
+            let text: String = text.into_iter().collect();
+            check::<T>(node, &schema, &text, &mut stats);
+        }
+        assert!(stats.rejected > 0, "{stats:?}");
+    }
+    damage::<Counter>(
+        &Counter::SCHEMA,
+        r#"{"delta": -5, "label": "morning run", "tags": ["urgent", "later"]}"#,
+        11,
+    );
+    damage::<Plan>(
+        &Plan::SCHEMA,
+        r#"{"name": "weekly", "sections": [{"title": "t", "items": [{"id": 1, "qty": 0.25, "note": "n", "dims": [1, 2, 3]}]}], "meta": {"a": 1}}"#,
+        12,
+    );
+    damage::<Drawing>(
+        &Drawing::SCHEMA,
+        r#"{"actions": ["Stop", {"Move": {"x": 1, "y": -2}}], "shape": {"kind": "circle", "radius": 2.5}, "amount": {"min": 1, "max": 2}}"#,
+        13,
+    );
+    damage::<Value>(
+        &Loose::SCHEMA,
+        r#"{"data": {"n": 3, "s": "x"}, "list": [1, 2.0], "rest": {"a": 1}}"#,
+        14,
+    );
+}
+
+/// Nesting deeper than `serde_json`'s limit, inside a value the schema does not check:
+/// both paths report the same syntax error.
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    // A type-less property (the lenient reader's): anything goes.
+    let node = SchemaNode::object(const { &[Property::new("x", SchemaNode::any(), true)] });
+    let schema = CompiledSchema::compile(&node).unwrap();
+    let mut stats = Stats::default();
+    for depth in [100, 127, 128, 200, 5000] {
+        let text = format!(r#"{{"x": {}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+        check::<Value>(&node, &schema, &text, &mut stats);
+        check::<BTreeMap<String, Value>>(&node, &schema, &text, &mut stats);
+    }
+    assert!(stats.fast > 0 && stats.rejected > 0, "{stats:?}");
+}
