@@ -19,11 +19,16 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::vec::Vec;
 
+    pub use pedelec_core::macro_support::{
+        IntoToolResult, async_result, async_value, blocking_result, blocking_value,
+        check_description, check_unique_tool_name, deserialize_tool_name, parse_tool_name,
+        serialize_tool_name,
+    };
     pub use pedelec_core::schema::variant;
     pub use pedelec_core::{
-        AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode, SkillSet,
-        SkillsInput, Tool, ToolArgs, ToolArgsRoot, ToolArgsSchema, ToolCallContext, ToolDefinition,
-        ToolError,
+        AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode,
+        SerializableSkillsManifest, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
+        ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
     };
     pub use serde;
     pub use serde_json;

@@ -7,6 +7,8 @@
 pub mod context;
 pub mod error;
 pub mod handler;
+#[doc(hidden)]
+pub mod macro_support;
 pub mod manifest;
 pub mod schema;
 pub mod skills;
@@ -20,7 +22,7 @@ pub use schema::{
     AdditionalProperties, Literal, MapKey, NoArgs, Num, Property, SchemaError, SchemaKind,
     SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot, ToolArgsSchema, schema_for,
 };
-pub use skills::{InSkillSet, SkillSet, SkillsInput};
+pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};
 
 /// The rules shared with the macros (tool names, descriptions, timeouts).
