@@ -3,6 +3,8 @@
 
 use proc_macro::TokenStream;
 
+mod skills;
+mod tool;
 mod util;
 
 #[cfg(test)]
@@ -15,16 +17,16 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     TokenStream::new()
 }
 
-/// Declares a tool: `#[tool(name = "...", timeout_ms = 5_000)]` on an `fn` or `async fn`.
+/// Declares a tool: `#[tool(name = "...", description = "...", timeout_ms = 5_000)]` on an
+/// `fn` or `async fn`. See `pedelec::tool` for the documentation.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let _ = args;
-    input
+    tool::expand(args.into(), input.into()).into()
 }
 
-/// Declares a skill set and its `ToolName` enum.
+/// Declares a skill set and its `ToolName` enum. See `pedelec::skills!` for the
+/// documentation.
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    skills::expand(input.into()).into()
 }

@@ -1,0 +1,46 @@
+//! `#[tool]`: declares a tool from a function (`syn → attr → model → expand`, with a
+//! fallback next to any error).
+
+mod attr;
+mod expand;
+mod fallback;
+mod model;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::FnArg;
+
+use crate::util::Errors;
+
+/// Expands `#[tool(args)] item`.
+pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let item = match syn::parse2::<syn::Item>(input.clone()) {
+        Ok(syn::Item::Fn(item)) => item,
+        Ok(other) => {
+            attr::parse(args, &mut errors);
+            return fallback::not_a_fn(&other, input, errors);
+        }
+        Err(error) => {
+            errors.push(error);
+            let errors = errors.into_compile_errors();
+            return quote!(#errors #input);
+        }
+    };
+    let attr = attr::parse(args, &mut errors);
+    let tool = model::Tool::new(attr, &item, &mut errors);
+    // A method lives in an `impl` block, where no type can be declared beside it: emit it
+    // alone (the error says to make it a free function).
+    let method = item
+        .sig
+        .inputs
+        .iter()
+        .any(|i| matches!(i, FnArg::Receiver(_)));
+    let expansion = if method {
+        quote!(#item)
+    } else {
+        expand::tool(&tool)
+    };
+    let errors = errors.into_compile_errors();
+    quote!(#errors #expansion)
+}
