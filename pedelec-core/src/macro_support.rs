@@ -6,7 +6,8 @@
 use std::future::Future;
 
 use crate::error::ToolError;
-use crate::skills::{SkillSet, UnknownToolName};
+use crate::skills::{InSkillSet, SkillSet, UnknownToolName};
+use crate::tool::ToolDefinition;
 
 /// What a `#[tool]` function returning a `Result` (`Result<T, E>`, `anyhow::Result<T>`,
 /// `std::io::Result<T>`, …) gives back: the value, or an error converted into a
@@ -35,20 +36,20 @@ where
     }
 }
 
+// The async helpers do not require `F: Send + 'static` themselves: `Tool::call` does, once,
+// so a future that is not `Send` gets one error, not two.
+
 /// The call of an `async fn` tool returning a `Result`.
 pub async fn async_result<F>(future: F) -> Result<<F::Output as IntoToolResult>::Output, ToolError>
 where
-    F: Future + Send + 'static,
+    F: Future,
     F::Output: IntoToolResult,
 {
     future.await.into_tool_result()
 }
 
 /// The call of an `async fn` tool returning a plain value.
-pub async fn async_value<F>(future: F) -> Result<F::Output, ToolError>
-where
-    F: Future + Send + 'static,
-{
+pub async fn async_value<F: Future>(future: F) -> Result<F::Output, ToolError> {
     Ok(future.await)
 }
 
@@ -214,6 +215,20 @@ const fn utf8_width(lead: u8) -> usize {
     } else {
         4
     }
+}
+
+/// The wire name of a tool of the skill set `S`. Generated code reaches a listed tool only
+/// through its `InSkillSet` impl (these two helpers), so an entry that is not a tool is
+/// reported once, at that impl, not at every use.
+#[must_use]
+pub const fn tool_name<S, T: InSkillSet<S>>() -> &'static str {
+    T::NAME
+}
+
+/// The definition of a tool of the skill set `S` (see [`tool_name`]).
+#[must_use]
+pub fn tool_definition<S, T: InSkillSet<S>>() -> ToolDefinition {
+    ToolDefinition::of::<T>()
 }
 
 /// `FromStr` of a `skills![]` enum.
