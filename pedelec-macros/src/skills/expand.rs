@@ -4,16 +4,18 @@
 //! pub enum ToolName { GetCurrentPage, UpdateCounter }
 //! const _: () = {
 //!     type __pedelec_tool_0 = get_current_page;    // each entry named once
+//!     impl InSkillSet<ToolName> for <each tool>      // the one place `Tool` is required
 //!     impl ToolName { ALL, as_str, skills, manifest }
 //!     impl SkillSet, Display, FromStr, Serialize, Deserialize for ToolName
-//!     impl InSkillSet<ToolName> for <each tool>
 //!     const _: () = check_unique_tool_name(..);    // per entry after the first
 //! };
 //! ```
 //!
 //! Each entry's path is written once, as a type alias: when it does not name a type (a
 //! function without `#[tool]`) rustc reports it once, at the entry, and every use of the
-//! alias is then silent.
+//! alias is then silent. Each tool is then reached only through its `InSkillSet` impl
+//! (`tool_name::<ToolName, T>()`, `tool_definition::<ToolName, T>()`), so a type that is
+//! not a tool is reported once too, at that impl, spanned at the entry.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -41,8 +43,10 @@ pub fn skills(set: &SkillSet) -> TokenStream {
     });
     let variants: Vec<_> = tools.iter().map(|t| &t.variant).collect();
     let variant_docs = tools.iter().map(|t| format!(" The `{}` tool.", t.display));
-    let aliases: Vec<_> = (0..tools.len())
-        .map(|i| format_ident!("__pedelec_tool_{}", i))
+    let aliases: Vec<_> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| format_ident!("__pedelec_tool_{}", i, span = tool.path.span()))
         .collect();
     let paths = tools.iter().map(|t| &t.path);
     let count = proc_macro2::Literal::usize_unsuffixed(tools.len());
@@ -69,7 +73,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
     let unique_table = (tools.len() > 1).then(|| {
         quote! {
             const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str)] = &[
-                #((<#aliases as #private::Tool>::NAME, #displays)),*
+                #((#private::tool_name::<#ident, #aliases>(), #displays)),*
             ];
         }
     });
@@ -100,6 +104,8 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 type #aliases = #paths;
             )*
 
+            #(#membership)*
+
             #[automatically_derived]
             impl #ident {
                 /// Every tool of the skill set, in declaration order.
@@ -109,7 +115,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 #[must_use]
                 pub const fn as_str(self) -> &'static ::core::primitive::str {
                     match self {
-                        #(Self::#variants => <#aliases as #private::Tool>::NAME,)*
+                        #(Self::#variants => #private::tool_name::<Self, #aliases>(),)*
                     }
                 }
 
@@ -120,7 +126,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                     #Private::SkillsInput::typed(
                         #guidance,
                         #Private::Vec::from([
-                            #(#private::ToolDefinition::of::<#aliases>()),*
+                            #(#private::tool_definition::<Self, #aliases>()),*
                         ]),
                     )
                 }
@@ -176,8 +182,6 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                     #Private::deserialize_tool_name(__deserializer)
                 }
             }
-
-            #(#membership)*
 
             #unique_table
             #(#unique_checks)*

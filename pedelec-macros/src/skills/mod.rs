@@ -13,7 +13,10 @@ use crate::util::Errors;
 /// Expands `skills![input]`.
 pub fn expand(input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let Some(raw) = errors.handle(syn::parse2::<parse::Raw>(input)) else {
+    let parser = |input: syn::parse::ParseStream| Ok(parse::raw(input, &mut errors));
+    // `raw` consumes every token, recording what it cannot read.
+    let raw = syn::parse::Parser::parse2(parser, input);
+    let Some(raw) = errors.handle(raw) else {
         return errors.into_compile_errors();
     };
     let keys = parse::keys(raw.keys, &mut errors);

@@ -12,9 +12,9 @@
 //! does not hide the other keys' errors.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
-use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Ident, Token, Visibility};
 
 use crate::util::{Errors, did_you_mean, one_of};
@@ -40,51 +40,74 @@ pub struct Header {
     pub ident: Ident,
 }
 
-impl Parse for Raw {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let header = if input.peek(Token![#]) || input.peek(Token![enum]) || is_vis(input) {
-            let attrs = input.call(Attribute::parse_outer)?;
-            let vis: Visibility = input.parse()?;
-            input.parse::<Token![enum]>().map_err(|e| {
-                syn::Error::new(
-                    e.span(),
-                    "expected `enum`: the skill set's name type is declared like \
-                     `pub enum ToolName,`",
-                )
-            })?;
-            let ident: Ident = input.parse()?;
-            if !input.is_empty() {
-                input.parse::<Token![,]>().map_err(|e| {
-                    syn::Error::new(
-                        e.span(),
-                        "expected `,` after the enum's name: `pub enum ToolName,` (its \
-                         variants come from `tools = [...]`)",
-                    )
-                })?;
-            }
-            Some(Header { attrs, vis, ident })
-        } else {
-            None
-        };
-        let mut keys = Vec::new();
-        while !input.is_empty() {
-            if !input.peek(Ident::peek_any) {
-                return Err(input.error(format!(
-                    "expected a `skills![]` key: {}",
-                    one_of(&["guidance = \"…\"", "tools = [...]"])
-                )));
-            }
-            let key = Ident::parse_any(input)?;
-            input
-                .parse::<Token![=]>()
-                .map_err(|e| syn::Error::new(e.span(), format!("expected `=` after `{key}`")))?;
-            keys.push((key, until_comma(input)?));
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
+/// Reads the invocation, recording each syntax error and skipping to the next `,`, so one
+/// typo does not hide the rest (or the enum: code using it would fail too).
+pub fn raw(input: ParseStream, errors: &mut Errors) -> Raw {
+    let header = if input.peek(Token![#]) || input.peek(Token![enum]) || is_vis(input) {
+        match header(input) {
+            Ok(header) => Some(header),
+            Err(error) => {
+                errors.push(error);
+                skip_past_comma(input);
+                None
             }
         }
-        Ok(Raw { header, keys })
+    } else {
+        None
+    };
+    let mut keys = Vec::new();
+    while !input.is_empty() {
+        match key_value(input, errors) {
+            Ok(pair) => keys.push(pair),
+            Err(error) => errors.push(error),
+        }
+        skip_past_comma(input);
     }
+    Raw { header, keys }
+}
+
+fn header(input: ParseStream) -> syn::Result<Header> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    input.parse::<Token![enum]>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `enum`: the skill set's name type is declared like `pub enum ToolName,`",
+        )
+    })?;
+    let ident: Ident = input.parse()?;
+    if !input.is_empty() && !input.peek(Token![,]) {
+        return Err(input.error(
+            "expected `,` after the enum's name: `pub enum ToolName,` (its variants come from \
+             `tools = [...]`)",
+        ));
+    }
+    input.parse::<Option<Token![,]>>()?;
+    Ok(Header { attrs, vis, ident })
+}
+
+/// `key = value`. A missing `=` is reported, and what follows is still read as the value
+/// (so the key is not reported missing as well).
+fn key_value(input: ParseStream, errors: &mut Errors) -> syn::Result<(Ident, TokenStream)> {
+    if !input.peek(Ident::peek_any) {
+        return Err(input.error(format!(
+            "expected a `skills![]` key: {}",
+            one_of(&["guidance = \"…\"", "tools = [...]"])
+        )));
+    }
+    let key = Ident::parse_any(input)?;
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+    } else {
+        errors.push(input.error(format!("expected `=` after `{key}`: `{key} = …`")));
+    }
+    Ok((key, until_comma(input)?))
+}
+
+/// Skips what is left of the current item and its `,`.
+fn skip_past_comma(input: ParseStream) {
+    let _ = until_comma(input);
+    let _ = input.parse::<Option<Token![,]>>();
 }
 
 fn is_vis(input: ParseStream) -> bool {
@@ -129,6 +152,17 @@ impl Parse for Entry {
         } else {
             None
         };
+        if !input.is_empty() {
+            let rest: TokenStream = input.parse()?;
+            let path = path.to_token_stream().to_string().replace(' ', "");
+            return Err(syn::Error::new_spanned(
+                rest,
+                format!(
+                    "unexpected tokens after `{path}`: list the `#[tool]` function by its path, \
+                     like `{path}` or `{path} as MyTool`"
+                ),
+            ));
+        }
         Ok(Entry { path, rename })
     }
 }
@@ -247,8 +281,21 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
             return;
         }
     };
-    let parser = Punctuated::<Entry, Token![,]>::parse_terminated;
-    if let Some(entries) = errors.handle(syn::parse::Parser::parse2(parser, group.stream())) {
-        keys.tools = Some((entries.into_iter().collect(), group.span()));
+    // Each entry on its own, so one malformed entry leaves the others (and their
+    // variants) in place.
+    let parser = |input: ParseStream| {
+        let mut entries = Vec::new();
+        while !input.is_empty() {
+            let entry = until_comma(input)?;
+            let _ = input.parse::<Option<Token![,]>>()?;
+            if let Some(entry) = errors.handle(syn::parse2::<Entry>(entry)) {
+                entries.push(entry);
+            }
+        }
+        Ok(entries)
+    };
+    let entries = syn::parse::Parser::parse2(parser, group.stream());
+    if let Some(entries) = errors.handle(entries) {
+        keys.tools = Some((entries, group.span()));
     }
 }

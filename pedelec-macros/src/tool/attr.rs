@@ -22,8 +22,12 @@ const KEYS: &[&str] = &["name", "description", "timeout_ms"];
 pub struct ToolAttr {
     /// `name = "…"`, valid under the Pedelec rule.
     pub name: Option<LitStr>,
+    /// Whether `name` was given (valid or not): the function's name is then not checked.
+    pub name_given: bool,
     /// `description = …`.
     pub description: Option<Description>,
+    /// Whether `description` was given (valid or not): the doc comment is then not read.
+    pub description_given: bool,
     /// `timeout_ms = …`: a positive integer literal, re-emitted without its suffix.
     pub timeout_ms: Option<LitInt>,
 }
@@ -45,8 +49,9 @@ struct Entry {
     malformed: Option<TokenStream>,
 }
 
-/// Reads the attribute's arguments, recording every problem in `errors`.
-pub fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
+/// Reads the attribute's arguments, recording every problem in `errors`. `fn_name` (the
+/// function's name, when it is a valid tool name) is suggested for an empty `name`.
+pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
     let Some(entries) = errors.handle(parse_entries.parse2(args)) else {
         return attr;
@@ -80,8 +85,14 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
             }
         };
         match key.as_str() {
-            "name" => attr.name = name(value, errors),
-            "description" => attr.description = description(value, errors),
+            "name" => {
+                attr.name_given = true;
+                attr.name = name(value, fn_name, errors);
+            }
+            "description" => {
+                attr.description_given = true;
+                attr.description = description(value, errors);
+            }
             "timeout_ms" => attr.timeout_ms = timeout_ms(value, errors),
             "input" => errors.at(
                 &entry.key,
@@ -92,8 +103,8 @@ pub fn parse(args: TokenStream, errors: &mut Errors) -> ToolAttr {
             "args_schema" | "argsSchema" | "schema" => errors.at(
                 &entry.key,
                 format!(
-                    "`{key}` is not a `#[tool]` key: the argsSchema is derived from the \
-                     function's argument struct; `#[derive(ToolArgs)]` on it"
+                    "`{key}` is not a `#[tool]` key: the argsSchema comes from the type of \
+                     the function's first parameter; derive `ToolArgs` on that struct"
                 ),
             ),
             _ => {
@@ -161,7 +172,7 @@ fn until_comma(input: ParseStream) -> syn::Result<TokenStream> {
     })
 }
 
-fn name(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
+fn name(value: &TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> Option<LitStr> {
     let Ok(Lit::Str(lit)) = syn::parse2::<Lit>(value.clone()) else {
         errors.at(
             value,
@@ -173,7 +184,14 @@ fn name(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
     match pedelec_rules::check_tool_name(&text) {
         Ok(()) => Some(lit),
         Err(problem) => {
-            errors.at(&lit, name_message(&problem, &text, ("name = ", "")));
+            let message = match (problem, fn_name) {
+                (pedelec_rules::NameProblem::Empty, Some(fn_name)) => format!(
+                    "{problem}; try `name = \"{fn_name}\"`, or remove `name` to use the \
+                     function's name"
+                ),
+                _ => name_message(&problem, &text, ("name = ", "")),
+            };
+            errors.at(&lit, message);
             None
         }
     }
@@ -257,26 +275,25 @@ fn timeout_ms(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
             match check_timeout_ms_f64(ms) {
                 Ok(whole) => format!(
                     "`timeout_ms` must be an integer literal, not a float; write \
-                     `timeout_ms = {whole}`"
+                     `timeout_ms = {}`",
+                    grouped(u128::from(whole))
                 ),
-                Err(TimeoutProblem::NotInteger) => {
-                    let millis = ms * 1000.0;
-                    if millis.fract() == 0.0 && millis > 0.0 && millis < 1e15 {
-                        format!(
-                            "{}; `timeout_ms` counts milliseconds: if you meant {ms} \
-                             seconds, write `timeout_ms = {millis}`",
-                            TimeoutProblem::NotInteger
-                        )
-                    } else {
-                        timeout_message(TimeoutProblem::NotInteger)
-                    }
-                }
+                Err(TimeoutProblem::NotInteger) => match seconds_in_millis(ms) {
+                    Some(millis) => format!(
+                        "{}; `timeout_ms` counts milliseconds: for {ms} seconds, write \
+                         `timeout_ms = {}`",
+                        TimeoutProblem::NotInteger,
+                        grouped(millis)
+                    ),
+                    None => timeout_message(TimeoutProblem::NotInteger),
+                },
                 Err(problem) => timeout_message(problem),
             }
         }
         Some(Lit::Str(s)) => match s.value().trim().parse::<u64>() {
             Ok(ms) if ms > 0 => format!(
-                "`timeout_ms` must be an integer literal, not a string; write `timeout_ms = {ms}`"
+                "`timeout_ms` must be an integer literal, not a string; write `timeout_ms = {}`",
+                grouped(u128::from(ms))
             ),
             _ => format!("`timeout_ms` must be an integer literal, not a string; {TIMEOUT_HELP}"),
         },
@@ -284,6 +301,30 @@ fn timeout_ms(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
     };
     errors.at(value, message);
     None
+}
+
+/// `ms` seconds in whole milliseconds, when that is a sensible timeout.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "checked: positive, whole and below 2^53"
+)]
+fn seconds_in_millis(seconds: f64) -> Option<u128> {
+    let millis = seconds * 1000.0;
+    (millis.fract() == 0.0 && (1.0..9e15).contains(&millis)).then_some(millis as u128)
+}
+
+/// `5000` → `5_000`, as a suggestion would be written.
+fn grouped(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn timeout_message(problem: pedelec_rules::TimeoutProblem) -> String {
@@ -295,4 +336,20 @@ fn unsuffixed(int: &LitInt) -> LitInt {
     let repr = int.to_token_stream().to_string();
     let digits = &repr[..repr.len() - int.suffix().len()];
     LitInt::new(digits, int.span())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggested_numbers_are_grouped() {
+        assert_eq!(grouped(5), "5");
+        assert_eq!(grouped(1500), "1_500");
+        assert_eq!(grouped(60000), "60_000");
+        assert_eq!(grouped(1_234_567), "1_234_567");
+        assert_eq!(seconds_in_millis(1.5), Some(1500));
+        assert_eq!(seconds_in_millis(0.0001), None);
+        assert_eq!(seconds_in_millis(-2.5), None);
+    }
 }

@@ -48,9 +48,22 @@ pub fn tool(tool: &Tool) -> TokenStream {
             const TIMEOUT_MS: #Private::Option<::core::primitive::u64> = #Private::Some(#ms);
         }
     });
-    let (types, call) = match &tool.call {
-        Some(call) => (associated_types(call), call_body(ident, call)),
-        None => fallback::stub_types_and_call(),
+    let (types, call, span) = match &tool.call {
+        Some(call) => {
+            let span = call_span(ident, call);
+            (associated_types(call), call_body(ident, call, span), span)
+        }
+        None => {
+            let (types, call) = fallback::stub_types_and_call();
+            (types, call, Span::call_site())
+        }
+    };
+    // The future's bounds, spanned like the call: what fails there is blamed on the same
+    // user token.
+    let future = quote_spanned! {span=>
+        impl ::core::future::Future<
+            Output = #Private::Result<Self::Output, #Private::ToolError>,
+        > + ::core::marker::Send + 'static
     };
     let description_check = match &tool.description {
         Desc::Expr(expr) => {
@@ -84,9 +97,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
             fn call(
                 #args: Self::Args,
                 #ctx: #Private::ToolCallContext,
-            ) -> impl ::core::future::Future<
-                Output = #Private::Result<Self::Output, #Private::ToolError>,
-            > + ::core::marker::Send + 'static {
+            ) -> #future {
                 #call
             }
         }
@@ -124,10 +135,18 @@ fn associated_types(call: &Call) -> TokenStream {
     }
 }
 
-/// `async_result(f(args, ctx))`, `blocking_value(move || f(args, ctx))`, …: the helper is
-/// spanned at the return type when it is a `Result` (so an error type that does not convert
-/// is blamed there), else at the function's name.
-fn call_body(ident: &syn::Ident, call: &Call) -> TokenStream {
+/// Where the call is spanned: at the return type when it is a `Result` (so an error type
+/// that does not convert is blamed there), else at the function's name (so is a future
+/// that is not `Send`).
+fn call_span(ident: &syn::Ident, call: &Call) -> Span {
+    match call.output {
+        Output::Result { ty, .. } => ty.span(),
+        _ => ident.span(),
+    }
+}
+
+/// `async_result(f(args, ctx))`, `blocking_value(move || f(args, ctx))`, …
+fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
     let args = format_ident!("__pedelec_args", span = Span::mixed_site());
     let ctx = format_ident!("__pedelec_ctx", span = Span::mixed_site());
     let mut params = Vec::new();
@@ -137,10 +156,6 @@ fn call_body(ident: &syn::Ident, call: &Call) -> TokenStream {
     if call.ctx {
         params.push(&ctx);
     }
-    let span = match call.output {
-        Output::Result { ty, .. } => ty.span(),
-        _ => ident.span(),
-    };
     let private = Private::at(span);
     let helper = match (call.is_async, matches!(call.output, Output::Result { .. })) {
         (true, true) => quote_spanned!(span=> #private::async_result),
@@ -153,13 +168,13 @@ fn call_body(ident: &syn::Ident, call: &Call) -> TokenStream {
         // handler), and saying so keeps `clippy::unused_async` from asking to drop an
         // `async` that decides how the tool runs (in place, not on the blocking pool).
         let function = format_ident!("__pedelec_function", span = Span::mixed_site());
-        quote! {
+        quote_spanned! {span=>
             let #function = #ident;
             #helper(#function(#(#params),*))
         }
     } else if params.is_empty() {
-        quote!(#helper(#ident))
+        quote_spanned!(span=> #helper(#ident))
     } else {
-        quote!(#helper(move || #ident(#(#params),*)))
+        quote_spanned!(span=> #helper(move || #ident(#(#params),*)))
     }
 }

@@ -9,6 +9,7 @@ mod model;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::FnArg;
+use syn::ext::IdentExt;
 
 use crate::util::Errors;
 
@@ -18,7 +19,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let item = match syn::parse2::<syn::Item>(input.clone()) {
         Ok(syn::Item::Fn(item)) => item,
         Ok(other) => {
-            attr::parse(args, &mut errors);
+            attr::parse(args, None, &mut errors);
             return fallback::not_a_fn(&other, input, errors);
         }
         Err(error) => {
@@ -27,7 +28,9 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#errors #input);
         }
     };
-    let attr = attr::parse(args, &mut errors);
+    let fn_name = item.sig.ident.unraw().to_string();
+    let valid_fn_name = pedelec_rules::check_tool_name(&fn_name).is_ok();
+    let attr = attr::parse(args, valid_fn_name.then_some(fn_name.as_str()), &mut errors);
     let tool = model::Tool::new(attr, &item, &mut errors);
     // A method lives in an `impl` block, where no type can be declared beside it: emit it
     // alone (the error says to make it a free function).

@@ -68,6 +68,7 @@ impl<'a> Tool<'a> {
         let fn_name = item.sig.ident.unraw().to_string();
         let name = match attr.name {
             Some(lit) => lit.value(),
+            None if attr.name_given => fn_name.clone(),
             None => {
                 if let Err(problem) = pedelec_rules::check_tool_name(&fn_name) {
                     errors.at(
@@ -84,6 +85,7 @@ impl<'a> Tool<'a> {
         let description = match attr.description {
             Some(Description::Lit(lit)) => Desc::Text(lit.value()),
             Some(Description::Expr(expr)) => Desc::Expr(expr),
+            None if attr.description_given => Desc::Text(String::new()),
             None => Desc::Text(doc_description(item, &fn_name, errors)),
         };
         Tool {

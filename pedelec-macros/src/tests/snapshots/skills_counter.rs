@@ -21,6 +21,10 @@ const _: () = {
     #[allow(non_camel_case_types)]
     type __pedelec_tool_1 = update_counter;
     #[automatically_derived]
+    impl ::pedelec::__private::InSkillSet<ToolName> for __pedelec_tool_0 {}
+    #[automatically_derived]
+    impl ::pedelec::__private::InSkillSet<ToolName> for __pedelec_tool_1 {}
+    #[automatically_derived]
     impl ToolName {
         /// Every tool of the skill set, in declaration order.
         pub const ALL: [Self; 2] = [Self::GetCurrentPage, Self::UpdateCounter];
@@ -29,10 +33,10 @@ const _: () = {
         pub const fn as_str(self) -> &'static ::core::primitive::str {
             match self {
                 Self::GetCurrentPage => {
-                    <__pedelec_tool_0 as ::pedelec::__private::Tool>::NAME
+                    ::pedelec::__private::tool_name::<Self, __pedelec_tool_0>()
                 }
                 Self::UpdateCounter => {
-                    <__pedelec_tool_1 as ::pedelec::__private::Tool>::NAME
+                    ::pedelec::__private::tool_name::<Self, __pedelec_tool_1>()
                 }
             }
         }
@@ -43,8 +47,8 @@ const _: () = {
             ::pedelec::__private::SkillsInput::typed(
                 "Read current state before making changes.",
                 ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::ToolDefinition::of::<__pedelec_tool_0>(),
-                    ::pedelec::__private::ToolDefinition::of::<__pedelec_tool_1>(),
+                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
+                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_1>(),
                 ]),
             )
         }
@@ -99,13 +103,15 @@ const _: () = {
             ::pedelec::__private::deserialize_tool_name(__deserializer)
         }
     }
-    #[automatically_derived]
-    impl ::pedelec::__private::InSkillSet<ToolName> for __pedelec_tool_0 {}
-    #[automatically_derived]
-    impl ::pedelec::__private::InSkillSet<ToolName> for __pedelec_tool_1 {}
     const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str)] = &[
-        (<__pedelec_tool_0 as ::pedelec::__private::Tool>::NAME, "get_current_page"),
-        (<__pedelec_tool_1 as ::pedelec::__private::Tool>::NAME, "update_counter"),
+        (
+            ::pedelec::__private::tool_name::<ToolName, __pedelec_tool_0>(),
+            "get_current_page",
+        ),
+        (
+            ::pedelec::__private::tool_name::<ToolName, __pedelec_tool_1>(),
+            "update_counter",
+        ),
     ];
     const _: () = ::pedelec::__private::check_unique_tool_name(__PEDELEC_TOOLS, 1);
 };

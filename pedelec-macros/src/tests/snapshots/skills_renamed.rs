@@ -21,6 +21,10 @@ const _: () = {
     #[allow(non_camel_case_types)]
     type __pedelec_tool_1 = read_page;
     #[automatically_derived]
+    impl ::pedelec::__private::InSkillSet<BrowserTool> for __pedelec_tool_0 {}
+    #[automatically_derived]
+    impl ::pedelec::__private::InSkillSet<BrowserTool> for __pedelec_tool_1 {}
+    #[automatically_derived]
     impl BrowserTool {
         /// Every tool of the skill set, in declaration order.
         pub const ALL: [Self; 2] = [Self::Open, Self::ReadPage];
@@ -28,8 +32,10 @@ const _: () = {
         #[must_use]
         pub const fn as_str(self) -> &'static ::core::primitive::str {
             match self {
-                Self::Open => <__pedelec_tool_0 as ::pedelec::__private::Tool>::NAME,
-                Self::ReadPage => <__pedelec_tool_1 as ::pedelec::__private::Tool>::NAME,
+                Self::Open => ::pedelec::__private::tool_name::<Self, __pedelec_tool_0>(),
+                Self::ReadPage => {
+                    ::pedelec::__private::tool_name::<Self, __pedelec_tool_1>()
+                }
             }
         }
         /// The skill set: the guidance and every tool's definition, with its
@@ -39,8 +45,8 @@ const _: () = {
             ::pedelec::__private::SkillsInput::typed(
                 GUIDANCE,
                 ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::ToolDefinition::of::<__pedelec_tool_0>(),
-                    ::pedelec::__private::ToolDefinition::of::<__pedelec_tool_1>(),
+                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
+                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_1>(),
                 ]),
             )
         }
@@ -95,13 +101,12 @@ const _: () = {
             ::pedelec::__private::deserialize_tool_name(__deserializer)
         }
     }
-    #[automatically_derived]
-    impl ::pedelec::__private::InSkillSet<BrowserTool> for __pedelec_tool_0 {}
-    #[automatically_derived]
-    impl ::pedelec::__private::InSkillSet<BrowserTool> for __pedelec_tool_1 {}
     const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str)] = &[
-        (<__pedelec_tool_0 as ::pedelec::__private::Tool>::NAME, "nav::open_url"),
-        (<__pedelec_tool_1 as ::pedelec::__private::Tool>::NAME, "read_page"),
+        (
+            ::pedelec::__private::tool_name::<BrowserTool, __pedelec_tool_0>(),
+            "nav::open_url",
+        ),
+        (::pedelec::__private::tool_name::<BrowserTool, __pedelec_tool_1>(), "read_page"),
     ];
     const _: () = ::pedelec::__private::check_unique_tool_name(__PEDELEC_TOOLS, 1);
 };

@@ -1,0 +1,25 @@
+use pedelec::{skills, tool};
+use pedelec::{SchemaNode, ToolArgs};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+enum Mode {
+    Fast,
+}
+
+impl ToolArgs for Mode {
+    const SCHEMA: SchemaNode = SchemaNode::string();
+}
+
+/// Opens a page.
+#[tool]
+fn open_page(args: Mode) -> bool {
+    matches!(args, Mode::Fast)
+}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}
