@@ -19,8 +19,9 @@ pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
 pub use handler::{BoxFuture, ToolHandler};
 pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
 pub use schema::{
-    AdditionalProperties, Literal, MapKey, NoArgs, Num, Property, SchemaError, SchemaKind,
-    SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot, ToolArgsSchema, schema_for,
+    AdditionalProperties, CompiledSchema, Literal, MapKey, NoArgs, Num, ParseOptions, Property,
+    SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot,
+    ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, json_equal, schema_for,
 };
 pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};

@@ -362,9 +362,9 @@ pub enum AdditionalProperties {
 /// One entry of an object's `properties`, with whether it is `required`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Property {
-    name: Str,
-    schema: SchemaNode,
-    required: bool,
+    pub(crate) name: Str,
+    pub(crate) schema: SchemaNode,
+    pub(crate) required: bool,
 }
 
 impl Property {
