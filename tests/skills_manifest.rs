@@ -73,3 +73,13 @@ fn the_manifest_has_exactly_the_seed_shape() {
     let positions: Vec<_> = order.iter().map(|k| second.find(k).unwrap()).collect();
     assert!(positions.is_sorted(), "{positions:?}");
 }
+
+#[test]
+fn the_manifest_reads_back_and_every_definition_is_sound() {
+    let text = counter::manifest_json();
+    let back: pedelec::SerializableSkillsManifest = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, counter::ToolName::manifest());
+    for def in counter::ToolName::skills().tools() {
+        assert!(def.problems().is_empty(), "{}: {:?}", def.name(), def.problems());
+    }
+}
