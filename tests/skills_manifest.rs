@@ -80,6 +80,11 @@ fn the_manifest_reads_back_and_every_definition_is_sound() {
     let back: pedelec::SerializableSkillsManifest = serde_json::from_str(&text).unwrap();
     assert_eq!(back, counter::ToolName::manifest());
     for def in counter::ToolName::skills().tools() {
-        assert!(def.problems().is_empty(), "{}: {:?}", def.name(), def.problems());
+        assert!(
+            def.problems().is_empty(),
+            "{}: {:?}",
+            def.name(),
+            def.problems()
+        );
     }
 }

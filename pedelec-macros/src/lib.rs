@@ -17,15 +17,15 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     TokenStream::new()
 }
 
-/// Declares a tool: `#[tool(name = "...", description = "...", timeout_ms = 5_000)]` on an
-/// `fn` or `async fn`. See `pedelec::tool` for the documentation.
+/// Declares a tool from a function: `#[tool]`, or
+/// `#[tool(name = "…", description = "…", timeout_ms = 5_000)]`, on an `fn` or `async fn`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand(args.into(), input.into()).into()
 }
 
-/// Declares a skill set and its `ToolName` enum. See `pedelec::skills!` for the
-/// documentation.
+/// Declares a skill set and its typed tool names:
+/// `skills![pub enum ToolName, guidance = "…", tools = [tool_a, module::tool_b as B]]`.
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
     skills::expand(input.into()).into()
