@@ -207,10 +207,7 @@ pub fn name_message(
 ) -> String {
     match pedelec_rules::suggest_tool_name(text) {
         Some(suggestion) => format!("{problem}; try `{before}\"{suggestion}\"{after}`"),
-        None => format!(
-            "{problem}; a tool name starts with an ASCII letter and contains only ASCII \
-             letters, digits, `_`, `.` and `-`, like `{before}\"update_counter\"{after}`"
-        ),
+        None => format!("{problem}; write a name such as `{before}\"update_counter\"{after}`"),
     }
 }
 
