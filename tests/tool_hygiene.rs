@@ -140,3 +140,18 @@ fn the_shadowed_expansions_work() {
         "Reads the context."
     );
 }
+
+/// A deprecated tool: implementing it raises no warning (naming it would).
+pub mod deprecated {
+    use pedelec::tool;
+
+    /// Old.
+    #[deprecated = "use `double`"]
+    #[tool(description = DESCRIPTION)]
+    pub fn old() -> bool {
+        true
+    }
+
+    /// Its description.
+    pub const DESCRIPTION: &str = "The old tool.";
+}

@@ -31,6 +31,11 @@ pub fn tool(tool: &Tool) -> TokenStream {
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .collect();
+    // A deprecated function makes a deprecated tool: naming it warns, implementing it not.
+    let deprecated = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("deprecated"));
     let struct_docs = if docs.is_empty() {
         let doc = format!(" The `#[tool]` `{}`.", tool.name);
         quote!(#[doc = #doc])
@@ -65,11 +70,17 @@ pub fn tool(tool: &Tool) -> TokenStream {
             Output = #Private::Result<Self::Output, #Private::ToolError>,
         > + ::core::marker::Send + 'static
     };
+    let allow_deprecated = item
+        .attrs
+        .iter()
+        .any(|a| a.path().is_ident("deprecated"))
+        .then(|| quote!(#[allow(deprecated)]));
     let description_check = match &tool.description {
         Desc::Expr(expr) => {
             let private = Private::at(expr.span());
             Some(quote_spanned! {expr.span()=>
                 #(#cfgs)*
+                #allow_deprecated
                 const _: () = #private::check_description(<#ident as #private::Tool>::DESCRIPTION);
             })
         }
@@ -84,10 +95,12 @@ pub fn tool(tool: &Tool) -> TokenStream {
 
         #struct_docs
         #(#cfgs)*
+        #(#deprecated)*
         #[allow(non_camel_case_types)]
         #vis struct #ident {}
 
         #(#cfgs)*
+        #allow_deprecated
         #[automatically_derived]
         impl #Private::Tool for #ident {
             const NAME: &'static ::core::primitive::str = #name;
@@ -103,6 +116,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
 
         #(#cfgs)*
+        #allow_deprecated
         #[automatically_derived]
         impl #ident {
             /// The tool's definition (`defineTool()` in the Pedelec Tools API): its name,

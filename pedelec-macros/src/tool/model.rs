@@ -235,13 +235,15 @@ fn signature<'a>(item: &'a ItemFn, errors: &mut Errors) -> Option<Call<'a>> {
             );
             continue;
         }
-        match ty {
-            Type::ImplTrait(_) => fail(
+        if let Some(impl_trait) = find_impl_trait(ty) {
+            fail(
                 errors,
-                ty,
+                impl_trait,
                 "a `#[tool]` function cannot be generic: take a concrete argument struct that \
                  `#[derive(ToolArgs)]`",
-            ),
+            );
+        }
+        match ty {
             Type::Reference(_) => fail(
                 errors,
                 ty,
@@ -257,10 +259,10 @@ fn signature<'a>(item: &'a ItemFn, errors: &mut Errors) -> Option<Call<'a>> {
     let output = match &sig.output {
         ReturnType::Default => Output::Unit,
         ReturnType::Type(_, ty) => match &**ty {
-            Type::ImplTrait(_) => {
+            ty if let Some(impl_trait) = find_impl_trait(ty) => {
                 fail(
                     errors,
-                    ty,
+                    impl_trait,
                     "a `#[tool]` function cannot return `impl Trait`: name the result type \
                      (it must implement `Serialize`)",
                 );
@@ -280,6 +282,19 @@ fn signature<'a>(item: &'a ItemFn, errors: &mut Errors) -> Option<Call<'a>> {
         ctx: params.iter().any(|p| matches!(p, Param::Ctx)),
         output,
     })
+}
+
+/// The first `impl Trait` in `ty`, at any depth (`Vec<impl Serialize>`, …).
+fn find_impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
+    struct Finder<'a>(Option<&'a syn::TypeImplTrait>);
+    impl<'a> syn::visit::Visit<'a> for Finder<'a> {
+        fn visit_type_impl_trait(&mut self, found: &'a syn::TypeImplTrait) {
+            self.0.get_or_insert(found);
+        }
+    }
+    let mut finder = Finder(None);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
 }
 
 /// `ToolCallContext`, by its path's last segment.
