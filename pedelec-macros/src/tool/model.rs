@@ -243,14 +243,13 @@ fn signature<'a>(item: &'a ItemFn, errors: &mut Errors) -> Option<Call<'a>> {
                  `#[derive(ToolArgs)]`",
             );
         }
-        match ty {
-            Type::Reference(_) => fail(
+        if let Type::Reference(_) = ty {
+            fail(
                 errors,
                 ty,
                 "take the argument struct by value: the arguments are deserialized for each \
                  call and owned by it",
-            ),
-            _ => {}
+            );
         }
         args_seen = Some(ty);
         params.push(Param::Args(ty));
