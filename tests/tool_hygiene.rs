@@ -146,6 +146,7 @@ pub mod deprecated {
     use pedelec::tool;
 
     /// Old.
+    #[must_use]
     #[deprecated = "use `double`"]
     #[tool(description = DESCRIPTION)]
     pub fn old() -> bool {
