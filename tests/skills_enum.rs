@@ -80,6 +80,9 @@ fn wire_names_are_the_tool_names() {
     assert_eq!(BrowserTool::Open.to_string(), "nav.open-url");
     assert_eq!(format!("{}", ToolName::Update), "update_counter");
     assert_eq!(format!("{:?}", ToolName::Update), "Update");
+    // Formatted like a string: width and alignment apply.
+    assert_eq!(format!("[{:>16}]", ToolName::Update), "[  update_counter]");
+    assert_eq!(format!("[{:<6.3}]", ToolName::Update), "[upd   ]");
 }
 
 #[test]

@@ -152,7 +152,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
             #[automatically_derived]
             impl ::core::fmt::Display for #ident {
                 fn fmt(&self, __formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    __formatter.write_str(Self::as_str(*self))
+                    __formatter.pad(Self::as_str(*self))
                 }
             }
 

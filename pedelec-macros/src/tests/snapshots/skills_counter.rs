@@ -74,7 +74,7 @@ const _: () = {
             &self,
             __formatter: &mut ::core::fmt::Formatter<'_>,
         ) -> ::core::fmt::Result {
-            __formatter.write_str(Self::as_str(*self))
+            __formatter.pad(Self::as_str(*self))
         }
     }
     #[automatically_derived]
