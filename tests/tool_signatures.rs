@@ -119,7 +119,7 @@ fn r#match() -> bool {
 }
 
 /// The doc comment loses to the key.
-#[tool(name = r"raw.name", description = "From the key.", timeout_ms = 0x10,)]
+#[tool(name = r"raw.name", description = "From the key.", timeout_ms = 0x10)]
 fn raw_strings_and_trailing_commas() {}
 
 fn same_type<A: 'static, B: 'static>(_: PhantomData<(A, B)>) -> bool {
@@ -169,7 +169,10 @@ fn constants_come_from_the_attribute_and_the_doc_comment() {
     assert_eq!(read_missing::DESCRIPTION, "Fails with an I/O error.");
     assert_eq!(r#match::NAME, "match");
     assert_eq!(raw_strings_and_trailing_commas::NAME, "raw.name");
-    assert_eq!(raw_strings_and_trailing_commas::DESCRIPTION, "From the key.");
+    assert_eq!(
+        raw_strings_and_trailing_commas::DESCRIPTION,
+        "From the key."
+    );
     assert_eq!(raw_strings_and_trailing_commas::TIMEOUT_MS, Some(16));
 }
 
