@@ -162,6 +162,7 @@ pub mod __private {
         check_description, check_unique_tool_name, deserialize_tool_name, parse_tool_name,
         serialize_tool_name, tool_definition, tool_name,
     };
+    pub use pedelec_core::schema::arg;
     pub use pedelec_core::schema::variant;
     pub use pedelec_core::{
         AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode,

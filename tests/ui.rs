@@ -1,8 +1,9 @@
-//! Compile-fail cases: every error the macros report, pinned with its message and span.
-//! One mistake per file, under `tests/ui/<area>/`. Refresh with `cargo xtask bless`
-//! (`TRYBUILD=overwrite`) and review the diff.
+//! Compile-fail cases: every diagnostic the macros emit, pinned with its `.stderr`.
+//! Re-bless with `TRYBUILD=overwrite cargo test --test ui` (or `cargo xtask bless`), then
+//! review every changed `.stderr`.
 
 #[test]
 fn ui() {
-    trybuild::TestCases::new().compile_fail("tests/ui/**/*.rs");
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/**/*.rs");
 }

@@ -3,6 +3,7 @@
 
 use proc_macro::TokenStream;
 
+mod derive;
 mod skills;
 mod tool;
 mod util;
@@ -10,11 +11,10 @@ mod util;
 #[cfg(test)]
 mod tests;
 
-/// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
+#[doc = include_str!("derive/README.md")]
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    derive::derive(input.into()).into()
 }
 
 /// Declares a tool from a function: `#[tool]`, or

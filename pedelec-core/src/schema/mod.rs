@@ -1,6 +1,8 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
 //! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
 
+#[doc(hidden)]
+pub mod arg;
 mod args;
 mod check;
 mod compiled;
