@@ -12,18 +12,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pedelec::{Property, SchemaNode, Tool, ToolArgs, ToolArgsRoot, ToolCallContext, skills, tool};
+use pedelec::{Tool, ToolArgs, ToolCallContext, skills, tool};
 use serde::Deserialize;
 
-#[derive(Clone, Copy, Deserialize)]
+#[derive(Clone, Copy, Deserialize, ToolArgs)]
 struct Args {
     n: i64,
 }
-
-impl ToolArgs for Args {
-    const SCHEMA: SchemaNode = SchemaNode::object(const { &[Property::of::<i64>("n")] }).closed();
-}
-impl ToolArgsRoot for Args {}
 
 fn work(args: Args) -> i64 {
     black_box(args.n).wrapping_mul(31)

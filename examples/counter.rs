@@ -5,9 +5,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec::{
-    Property, SchemaNode, ToolArgs, ToolArgsRoot, ToolCallContext, ToolError, skills, tool,
-};
+use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};
 use serde::{Deserialize, Serialize};
 
 /// The counter shown on the page, shared by every call (registered as session state).
@@ -28,48 +26,33 @@ impl Counter {
     }
 }
 
-/// The arguments of `update_counter`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateCounterArgs {
+// The arguments of `update_counter`. A `///` comment here would become the argsSchema's
+// root description; the seed's schema has none.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct UpdateCounterArgs {
     /// How much to add to the counter (negative to subtract).
-    pub delta: i64,
+    delta: i64,
 }
-
-impl ToolArgs for UpdateCounterArgs {
-    const SCHEMA: SchemaNode = SchemaNode::object(
-        const {
-            &[Property::new(
-                "delta",
-                <i64 as ToolArgs>::SCHEMA
-                    .description("How much to add to the counter (negative to subtract)."),
-                true,
-            )]
-        },
-    )
-    .closed();
-}
-impl ToolArgsRoot for UpdateCounterArgs {}
 
 /// The counter's value after a change.
 #[derive(Debug, Serialize)]
-pub struct CounterValue {
+struct CounterValue {
     /// The new value.
-    pub value: i64,
+    value: i64,
 }
 
 /// What the page shows.
 #[derive(Debug, Serialize)]
-pub struct Page {
+struct Page {
     /// The page's title.
-    pub title: &'static str,
+    title: &'static str,
     /// The visible counter.
-    pub counter: i64,
+    counter: i64,
 }
 
 /// Read the current page: its title and the visible counter.
 #[tool]
-pub fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
+fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
     Ok(Page {
         title: "Counter",
         counter: ctx.state::<Counter>()?.get(),
@@ -78,7 +61,7 @@ pub fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
 
 /// Update the visible counter by delta.
 #[tool(name = "update_counter", timeout_ms = 5_000)]
-pub async fn update_counter(
+async fn update_counter(
     args: UpdateCounterArgs,
     ctx: ToolCallContext,
 ) -> Result<CounterValue, ToolError> {

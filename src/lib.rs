@@ -13,20 +13,15 @@ pub use pedelec_macros::ToolArgs;
 /// # Declaring a tool
 ///
 /// ```
-/// use pedelec::{Tool, ToolCallContext, ToolError, tool};
+/// use pedelec::{Tool, ToolArgs, ToolCallContext, ToolError, tool};
 /// use serde::{Deserialize, Serialize};
-/// # use pedelec::{Property, SchemaNode, ToolArgs, ToolArgsRoot};
 ///
-/// #[derive(Deserialize)]
+/// #[derive(Deserialize, ToolArgs)]
 /// struct UpdateCounterArgs {
 ///     /// How much to add.
+///     #[arg(minimum = -100, maximum = 100)]
 ///     delta: i64,
 /// }
-/// # impl ToolArgs for UpdateCounterArgs {
-/// #     const SCHEMA: SchemaNode =
-/// #         SchemaNode::object(const { &[Property::of::<i64>("delta")] }).closed();
-/// # }
-/// # impl ToolArgsRoot for UpdateCounterArgs {}
 ///
 /// #[derive(Serialize)]
 /// struct CounterValue {
@@ -48,6 +43,22 @@ pub use pedelec_macros::ToolArgs;
 /// assert_eq!(update_counter::TIMEOUT_MS, Some(5_000));
 /// let definition = update_counter::definition(); // `defineTool()`, handler included
 /// assert_eq!(definition.name(), "update_counter");
+/// assert_eq!(
+///     definition.args_schema().to_json(),
+///     serde_json::json!({
+///         "type": "object",
+///         "properties": {
+///             "delta": {
+///                 "type": "integer",
+///                 "description": "How much to add.",
+///                 "minimum": -100,
+///                 "maximum": 100
+///             }
+///         },
+///         "required": ["delta"],
+///         "additionalProperties": false
+///     })
+/// );
 /// ```
 ///
 /// ## Keys

@@ -49,8 +49,8 @@ pub mod shadowed {
     /// A type named like a generated alias.
     pub type __pedelec_tool_0 = ();
 
-    // serde's derive does not survive shadowed primitive types: declare the arguments
-    // outside.
+    // serde's derive does not survive shadowed primitive types (`u64`, `str`): declare
+    // the arguments outside.
     pub use super::Args;
     use ::pedelec::{ToolCallContext, ToolError, skills, tool};
 
@@ -111,17 +111,11 @@ pub mod shadowed {
 }
 
 /// Arguments.
-#[derive(::serde::Deserialize)]
+#[derive(::serde::Deserialize, ::pedelec::ToolArgs)]
 pub struct Args {
     /// A number.
     pub n: i64,
 }
-
-impl pedelec::ToolArgs for Args {
-    const SCHEMA: pedelec::SchemaNode =
-        pedelec::SchemaNode::object(const { &[pedelec::Property::of::<i64>("n")] }).closed();
-}
-impl pedelec::ToolArgsRoot for Args {}
 
 #[test]
 fn the_shadowed_expansions_work() {

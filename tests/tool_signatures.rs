@@ -5,26 +5,15 @@
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec::{
-    ErrorCode, NoArgs, Property, SchemaNode, Tool, ToolArgs, ToolArgsRoot, ToolCallContext,
-    ToolError, tool,
-};
+use pedelec::{ErrorCode, NoArgs, Tool, ToolArgs, ToolCallContext, ToolError, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Deserialize, PartialEq, ToolArgs)]
 struct AddArgs {
     a: i64,
     b: i64,
 }
-
-impl ToolArgs for AddArgs {
-    const SCHEMA: SchemaNode =
-        SchemaNode::object(const { &[Property::of::<i64>("a"), Property::of::<i64>("b")] })
-            .closed();
-}
-impl ToolArgsRoot for AddArgs {}
 
 #[derive(Debug, Serialize, PartialEq)]
 struct Sum {

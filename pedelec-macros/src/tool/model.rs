@@ -8,7 +8,7 @@ use syn::ext::IdentExt;
 use syn::{FnArg, ItemFn, LitInt, ReturnType, Type};
 
 use super::attr::{Description, ToolAttr, name_message};
-use crate::util::{Errors, doc_text};
+use crate::util::Errors;
 
 /// One `#[tool]` function.
 pub struct Tool<'a> {
@@ -98,16 +98,35 @@ impl<'a> Tool<'a> {
     }
 }
 
+/// The doc comment as the description, read like every doc comment pedelec reads (the
+/// derive's `docs::description`: one implementation for tools, types and fields).
 fn doc_description(item: &ItemFn, fn_name: &str, errors: &mut Errors) -> String {
-    let doc = doc_text(&item.attrs);
-    if let Some(span) = doc.not_literal {
-        errors.at_span(
-            span,
+    // A `#[doc = include_str!(…)]` cannot be read by a macro; the description would
+    // silently lose it.
+    let not_literal = item.attrs.iter().find_map(|attr| match &attr.meta {
+        syn::Meta::NameValue(nv)
+            if nv.path.is_ident("doc")
+                && !matches!(
+                    &nv.value,
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(_),
+                        ..
+                    })
+                ) =>
+        {
+            Some(&nv.value)
+        }
+        _ => None,
+    });
+    let text = crate::derive::docs::description(&item.attrs).unwrap_or_default();
+    if let Some(value) = not_literal {
+        errors.at(
+            value,
             "the doc comment of a `#[tool]` is its description, and this `#[doc = …]` is not a \
              string literal a macro can read; give the description with \
              `#[tool(description = …)]`",
         );
-    } else if doc.text.is_empty() {
+    } else if text.is_empty() {
         let has_doc = item.attrs.iter().any(|a| a.path().is_ident("doc"));
         let message = if has_doc {
             format!(
@@ -123,7 +142,7 @@ fn doc_description(item: &ItemFn, fn_name: &str, errors: &mut Errors) -> String 
         };
         errors.at(&item.sig.ident, message);
     }
-    doc.text
+    text
 }
 
 /// What a parameter is.

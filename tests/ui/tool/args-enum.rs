@@ -1,14 +1,10 @@
 use pedelec::{skills, tool};
-use pedelec::{SchemaNode, ToolArgs};
+use pedelec::ToolArgs;
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToolArgs)]
 enum Mode {
     Fast,
-}
-
-impl ToolArgs for Mode {
-    const SCHEMA: SchemaNode = SchemaNode::string();
 }
 
 /// Opens a page.

@@ -1,16 +1,11 @@
-use pedelec::{Property, SchemaNode, ToolArgs, ToolArgsRoot, skills, tool};
+use pedelec::{ToolArgs, skills, tool};
 use serde::Deserialize;
 use pedelec::ToolCallContext;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToolArgs)]
 struct Args {
     n: i64,
 }
-
-impl ToolArgs for Args {
-    const SCHEMA: SchemaNode = SchemaNode::object(const { &[Property::of::<i64>("n")] }).closed();
-}
-impl ToolArgsRoot for Args {}
 
 /// Opens a page.
 #[tool]
