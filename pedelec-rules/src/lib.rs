@@ -6,6 +6,8 @@
 //! `const` item when the value is only known after name resolution (a `description` given
 //! as a path to a constant, say).
 
+pub mod ecma;
+
 use std::fmt;
 
 /// Why a tool name breaks the Pedelec rule: it must start with an ASCII letter and contain

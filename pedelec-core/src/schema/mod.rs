@@ -6,6 +6,7 @@ pub mod arg;
 mod args;
 mod check;
 mod compiled;
+pub mod format;
 mod json;
 mod node;
 mod parse;
@@ -13,6 +14,7 @@ mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
 pub use compiled::CompiledSchema;
+pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,

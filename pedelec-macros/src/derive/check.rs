@@ -193,10 +193,7 @@ fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
             }
             Constraint::Pattern(p) => {
                 if let Err(e) = pattern::compile(p) {
-                    errors.at(
-                        c.range,
-                        format!("`pattern` is not a valid regular expression: {e}"),
-                    );
+                    errors.at(c.range, format!("invalid `pattern`: {e}"));
                 }
             }
             Constraint::Format(f) if !FORMATS.contains(&f.as_str()) => {
