@@ -120,7 +120,7 @@ pub const fn check_unique_tool_name(tools: &[(&str, &str)], index: usize) {
     let mut i = 0;
     while i < index {
         let (earlier_name, earlier_entry) = tools[i];
-        if str_eq(earlier_name, name) {
+        if pedelec_rules::str_eq(earlier_name, name) {
             let mut message = ConstMessage::new();
             message.push("duplicate tool name `");
             message.push(name);
@@ -133,21 +133,6 @@ pub const fn check_unique_tool_name(tools: &[(&str, &str)], index: usize) {
         }
         i += 1;
     }
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// A message assembled at compile time (for `panic!` in a `const`), truncated at a

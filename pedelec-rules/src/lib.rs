@@ -297,6 +297,47 @@ pub fn check_timeout_ms_f64(ms: f64) -> Result<u64, TimeoutProblem> {
     Ok(ms as u64)
 }
 
+/// The formats JSON Schema 2020-12 defines, in the order of its validation specification.
+/// `#[arg(format = "…")]` must name one of them; the validator can assert every one.
+pub const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// String equality usable in a `const` (`==` on `str` is not `const`).
+#[must_use]
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The default timeout of a tool call when a tool sets none (the Core default, 60 s).
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 

@@ -19,28 +19,7 @@ use super::ty::{self, Kind};
 use super::value::{Number, Value};
 use crate::util::did_you_mean;
 
-/// The formats JSON Schema 2020-12 defines.
-const FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
+use pedelec_rules::FORMATS;
 
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
