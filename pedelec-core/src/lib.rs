@@ -7,6 +7,8 @@
 pub mod context;
 pub mod error;
 pub mod handler;
+#[doc(hidden)]
+pub mod macro_support;
 pub mod manifest;
 pub mod schema;
 pub mod skills;
@@ -22,7 +24,7 @@ pub use schema::{
     ToolArgsRoot, ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, json_equal,
     schema_for,
 };
-pub use skills::{InSkillSet, SkillSet, SkillsInput};
+pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};
 
 /// The rules shared with the macros (tool names, descriptions, timeouts).

@@ -175,7 +175,7 @@ pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
     );
     if let Some(own) = &schema.format {
         assert!(
-            str_eq(cow_str(own), format),
+            pedelec_rules::str_eq(cow_str(own), format),
             "the field type's schema already has another `format`"
         );
     }
@@ -331,21 +331,6 @@ const fn schema_ref(r: &SchemaRef) -> &SchemaNode {
     }
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// Length in Unicode code points.
 const fn char_count(s: &str) -> u64 {
     let bytes = s.as_bytes();
@@ -366,7 +351,7 @@ const fn literal_eq(a: &Literal, b: &Literal) -> bool {
         (Literal::Null, Literal::Null) => true,
         (Literal::Bool(a), Literal::Bool(b)) => *a == *b,
         (Literal::Num(a), Literal::Num(b)) => matches!(a.exact_cmp(*b), Some(Ordering::Equal)),
-        (Literal::Str(a), Literal::Str(b)) => str_eq(cow_str(a), cow_str(b)),
+        (Literal::Str(a), Literal::Str(b)) => pedelec_rules::str_eq(cow_str(a), cow_str(b)),
         (Literal::Array(a), Literal::Array(b)) => {
             let (a, b) = (cow_slice(a), cow_slice(b));
             if a.len() != b.len() {
@@ -403,7 +388,7 @@ const fn literal_eq(a: &Literal, b: &Literal) -> bool {
 const fn entry<'a>(entries: &'a [(Str, Literal)], key: &str) -> Option<&'a Literal> {
     let mut i = 0;
     while i < entries.len() {
-        if str_eq(cow_str(&entries[i].0), key) {
+        if pedelec_rules::str_eq(cow_str(&entries[i].0), key) {
             return Some(&entries[i].1);
         }
         i += 1;
@@ -603,7 +588,7 @@ const fn validate_object(
         let mut known = false;
         let mut j = 0;
         while j < properties.len() {
-            if str_eq(cow_str(&properties[j].name), key) {
+            if pedelec_rules::str_eq(cow_str(&properties[j].name), key) {
                 known = true;
             }
             j += 1;

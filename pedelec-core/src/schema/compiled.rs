@@ -284,15 +284,17 @@ impl fmt::Debug for CompiledSchema {
 /// Compiles a `pattern`.
 ///
 /// The single place where schema patterns become regexes: patterns are ECMA-262 regular
-/// expressions (what JSON Schema specifies), matched anywhere in the string.
+/// expressions (what JSON Schema specifies), matched anywhere in the string. They are
+/// translated into an equivalent `regex`-crate pattern (`\d` stays ASCII, `$` matches only
+/// at the very end, …), so matching takes linear time; lookaround and backreferences are
+/// rejected with a reason.
 pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
-    // Until the ECMA-262 → Rust translation lands (`pedelec_rules::ecma::translate`), the
-    // pattern is compiled as written: the syntaxes agree on everything but a few escapes.
-    Regex::new(pattern).map_err(|e| match e {
-        regex::Error::Syntax(text) => text,
+    let translated = pedelec_rules::ecma::translate(pattern).map_err(|e| e.to_string())?;
+    Regex::new(&translated).map_err(|e| match e {
         regex::Error::CompiledTooBig(limit) => {
             format!("the pattern is too large (it compiles to more than {limit} bytes)")
         }
+        regex::Error::Syntax(text) => text,
         other => other.to_string(),
     })
 }

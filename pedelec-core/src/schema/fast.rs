@@ -42,11 +42,11 @@ use serde::de::{
 use serde_json::{Number, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
+use super::format::check_format;
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
 use super::validate::{
-    ValidationErrors, ValidationOptions, check_format, compare, is_integer, longer_than,
-    shorter_than,
+    ValidationErrors, ValidationOptions, compare, is_integer, longer_than, shorter_than,
 };
 use crate::error::{ErrorCode, ToolError};
 

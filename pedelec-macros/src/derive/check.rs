@@ -19,28 +19,7 @@ use super::ty::{self, Kind};
 use super::value::{Number, Value};
 use crate::util::did_you_mean;
 
-/// The formats JSON Schema 2020-12 defines.
-const FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
+use pedelec_rules::FORMATS;
 
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
@@ -193,10 +172,7 @@ fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
             }
             Constraint::Pattern(p) => {
                 if let Err(e) = pattern::compile(p) {
-                    errors.at(
-                        c.range,
-                        format!("`pattern` is not a valid regular expression: {e}"),
-                    );
+                    errors.at(c.range, format!("invalid `pattern`: {e}"));
                 }
             }
             Constraint::Format(f) if !FORMATS.contains(&f.as_str()) => {

@@ -9,7 +9,7 @@
 mod attr;
 mod case;
 mod check;
-mod docs;
+pub mod docs; // also read by `#[tool]`: one way to turn doc comments into descriptions
 mod errors;
 mod expand;
 mod fallback;

@@ -118,7 +118,10 @@ fn reference_normalize(node: &SchemaNode, value: &mut Value, options: Validation
 
 const PLAIN: ValidationOptions = ValidationOptions::new();
 const SESSION: ValidationOptions = ValidationOptions::new().null_as_absent(true);
-const OPTIONS: [ValidationOptions; 2] = [PLAIN, SESSION];
+const FORMATS: ValidationOptions = ValidationOptions::new()
+    .null_as_absent(true)
+    .assert_formats(true);
+const OPTIONS: [ValidationOptions; 3] = [PLAIN, SESSION, FORMATS];
 
 #[derive(Default, Debug)]
 struct Stats {
@@ -188,7 +191,7 @@ where
         assert_eq!(
             stats.fast - before,
             OPTIONS.len(),
-            "the fast path alone should accept {text}"
+            "the fast path alone should accept {text} (with every option set)"
         );
     }
     for text in other {
@@ -975,7 +978,7 @@ fn large_objects_and_non_string_keys() {
     let mut stats = Stats::default();
     let full = Value::Object(all.clone()).to_string();
     check::<BTreeMap<String, i64>>(&node, &schema, &full, &mut stats);
-    assert_eq!(stats.fast, 2);
+    assert_eq!(stats.fast, OPTIONS.len());
     let mut missing = all.clone();
     missing.remove("p63");
     missing.remove("p56");
@@ -1048,7 +1051,7 @@ fn raw_values_get_the_checked_text() {
     ] {
         check::<Raw>(&node, &schema, text, &mut stats);
     }
-    assert_eq!(stats.fast, 4);
+    assert_eq!(stats.fast, 2 * OPTIONS.len());
 }
 
 // ----- the generated corpus -----
@@ -1456,4 +1459,44 @@ fn deep_nesting_is_an_error_not_a_crash() {
         check::<BTreeMap<String, Value>>(&node, &schema, &text, &mut stats);
     }
     assert!(stats.fast > 0 && stats.rejected > 0, "{stats:?}");
+}
+
+/// `format` is checked on the way when it is an assertion, and ignored otherwise.
+#[test]
+fn formats_are_asserted_on_request() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Meeting {
+        day: String,
+        host: Option<String>,
+    }
+    let node = SchemaNode::object(
+        const {
+            &[
+                Property::new("day", SchemaNode::string().format("date"), true),
+                Property::new("host", SchemaNode::string().format("email"), false),
+            ]
+        },
+    )
+    .closed();
+    let schema = compiled(&node);
+    let mut stats = Stats::default();
+    for text in [
+        r#"{"day": "2024-02-29"}"#,
+        r#"{"day": "2024-02-30"}"#,
+        r#"{"day": "2024-02-29", "host": "a@example.com"}"#,
+        r#"{"day": "2024-02-29", "host": "not an address"}"#,
+        r#"{"day": "tomorrow", "host": null}"#,
+    ] {
+        check::<Meeting>(&node, &schema, text, &mut stats);
+    }
+    let text = r#"{"day": "2024-02-30"}"#;
+    assert!(schema.fast_path::<Meeting>(text, SESSION).is_some());
+    assert!(schema.fast_path::<Meeting>(text, FORMATS).is_none());
+    assert_eq!(
+        schema
+            .deserialize_args_with::<Meeting>(text, FORMATS)
+            .unwrap_err()
+            .to_string(),
+        r#"/day: "2024-02-30" is not a valid date"#
+    );
 }

@@ -279,6 +279,12 @@ fn patterns_must_compile() {
         "{p}"
     );
     assert!(p.contains("unclosed group"), "{p}");
+    // Valid ECMA-262 that a linear-time engine cannot run is refused with the reason.
+    let p = problem(string(json!({"pattern": "(?<=a)b"})));
+    assert!(
+        p.starts_with("/pattern: invalid regular expression: lookbehind `(?<=…)` is not supported"),
+        "{p}"
+    );
 }
 
 #[test]

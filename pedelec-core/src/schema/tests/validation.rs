@@ -453,12 +453,34 @@ fn errors_serialize_for_tool_results() {
 
 #[test]
 fn format_is_an_annotation_unless_asserted() {
-    let schema = compile(json!({"type": "string", "format": "date-time"}));
-    assert!(valid(&schema, json!("not a date")));
-    // Unknown formats are valid even when asserted.
-    let unknown = compile(json!({"type": "string", "format": "x-unknown"}));
+    let schema = compile(
+        json!({"type": "object", "properties": {"at": {"type": "string", "format": "date-time"}}}),
+    );
+    let bad = json!({"at": "yesterday"});
+    assert!(valid(&schema, bad.clone()));
     let assert = ValidationOptions::new().assert_formats(true);
+    assert_eq!(
+        errors_with(&schema, &bad, assert),
+        [r#"/at: "yesterday" is not a valid date-time"#]
+    );
+    assert!(errors_with(&schema, &json!({"at": "2024-02-29T12:00:00Z"}), assert).is_empty());
+    // Unknown formats are valid even when asserted, and formats ignore non-strings.
+    let unknown = compile(json!({"type": "string", "format": "x-unknown"}));
     assert!(errors_with(&unknown, &json!("anything"), assert).is_empty());
+    let any = lenient(json!({"format": "email"}));
+    assert!(errors_with(&any, &json!(12), assert).is_empty());
+    assert!(!any.is_valid_with(&json!("no at sign"), assert));
+}
+
+#[test]
+fn patterns_are_ecma_262() {
+    // `\d` is ASCII only, as in ECMA-262 (not every Unicode digit as in the regex crate).
+    let digits = compile(json!({"type": "string", "pattern": "^\\d+$"}));
+    assert!(valid(&digits, json!("042")));
+    assert!(!valid(&digits, json!("৪২")));
+    // ECMA-only syntax is understood.
+    let control = compile(json!({"type": "string", "pattern": "^\\cC$"}));
+    assert!(valid(&control, json!("\u{3}")));
 }
 
 #[test]
