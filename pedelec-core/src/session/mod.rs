@@ -632,7 +632,7 @@ impl Shared {
             match &result {
                 Ok(_) => tracing::debug!("tool call succeeded"),
                 Err(e) => {
-                    tracing::debug!(code = %e.code(), message = e.message(), "tool call failed")
+                    tracing::debug!(code = %e.code(), message = e.message(), "tool call failed");
                 }
             }
             self.events.emit(|| SessionEvent::CallFinished {
