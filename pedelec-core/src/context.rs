@@ -3,6 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,7 +15,35 @@ use crate::error::ToolError;
 /// Shared application state registered on a session, one value per type.
 #[derive(Clone, Default)]
 pub struct StateMap {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>,
+}
+
+/// `TypeId`s are already hashes: use their bits instead of hashing them again (a handler
+/// looks its state up on every call).
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            self.0 ^= (n as u64) ^ ((n >> 64) as u64);
+        }
+    }
 }
 
 impl StateMap {

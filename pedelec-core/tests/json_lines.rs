@@ -342,9 +342,9 @@ async fn calls_in_flight_at_end_of_input_are_still_answered() {
     assert!(core.lines.next_line().await.unwrap().is_none());
 }
 
-/// A writer that fails once asked to write after the manifest.
+/// A writer that takes the manifest line, then fails: Core went away.
 struct BrokenPipe {
-    writes: usize,
+    manifest_written: bool,
 }
 
 impl AsyncWrite for BrokenPipe {
@@ -353,14 +353,18 @@ impl AsyncWrite for BrokenPipe {
         _cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        self.writes += 1;
-        if self.writes == 1 {
-            std::task::Poll::Ready(Ok(buf.len()))
-        } else {
+        if self.manifest_written {
             std::task::Poll::Ready(Err(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
                 "Core went away",
             )))
+        } else {
+            let end = buf
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(buf.len(), |i| i + 1);
+            self.manifest_written = end <= buf.len() && buf[..end].ends_with(b"\n");
+            std::task::Poll::Ready(Ok(end))
         }
     }
     fn poll_flush(
@@ -382,19 +386,24 @@ async fn undeliverable_results_are_reported_as_events() {
     let session = session();
     let mut events = session.events();
     let (mut input, reader) = tokio::io::duplex(1024);
-    let task = tokio::spawn(session.serve(JsonLines::from_parts(reader, BrokenPipe { writes: 0 })));
+    let task = tokio::spawn(session.serve(JsonLines::from_parts(
+        reader,
+        BrokenPipe {
+            manifest_written: false,
+        },
+    )));
     input
         .write_all(b"{\"type\":\"tool_call\",\"callId\":\"lost\",\"name\":\"update_counter\",\"args\":{\"delta\":1}}\n")
         .await
         .unwrap();
     let failed = loop {
-        match events.recv().await.unwrap() {
-            SessionEvent::SubmitToolResultFailed {
-                call_id,
-                tool,
-                error,
-            } => break (call_id, tool, error),
-            _ => {}
+        if let SessionEvent::SubmitToolResultFailed {
+            call_id,
+            tool,
+            error,
+        } = events.recv().await.unwrap()
+        {
+            break (call_id, tool, error);
         }
     };
     assert_eq!(failed.0, "lost");

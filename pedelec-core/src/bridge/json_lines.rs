@@ -7,18 +7,22 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::ops::Range;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
 
 use super::Bridge;
 use crate::context::Cancellation;
@@ -32,10 +36,6 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 const DEFAULT_MAX_DEPTH: usize = 64;
-/// Outgoing messages waiting for the writer before senders wait.
-const CHANNEL_CAPACITY: usize = 4096;
-/// Bytes written before a flush, when many results are waiting.
-const BATCH_BYTES: usize = 64 * 1024;
 
 /// The JSON Lines bridge over a reader and a writer: `JsonLines::stdio()`,
 /// `JsonLines::tcp(stream)`, `JsonLines::new(any_stream)` or
@@ -134,14 +134,6 @@ where
     }
 }
 
-use std::future::Future;
-
-/// A line for the writer; `call` names the call whose result it carries.
-struct Outgoing {
-    bytes: Vec<u8>,
-    call: Option<(Arc<str>, Box<str>)>,
-}
-
 /// The calls in flight on one connection, by id.
 #[derive(Default)]
 struct Inflight {
@@ -169,6 +161,142 @@ impl Drop for CancelAll {
     }
 }
 
+/// What waits to be written to Core: lines appended by the reader and by call tasks,
+/// taken in one piece by the writer (one write and one flush per batch, no allocation per
+/// message).
+struct OutQueue {
+    state: Mutex<OutState>,
+    /// Wakes the writer: something to write, or the end.
+    ready: Notify,
+    /// Wakes producers waiting for room.
+    room: Notify,
+}
+
+#[derive(Default)]
+struct OutState {
+    bytes: Vec<u8>,
+    /// The calls whose results are in `bytes` (to report them if they cannot be written).
+    calls: Vec<(Arc<str>, Box<str>)>,
+    /// Calls started whose result is not in the queue yet.
+    pending: usize,
+    reader_done: bool,
+    /// Why writing failed; from then on every result is undeliverable.
+    failed: Option<String>,
+}
+
+/// A call named in the queue: its id and tool.
+type CallName = (Arc<str>, Box<str>);
+
+/// Why a line could not be queued, and the call it carried.
+type Undelivered = (String, Option<CallName>);
+
+/// More than this waiting makes producers wait (and the reader stop reading).
+const QUEUE_LIMIT: usize = 4 << 20;
+
+impl OutQueue {
+    fn new() -> Self {
+        OutQueue {
+            state: Mutex::new(OutState::default()),
+            ready: Notify::new(),
+            room: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until the queue has room (or writing failed).
+    async fn room(&self) {
+        loop {
+            let notified = self.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let state = self.lock();
+                if state.bytes.len() < QUEUE_LIMIT || state.failed.is_some() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Appends a line written by `write`; `call` (and `finishes`, for a call counted in
+    /// `pending`) when it is a call's result. Returns why it cannot be delivered, if so.
+    fn push(
+        &self,
+        call: Option<(Arc<str>, Box<str>)>,
+        finishes: bool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<(), Undelivered> {
+        let mut state = self.lock();
+        if finishes {
+            state.pending -= 1;
+        }
+        if let Some(why) = &state.failed {
+            let why = why.clone();
+            let last = state.pending == 0 && state.reader_done;
+            drop(state);
+            if last {
+                self.ready.notify_one();
+            }
+            return Err((why, call));
+        }
+        let was_empty = state.bytes.is_empty();
+        write(&mut state.bytes);
+        if let Some(call) = call {
+            state.calls.push(call);
+        }
+        drop(state);
+        if was_empty {
+            self.ready.notify_one();
+        }
+        Ok(())
+    }
+
+    fn start_call(&self) {
+        self.lock().pending += 1;
+    }
+
+    /// A started call that will never push its result (its future was dropped).
+    fn abandon_call(&self) {
+        let mut state = self.lock();
+        state.pending -= 1;
+        let last = state.pending == 0 && state.reader_done;
+        drop(state);
+        if last {
+            self.ready.notify_one();
+        }
+    }
+
+    fn reader_done(&self) {
+        self.lock().reader_done = true;
+        self.ready.notify_one();
+    }
+}
+
+/// Tells the queue a started call is gone if its future is dropped before its result was
+/// queued (the serve future was dropped, or the runtime shut down).
+struct PendingGuard {
+    queue: Option<Arc<OutQueue>>,
+}
+
+impl PendingGuard {
+    /// The result is about to be queued: nothing to undo.
+    fn disarm(&mut self) {
+        self.queue = None;
+    }
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            queue.abandon_call();
+        }
+    }
+}
+
 /// The writer's failure, seen by the reader.
 #[derive(Default)]
 struct Stop {
@@ -184,41 +312,47 @@ where
     let shared = session.shared().clone();
     let inflight = Arc::new(Inflight::default());
     let _cancel_all = CancelAll(inflight.clone());
-    let stop = Stop::default();
-    let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+    let stop = Arc::new(Stop::default());
+    let queue = Arc::new(OutQueue::new());
 
-    let mut manifest = Vec::new();
-    serde_json::to_writer(
-        &mut manifest,
-        &serde_json::json!({
-            "type": "manifest",
-            "protocol": PROTOCOL_VERSION,
-            "manifest": shared.manifest(),
-        }),
-    )
-    .map_err(|e| {
-        Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot serialize the manifest: {e}"),
-        )
-    })?;
-    manifest.push(b'\n');
+    queue
+        .push(None, false, |out| {
+            // The manifest holds only JSON values: this cannot fail.
+            let _ = serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({
+                    "type": "manifest",
+                    "protocol": PROTOCOL_VERSION,
+                    "manifest": shared.manifest(),
+                }),
+            );
+            out.push(b'\n');
+        })
+        .map_err(|(why, _)| Error::new(ErrorCode::SubmitToolResultFailed, why))?;
 
+    let writer = tokio::spawn(write_loop(
+        bridge.writer,
+        queue.clone(),
+        shared.clone(),
+        stop.clone(),
+    ));
     let reader = Reader {
         lines: LineReader {
             inner: BufReader::with_capacity(64 * 1024, bridge.reader),
             max: bridge.max_line_bytes,
         },
         max_depth: bridge.max_depth,
-        shared: shared.clone(),
-        inflight: inflight.clone(),
-        tx,
+        shared,
+        inflight,
+        queue: queue.clone(),
         line_no: 0,
     };
-    let (read, write) = tokio::join!(
-        reader.run(&stop),
-        write_loop(bridge.writer, manifest, rx, &shared, &stop)
-    );
+    let read = reader.run(&stop).await;
+    queue.reader_done();
+    let write = match writer.await {
+        Ok(result) => result,
+        Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
+    };
     if let Err(e) = write {
         return Err(Error::new(
             ErrorCode::SubmitToolResultFailed,
@@ -234,69 +368,59 @@ where
     Ok(())
 }
 
-/// Writes the manifest, then every outgoing line, flushing when nothing more is waiting.
-/// After a failure it keeps draining, reporting each undeliverable result as an event.
+/// Writes what is queued, a batch at a time, until the reader is done and every call it
+/// started is answered. On a failure, reports the results of the batch as undeliverable
+/// and stops the reader.
 async fn write_loop<W: AsyncWrite + Unpin>(
-    writer: W,
-    manifest: Vec<u8>,
-    mut rx: mpsc::Receiver<Outgoing>,
-    shared: &Shared,
-    stop: &Stop,
+    mut writer: W,
+    queue: Arc<OutQueue>,
+    shared: Arc<Shared>,
+    stop: Arc<Stop>,
 ) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(BATCH_BYTES, writer);
-    let mut failure: Option<io::Error> = None;
-    if let Err(e) = write_flush(&mut out, &manifest).await {
-        fail(stop, &mut failure, e);
-    }
-    let mut batch: Vec<(Arc<str>, Box<str>)> = Vec::new();
-    while let Some(first) = rx.recv().await {
-        let mut next = Some(first);
-        let mut bytes = 0;
-        while let Some(msg) = next.take() {
-            if failure.is_none() {
-                bytes += msg.bytes.len();
-                if let Err(e) = out.write_all(&msg.bytes).await {
-                    fail(stop, &mut failure, e);
-                }
+    let mut batch: Vec<u8> = Vec::new();
+    let mut calls: Vec<(Arc<str>, Box<str>)> = Vec::new();
+    loop {
+        let ready = queue.ready.notified();
+        tokio::pin!(ready);
+        ready.as_mut().enable();
+        let finished = {
+            let mut state = queue.lock();
+            if state.bytes.is_empty() {
+                state.reader_done && state.pending == 0
+            } else {
+                std::mem::swap(&mut batch, &mut state.bytes);
+                calls.clear();
+                std::mem::swap(&mut calls, &mut state.calls);
+                false
             }
-            if let Some(call) = msg.call {
-                batch.push(call);
-            }
-            if bytes < BATCH_BYTES {
-                next = rx.try_recv().ok();
-            }
+        };
+        if finished {
+            return Ok(());
         }
-        if failure.is_none()
-            && let Err(e) = out.flush().await
-        {
-            fail(stop, &mut failure, e);
+        if batch.is_empty() {
+            ready.await;
+            continue;
         }
-        if let Some(e) = &failure {
-            for (call_id, tool) in batch.drain(..) {
-                undeliverable(shared, call_id, &tool, format!("cannot write to Core: {e}"));
+        queue.room.notify_waiters();
+        let written = async {
+            writer.write_all(&batch).await?;
+            writer.flush().await
+        }
+        .await;
+        if let Err(e) = written {
+            tracing::error!(error = %e, "JSON Lines bridge: cannot write to Core");
+            let why = format!("cannot write to Core: {e}");
+            queue.lock().failed = Some(why.clone());
+            queue.room.notify_waiters();
+            for (call_id, tool) in calls.drain(..) {
+                undeliverable(&shared, call_id, &tool, why.clone());
             }
+            stop.stopped.store(true, Ordering::Release);
+            stop.notify.notify_one();
+            return Err(e);
         }
         batch.clear();
     }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
-}
-
-async fn write_flush<W: AsyncWrite + Unpin>(
-    out: &mut BufWriter<W>,
-    bytes: &[u8],
-) -> io::Result<()> {
-    out.write_all(bytes).await?;
-    out.flush().await
-}
-
-fn fail(stop: &Stop, failure: &mut Option<io::Error>, e: io::Error) {
-    tracing::error!(error = %e, "JSON Lines bridge: cannot write to Core");
-    *failure = Some(e);
-    stop.stopped.store(true, Ordering::Release);
-    stop.notify.notify_one();
 }
 
 fn undeliverable(shared: &Shared, call_id: Arc<str>, tool: &str, why: String) {
@@ -321,15 +445,29 @@ enum Line {
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    async fn next(&mut self) -> io::Result<Line> {
+    /// The next line; `None` once `stopped` completes while waiting for input.
+    async fn next(&mut self, mut stopped: Pin<&mut Notified<'_>>) -> io::Result<Option<Line>> {
         let mut line = Vec::new();
         let mut len = 0usize;
         let mut too_long = false;
         loop {
-            let buf = self.inner.fill_buf().await?;
+            // Watch for the stop only while waiting for input.
+            let filled = poll_fn(|cx| match Pin::new(&mut self.inner).poll_fill_buf(cx) {
+                Poll::Ready(result) => Poll::Ready(Some(result.map(|_| ()))),
+                Poll::Pending => match stopped.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                },
+            })
+            .await;
+            match filled {
+                None => return Ok(None),
+                Some(result) => result?,
+            }
+            let buf = self.inner.buffer();
             if buf.is_empty() {
                 if len == 0 {
-                    return Ok(Line::Eof);
+                    return Ok(Some(Line::Eof));
                 }
                 break; // a last line without a newline
             }
@@ -352,12 +490,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             }
         }
         if too_long {
-            return Ok(Line::TooLong(len));
+            return Ok(Some(Line::TooLong(len)));
         }
         if line.last() == Some(&b'\r') {
             line.pop();
         }
-        Ok(Line::Text(line))
+        Ok(Some(Line::Text(line)))
     }
 }
 
@@ -405,41 +543,37 @@ struct Reader<R> {
     max_depth: usize,
     shared: Arc<Shared>,
     inflight: Arc<Inflight>,
-    tx: mpsc::Sender<Outgoing>,
+    queue: Arc<OutQueue>,
     line_no: u64,
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
-    /// Reads until end of input, a read error, or the writer's failure. Returning drops
-    /// the reader's sender, so the writer finishes once the calls in flight are answered.
+    /// Reads until end of input, a read error, or the writer's failure.
     async fn run(mut self, stop: &Stop) -> io::Result<()> {
         // One waiter for the whole loop: `notify_one` leaves a permit if it comes first.
         let mut stopped = std::pin::pin!(stop.notify.notified());
         loop {
-            let line = tokio::select! {
-                biased;
-                () = &mut stopped, if !stop.stopped.load(Ordering::Acquire) => None,
-                line = self.lines.next() => Some(line),
-            };
+            // Stop reading while the queue is full: Core reads too slowly.
+            self.queue.room().await;
+            let line = self.lines.next(stopped.as_mut()).await;
             if stop.stopped.load(Ordering::Acquire) {
                 // Core is unreachable: nothing in flight can be delivered.
                 self.inflight.cancel_all();
                 return Ok(());
             }
-            let Some(line) = line else { continue };
             match line {
-                Ok(Line::Eof) => return Ok(()),
-                Ok(Line::TooLong(len)) => {
+                Ok(None) => {}
+                Ok(Some(Line::Eof)) => return Ok(()),
+                Ok(Some(Line::TooLong(len))) => {
                     self.line_no += 1;
                     let max = self.lines.max;
                     self.protocol_error(
                         ProtocolError::LineTooLong,
                         &format!("the line is {len} bytes long, over the limit of {max} bytes"),
                         None,
-                    )
-                    .await;
+                    );
                 }
-                Ok(Line::Text(bytes)) => {
+                Ok(Some(Line::Text(bytes))) => {
                     self.line_no += 1;
                     self.handle(bytes).await;
                 }
@@ -459,63 +593,55 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             Ok(line) => line,
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
-                return self
-                    .protocol_error(
-                        ProtocolError::MalformedJson,
-                        &format!("the line is not valid UTF-8 (at byte {at})"),
-                        None,
-                    )
-                    .await;
+                return self.protocol_error(
+                    ProtocolError::MalformedJson,
+                    &format!("the line is not valid UTF-8 (at byte {at})"),
+                    None,
+                );
             }
         };
         if too_deep(line.as_bytes(), self.max_depth) {
             let max = self.max_depth;
-            return self
-                .protocol_error(
-                    ProtocolError::NestingTooDeep,
-                    &format!("the message nests arrays and objects deeper than {max} levels"),
-                    None,
-                )
-                .await;
+            return self.protocol_error(
+                ProtocolError::NestingTooDeep,
+                &format!("the message nests arrays and objects deeper than {max} levels"),
+                None,
+            );
         }
         let parsed: Result<Envelope<'_>, _> = serde_json::from_str(&line);
         let envelope = match parsed {
             Ok(envelope) => envelope,
             Err(e) if e.is_data() => {
                 let (message, call_id) = explain_invalid(&line, &e);
-                return self
-                    .protocol_error(ProtocolError::InvalidMessage, &message, call_id.as_deref())
-                    .await;
+                return self.protocol_error(
+                    ProtocolError::InvalidMessage,
+                    &message,
+                    call_id.as_deref(),
+                );
             }
             Err(e) => {
-                return self
-                    .protocol_error(
-                        ProtocolError::MalformedJson,
-                        &format!("the line is not valid JSON: {e}"),
-                        None,
-                    )
-                    .await;
+                return self.protocol_error(
+                    ProtocolError::MalformedJson,
+                    &format!("the line is not valid JSON: {e}"),
+                    None,
+                );
             }
         };
         match &*envelope.kind {
             "tool_call" => {
                 let Some(call_id) = envelope.call_id.as_deref() else {
-                    return self
-                        .protocol_error(
-                            ProtocolError::InvalidMessage,
-                            "a `tool_call` needs a `callId` (a string)",
-                            None,
-                        )
-                        .await;
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `tool_call` needs a `callId` (a string)",
+                        None,
+                    );
                 };
                 let Some(name) = envelope.name.as_deref() else {
-                    return self
-                        .protocol_error(
-                            ProtocolError::InvalidMessage,
-                            "a `tool_call` needs a `name` (a string: the tool to call)",
-                            Some(call_id),
-                        )
-                        .await;
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `tool_call` needs a `name` (a string: the tool to call)",
+                        Some(call_id),
+                    );
                 };
                 let call_id: Arc<str> = Arc::from(call_id);
                 let name: Box<str> = Box::from(name);
@@ -527,13 +653,11 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             }
             "cancel" => {
                 let Some(call_id) = envelope.call_id.as_deref() else {
-                    return self
-                        .protocol_error(
-                            ProtocolError::InvalidMessage,
-                            "a `cancel` needs a `callId` (a string: the call to cancel)",
-                            None,
-                        )
-                        .await;
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `cancel` needs a `callId` (a string: the call to cancel)",
+                        None,
+                    );
                 };
                 let found = self.inflight.lock().get(call_id).cloned();
                 match found {
@@ -546,8 +670,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                                 "no call with id {call_id:?} is in flight (it may have finished already)"
                             ),
                             Some(&call_id),
-                        )
-                        .await;
+                        );
                     }
                 }
             }
@@ -559,8 +682,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         "unknown message type {other:?}; expected \"tool_call\" or \"cancel\""
                     ),
                     envelope.call_id.as_deref().map(str::to_owned).as_deref(),
-                )
-                .await;
+                );
             }
         }
     }
@@ -586,14 +708,16 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             let message = format!(
                 "a call with id {call_id:?} is already in flight; call ids must be unique among calls in flight"
             );
-            return self
-                .protocol_error(ProtocolError::DuplicateCallId, &message, Some(&call_id))
-                .await;
+            return self.protocol_error(ProtocolError::DuplicateCallId, &message, Some(&call_id));
         }
         let shared = self.shared.clone();
         let inflight = self.inflight.clone();
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
+        let queue = self.queue.clone();
+        queue.start_call();
+        let mut guard = PendingGuard {
+            queue: Some(queue.clone()),
+        };
+        let mut call = Box::pin(async move {
             let args = match &args {
                 Some(range) => ArgsIn::Text(&line[range.clone()]),
                 None => ArgsIn::Value(Value::Null),
@@ -603,30 +727,29 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 .await;
             // Out of the table before the result leaves, so Core may reuse the id at once.
             inflight.lock().remove(&call_id);
-            let mut bytes = Vec::with_capacity(128);
-            bytes.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
-            let _ = serde_json::to_writer(&mut bytes, &*call_id);
-            bytes.extend_from_slice(b",\"result\":");
-            write_result(&mut bytes, result);
-            bytes.extend_from_slice(b"}\n");
-            let outgoing = Outgoing {
-                bytes,
-                call: Some((call_id, name)),
-            };
-            if let Err(mpsc::error::SendError(outgoing)) = tx.send(outgoing).await
-                && let Some((call_id, name)) = outgoing.call
-            {
-                undeliverable(
-                    &shared,
-                    call_id,
-                    &name,
-                    "the bridge stopped before the result could be sent".to_owned(),
-                );
+            guard.disarm();
+            let pushed = queue.push(Some((call_id.clone(), name)), true, |out| {
+                out.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
+                let _ = serde_json::to_writer(&mut *out, &*call_id);
+                out.extend_from_slice(b",\"result\":");
+                write_result(out, result);
+                out.extend_from_slice(b"}\n");
+            });
+            if let Err((why, Some((call_id, name)))) = pushed {
+                undeliverable(&shared, call_id, &name, why);
             }
         });
+        // Most calls finish at once: answer those here, and give only the ones that wait
+        // (on I/O, a timer, the blocking pool) a task of their own. The handler's first poll
+        // runs on the reader, which is why handlers must not block (sync tools run on the
+        // blocking pool).
+        let finished = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_ready())).await;
+        if !finished {
+            tokio::spawn(call);
+        }
     }
 
-    async fn protocol_error(&mut self, code: ProtocolError, message: &str, call_id: Option<&str>) {
+    fn protocol_error(&mut self, code: ProtocolError, message: &str, call_id: Option<&str>) {
         tracing::warn!(
             code = code.as_str(),
             line = self.line_no,
@@ -641,10 +764,11 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         if let Some(call_id) = call_id {
             body["callId"] = Value::from(call_id);
         }
-        let mut bytes = body.to_string().into_bytes();
-        bytes.push(b'\n');
-        // Fails only when the writer is gone, and then nothing can be said anyway.
-        let _ = self.tx.send(Outgoing { bytes, call: None }).await;
+        // Fails only when Core is unreachable, and then nothing can be said anyway.
+        let _ = self.queue.push(None, false, |out| {
+            let _ = serde_json::to_writer(&mut *out, &body);
+            out.push(b'\n');
+        });
     }
 }
 

@@ -570,8 +570,15 @@ impl Shared {
     }
 
     fn local_call_id(&self) -> Arc<str> {
+        const PREFIX: &[u8] = b"local-";
         let n = self.next_call.fetch_add(1, Ordering::Relaxed);
-        Arc::from(format!("local-{n}"))
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(n).as_bytes();
+        let mut id = [0u8; PREFIX.len() + 20];
+        id[..PREFIX.len()].copy_from_slice(PREFIX);
+        id[PREFIX.len()..PREFIX.len() + digits.len()].copy_from_slice(digits);
+        // ASCII by construction.
+        Arc::from(std::str::from_utf8(&id[..PREFIX.len() + digits.len()]).unwrap_or("local"))
     }
 
     fn register(&self, name: &str, handler: ToolHandler) -> Result<(), Error> {
@@ -753,10 +760,22 @@ async fn supervise(
     tool: &str,
 ) -> Result<Encoded, ToolError> {
     let mut future = CatchUnwind(future);
-    // Most handlers finish at once: then no timer is armed and no waiter registered.
+    // Most handlers finish at once: then no timer is armed, no waiter registered, and the
+    // (larger) waiting state is never allocated.
     if let Poll::Ready(result) = poll_fn(|cx| Poll::Ready(Pin::new(&mut future).poll(cx))).await {
         return result;
     }
+    Box::pin(wait(future, cancel, deadline, timeout, tool)).await
+}
+
+/// The rest of [`supervise`], for a handler that did not finish at once.
+async fn wait(
+    mut future: CatchUnwind<HandlerFuture>,
+    cancel: &Cancellation,
+    deadline: Instant,
+    timeout: Duration,
+    tool: &str,
+) -> Result<Encoded, ToolError> {
     tokio::select! {
         biased;
         () = cancel.cancelled() => Err(cancelled_error()),

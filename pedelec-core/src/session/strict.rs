@@ -70,25 +70,68 @@ enum Seg {
     Key,
 }
 
+/// How deep the path is tracked (deeper values are reported at this depth, with `…`).
+const TRACKED: usize = 32;
+
+/// The path to the value being serialized, kept without allocating.
+struct Path {
+    segs: [Seg; TRACKED],
+    len: usize,
+    /// Levels below the tracked ones.
+    untracked: usize,
+}
+
+impl Default for Path {
+    fn default() -> Self {
+        Path {
+            segs: [Seg::Index(0); TRACKED],
+            len: 0,
+            untracked: 0,
+        }
+    }
+}
+
 #[derive(Default)]
 struct State {
-    path: RefCell<Vec<Seg>>,
-    /// The text of the current map key at each depth (buffers reused across entries).
+    path: RefCell<Path>,
+    /// The text of the current map key at each depth (buffers reused across entries;
+    /// allocated only when the value has maps).
     keys: RefCell<Vec<String>>,
     violation: RefCell<Option<String>>,
 }
 
 impl State {
     fn push(&self, seg: Seg) {
-        self.path.borrow_mut().push(seg);
+        let mut path = self.path.borrow_mut();
+        if path.len < TRACKED {
+            let len = path.len;
+            path.segs[len] = seg;
+            path.len += 1;
+        } else {
+            path.untracked += 1;
+        }
     }
 
     fn pop(&self) {
-        self.path.borrow_mut().pop();
+        let mut path = self.path.borrow_mut();
+        if path.untracked > 0 {
+            path.untracked -= 1;
+        } else {
+            path.len = path.len.saturating_sub(1);
+        }
     }
 
     fn set_key(&self, key: &str) {
-        let depth = self.path.borrow().len();
+        let depth = {
+            let path = self.path.borrow();
+            if path.untracked > 0 {
+                return;
+            }
+            path.len
+        };
+        if depth >= TRACKED {
+            return;
+        }
         let mut keys = self.keys.borrow_mut();
         if keys.len() <= depth {
             keys.resize_with(depth + 1, String::new);
@@ -103,7 +146,8 @@ impl State {
         if slot.is_none() {
             let mut pointer = String::new();
             let keys = self.keys.borrow();
-            for (depth, seg) in self.path.borrow().iter().enumerate() {
+            let path = self.path.borrow();
+            for (depth, seg) in path.segs[..path.len].iter().enumerate() {
                 pointer.push('/');
                 match *seg {
                     Seg::Index(i) => {
@@ -112,6 +156,9 @@ impl State {
                     Seg::Field(name) => escape_pointer(&mut pointer, name),
                     Seg::Key => escape_pointer(&mut pointer, keys.get(depth).map_or("", |k| k)),
                 }
+            }
+            if path.untracked > 0 {
+                pointer.push_str("/…");
             }
             if pointer.is_empty() {
                 *slot = Some(format!("the value {what}"));
