@@ -8,7 +8,156 @@
 //! See the README for a tour, and `DESIGN.md` for the architecture.
 
 pub use pedelec_core::*;
-pub use pedelec_macros::{ToolArgs, skills, tool};
+pub use pedelec_macros::ToolArgs;
+
+/// # Declaring a tool
+///
+/// ```
+/// use pedelec::{Tool, ToolArgs, ToolCallContext, ToolError, tool};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, ToolArgs)]
+/// struct UpdateCounterArgs {
+///     /// How much to add.
+///     #[arg(minimum = -100, maximum = 100)]
+///     delta: i64,
+/// }
+///
+/// #[derive(Serialize)]
+/// struct CounterValue {
+///     value: i64,
+/// }
+///
+/// /// Update the visible counter by delta.
+/// #[tool(name = "update_counter", timeout_ms = 5_000)]
+/// async fn update_counter(
+///     args: UpdateCounterArgs,
+///     ctx: ToolCallContext,
+/// ) -> Result<CounterValue, ToolError> {
+///     let _ = ctx;
+///     Ok(CounterValue { value: args.delta })
+/// }
+///
+/// assert_eq!(update_counter::NAME, "update_counter");
+/// assert_eq!(update_counter::DESCRIPTION, "Update the visible counter by delta.");
+/// assert_eq!(update_counter::TIMEOUT_MS, Some(5_000));
+/// let definition = update_counter::definition(); // `defineTool()`, handler included
+/// assert_eq!(definition.name(), "update_counter");
+/// assert_eq!(
+///     definition.args_schema().to_json(),
+///     serde_json::json!({
+///         "type": "object",
+///         "properties": {
+///             "delta": {
+///                 "type": "integer",
+///                 "description": "How much to add.",
+///                 "minimum": -100,
+///                 "maximum": 100
+///             }
+///         },
+///         "required": ["delta"],
+///         "additionalProperties": false
+///     })
+/// );
+/// ```
+///
+/// ## Keys
+///
+/// - `name = "…"`: the agent-facing name; by default the function's name. It must start
+///   with an ASCII letter and contain only ASCII letters, digits, `_`, `.` and `-`.
+/// - `description = …`: what the tool does, its side effects and when to use it; a string
+///   literal, `concat!(…)` or the path to a `&str` constant. By default the doc comment
+///   (the lines of a paragraph joined, paragraphs separated by a blank line). Never blank.
+/// - `timeout_ms = 5_000`: how long a call may run, a positive integer literal; by default
+///   Core's 60 000 ms.
+///
+/// Each is checked at compile time, with an error at the offending token that says what to
+/// write instead; so are unknown keys ("did you mean") and the legacy `input = …`.
+///
+/// ## Signatures
+///
+/// - `async fn` or plain `fn`, not generic, not `unsafe`, not a method.
+/// - Parameters: none; the argument struct (`T: ToolArgs` whose schema is an object:
+///   `#[derive(ToolArgs, Deserialize)]` on a struct with named fields; any pattern);
+///   the `ToolCallContext`; or the argument struct then the context.
+/// - Result: any `T: Serialize` (`()` is `null`), or `Result<T, E>` where `E` converts into
+///   [`ToolError`] (`ToolError` itself, `anyhow::Error`, any `std::error::Error + Send +
+///   Sync + 'static`); aliases whose last segment is `Result` work too (`anyhow::Result<T>`,
+///   `std::io::Result<T>`). An `Err` becomes a `TOOL_HANDLER_ERROR` result.
+///
+/// ## What it generates
+///
+/// The function stays exactly as written (call it directly; it is also the tool's inline
+/// handler). Beside it, a type of the same name, `struct update_counter {}` (it lives in
+/// the type namespace, so one `use` imports both), implementing [`Tool`] (`NAME`,
+/// `DESCRIPTION`, `TIMEOUT_MS`, `Args`, `Output`, the argsSchema as a `const`, `call`), with
+/// `update_counter::definition()` returning the [`ToolDefinition`]. List it in [`skills!`].
+///
+/// A plain `fn` tool may block (file or network I/O, locks, heavy work), so its calls run
+/// on Tokio's blocking pool: a stuck sync tool cannot stall the async workers or other
+/// calls' timeouts; the hand-off costs about 15 µs per call (`cargo bench --bench
+/// tool_call`). Write `async fn` for tools that do not block: they run in place. A long
+/// sync tool can check `ctx.is_cancelled()` to stop once its call timed out.
+pub use pedelec_macros::tool;
+
+/// # Declaring a skill set
+///
+/// ```
+/// use pedelec::{ToolCallContext, ToolError, skills, tool};
+///
+/// /// Read the current page.
+/// #[tool]
+/// async fn get_current_page(ctx: ToolCallContext) -> Result<String, ToolError> {
+///     Ok(format!("call {}", ctx.call_id()))
+/// }
+///
+/// mod nav {
+///     /// Open a URL.
+///     #[pedelec::tool(name = "nav.open_url")]
+///     pub fn open_url() -> bool {
+///         true
+///     }
+/// }
+///
+/// skills![
+///     pub enum ToolName,                                   // optional; this is the default
+///     guidance = "Read current state before making changes.",
+///     tools = [get_current_page, nav::open_url as OpenUrl],
+/// ];
+///
+/// assert_eq!(ToolName::ALL, [ToolName::GetCurrentPage, ToolName::OpenUrl]);
+/// assert_eq!(ToolName::OpenUrl.as_str(), "nav.open_url");
+/// assert_eq!("get_current_page".parse::<ToolName>(), Ok(ToolName::GetCurrentPage));
+/// assert_eq!(serde_json::to_string(&ToolName::OpenUrl)?, r#""nav.open_url""#);
+/// let manifest = ToolName::manifest(); // what is sent to Core
+/// assert_eq!(manifest.tools.len(), 2);
+/// let skills = ToolName::skills(); // give it to a session
+/// assert_eq!(skills.guidance(), "Read current state before making changes.");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+///
+/// ## Grammar
+///
+/// - `VIS enum Name,` (optional, first; outer attributes such as a doc comment allowed):
+///   the enum's name and visibility, `pub enum ToolName` by default.
+/// - `guidance = …`: a string literal, `concat!(…)` or the path to a `&str` constant.
+/// - `tools = [path, path as Variant, …]`: the `#[tool]` functions, by path. Variants are
+///   the function names in `PascalCase`, or the `as` name.
+///
+/// ## What it generates
+///
+/// The enum (`Clone`, `Copy`, `Eq`, `Ord`, `Hash`, `Debug`; each variant documented) with
+/// `ALL` (every tool, in order), `const fn as_str` (the wire name, the tool's `#[tool]`
+/// name), `Display`, `FromStr` (its error, [`UnknownToolName`], lists the valid names),
+/// `Serialize`/`Deserialize` as the wire name, `skills()` (the [`SkillsInput`], handlers
+/// included) and `manifest()` (the [`SerializableSkillsManifest`]); it implements
+/// [`SkillSet`], and every listed tool implements [`InSkillSet`] for it, so a typed handler
+/// for a tool outside the set does not compile.
+///
+/// Compile errors, at the entry and naming the tool: two tools with the same name, two
+/// entries with the same variant (rename one with `as`), an empty list, an entry that is
+/// not a `#[tool]`, a missing `guidance` or `tools`, an unknown key.
+pub use pedelec_macros::skills;
 
 /// Not public API: what generated code names. Everything it needs is reached as
 /// `::pedelec::__private::…`, so it never depends on the user's imports or prelude.
@@ -19,11 +168,17 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::vec::Vec;
 
+    pub use pedelec_core::macro_support::{
+        IntoToolResult, async_result, async_value, blocking_result, blocking_value,
+        check_description, check_unique_tool_name, deserialize_tool_name, parse_tool_name,
+        serialize_tool_name, tool_definition, tool_name,
+    };
+    pub use pedelec_core::schema::arg;
     pub use pedelec_core::schema::variant;
     pub use pedelec_core::{
-        AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode, SkillSet,
-        SkillsInput, Tool, ToolArgs, ToolArgsRoot, ToolArgsSchema, ToolCallContext, ToolDefinition,
-        ToolError,
+        AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode,
+        SerializableSkillsManifest, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
+        ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
     };
     pub use serde;
     pub use serde_json;

@@ -8,6 +8,8 @@ pub mod bridge;
 pub mod context;
 pub mod error;
 pub mod handler;
+#[doc(hidden)]
+pub mod macro_support;
 pub mod manifest;
 pub mod schema;
 pub mod session;
@@ -19,14 +21,15 @@ pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
 pub use handler::{BoxFuture, ToolCall, ToolHandler, run_blocking};
 pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
 pub use schema::{
-    AdditionalProperties, Literal, MapKey, NoArgs, Num, Property, SchemaError, SchemaKind,
-    SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot, ToolArgsSchema, schema_for,
+    AdditionalProperties, CompiledSchema, Literal, MapKey, NoArgs, Num, ParseOptions, Property,
+    SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs, ToolArgsRoot,
+    ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, json_equal, schema_for,
 };
 pub use session::{
     EventStream, HandlerFn, PendingCall, Session, SessionBuilder, SessionEvent, ToolKey,
     create_session,
 };
-pub use skills::{InSkillSet, SkillSet, SkillsInput};
+pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};
 
 /// The rules shared with the macros (tool names, descriptions, timeouts).

@@ -121,3 +121,59 @@ impl<N> fmt::Debug for SkillsInput<N> {
             .finish()
     }
 }
+
+/// The error of parsing a tool name of a skill set (`"…".parse::<ToolName>()`, or
+/// deserializing one): the name is not in the set. Its message names the unknown string
+/// and lists the valid names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownToolName {
+    name: String,
+    valid: Vec<&'static str>,
+}
+
+impl UnknownToolName {
+    /// The error for `name`, which is not a tool of `S`.
+    #[must_use]
+    pub fn new<S: SkillSet>(name: &str) -> Self {
+        UnknownToolName {
+            name: name.to_owned(),
+            valid: S::ALL.iter().map(|tool| tool.as_str()).collect(),
+        }
+    }
+
+    /// The string that is not a tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool names of the set, in declaration order.
+    #[must_use]
+    pub fn valid(&self) -> &[&'static str] {
+        &self.valid
+    }
+}
+
+impl fmt::Display for UnknownToolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown tool name {:?}", self.name)?;
+        match self.valid.as_slice() {
+            [] => f.write_str("; this skill set has no tools"),
+            [one] => write!(f, "; the only tool is `{one}`"),
+            valid => {
+                f.write_str("; expected one of ")?;
+                for (i, name) in valid.iter().enumerate() {
+                    let sep = match i {
+                        0 => "",
+                        i if i + 1 == valid.len() => " or ",
+                        _ => ", ",
+                    };
+                    write!(f, "{sep}`{name}`")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnknownToolName {}

@@ -17,8 +17,8 @@ use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
 /// (in the type namespace, so the function stays callable as written).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
-    label = "not a `#[tool]`",
-    note = "add `#[pedelec::tool]` to the function `{Self}`, or implement `pedelec::Tool` for it"
+    label = "not a `#[tool]` function",
+    note = "`#[pedelec::tool]` on a function declares a tool of the same name; add it to the function, or implement `pedelec::Tool` for this type"
 )]
 pub trait Tool: Send + Sync + 'static {
     /// The agent-facing name (checked at compile time against the Pedelec rule).

@@ -545,3 +545,141 @@ async fn sessions_are_shared_between_clones_and_handlers_can_come_late() {
     assert!(format!("{session:?}").contains("update_counter"));
     let _ = Arc::new(session);
 }
+
+#[tokio::test]
+async fn invalid_args_list_every_validator_error_in_details() {
+    let session = session();
+    let r = session
+        .call("echo", json!({"text": 5, "repeat": -1, "extra": true}))
+        .await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolArgsInvalid));
+    let error = r.error().unwrap();
+    assert!(
+        error
+            .message()
+            .starts_with("invalid arguments for `echo`: /text: "),
+        "{error}"
+    );
+    let details = error.get_details().unwrap();
+    let pointers: Vec<&str> = details["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(pointers, ["/text", "/repeat", ""], "{details}");
+    assert!(
+        details["errors"][2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"extra\"")
+    );
+    assert_eq!(details["truncated"], false);
+    // The handler never ran: its args are not `EchoArgs`.
+    let r = session.call("update_counter", json!({})).await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolArgsInvalid));
+    assert!(message(&r).contains("delta"), "{r:?}");
+}
+
+#[tokio::test]
+async fn invalid_args_are_reported_before_a_missing_handler() {
+    let session = session();
+    let r = session.call("manual", json!({"text": 1})).await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolArgsInvalid));
+    let r = session.call("manual", json!({"text": "ok"})).await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolHandlerNotFound));
+    // ... and before the fallback sees them.
+    session.set_fallback(|call: ToolCall, _ctx| async move { Ok(call.args) });
+    let r = session.call("manual", json!({"text": 1})).await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolArgsInvalid));
+}
+
+#[test]
+fn skills_from_json_report_every_problem() {
+    let json = json!({
+        "guidance": 7,
+        "tools": [
+            {"name": "ok_tool", "description": "Fine.", "argsSchema": {"type": "object"}},
+            {"name": "legacy", "description": "Uses input.", "input": {"x": "string"}},
+            {"name": "bad timeout", "description": " ", "argsSchema": {"type": "object"}, "timeoutMs": 0},
+            {"name": "frac", "description": "d", "argsSchema": {"type": "object"}, "timeoutMs": 1.5},
+            {"name": "neg", "description": "d", "argsSchema": {"type": "object"}, "timeoutMs": -3},
+            {"name": "str", "description": "d", "argsSchema": {"type": "object"}, "timeout_ms": 10},
+            {"name": "ok_tool", "description": "Again.", "argsSchema": {"type": "string"}},
+            "not an object"
+        ]
+    });
+    let err = SkillsInput::from_json(&json).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    let problems: Vec<String> = err.problems().iter().map(ToString::to_string).collect();
+    let expect = [
+        "guidance: `guidance` must be a string, not a number (`7`)",
+        "tools[1].input: the legacy `input` shorthand is not supported; describe the arguments with `argsSchema` (a JSON Schema object)",
+        "tools[1].argsSchema: missing `argsSchema`",
+        "tools[2].timeoutMs: timeout must be a positive integer number of milliseconds, not 0 (got 0)",
+        "tools[2].name: tool name may contain only ASCII letters, digits, `_`, `.` and `-`; found a space",
+        "tools[2].description: tool description is empty",
+        "tools[3].timeoutMs: timeout must be a positive integer number of milliseconds, not a fraction (got 1.5)",
+        "tools[4].timeoutMs: timeout must be a positive integer number of milliseconds, not a negative number (got -3)",
+        "tools[5].timeout_ms: unknown key `timeout_ms`; did you mean `timeoutMs`?",
+        "tools[6].argsSchema: the root of an argsSchema must be an object",
+        "tools[7]: a tool definition is an object with `name`, `description` and `argsSchema`, not a string",
+        "tools[6].name: duplicate tool name \"ok_tool\": `tools[0]` already has it",
+    ];
+    for (got, want) in problems.iter().zip(expect) {
+        assert!(
+            got.starts_with(want),
+            "got {got:?}, want {want:?}\nall: {problems:#?}"
+        );
+    }
+    assert_eq!(problems.len(), expect.len(), "{problems:#?}");
+
+    let err = SkillsInput::from_json(&json!({"guidance": "g", "tools": {}})).unwrap_err();
+    assert_eq!(
+        err.problems()[0].to_string(),
+        "tools: `tools` must be an array of tool definitions, not an object"
+    );
+    let err = SkillsInput::from_json_str("{\"guidance\": ").unwrap_err();
+    assert!(
+        err.problems()[0]
+            .message
+            .starts_with("the skill set is not valid JSON: EOF"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_skill_set_from_json_is_served_by_named_and_fallback_handlers() {
+    let skills = SkillsInput::from_json(&json!({
+        "guidance": "Two tools.",
+        "tools": [
+            {"name": "add", "description": "Add two integers.", "timeoutMs": 500,
+             "argsSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"], "additionalProperties": false}},
+            {"name": "shout", "description": "Upper-case a text.",
+             "argsSchema": {"type": "object", "properties": {"text": {"type": "string", "minLength": 1}}, "required": ["text"]}}
+        ]
+    }))
+    .unwrap();
+    let session = create_session(skills).unwrap();
+    assert_eq!(session.manifest().tools[0].timeout_ms, Some(500));
+    session.on_tool_name("add", |args: Value, _ctx| async move {
+        Ok(args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0))
+    });
+    session.set_fallback(|call: ToolCall, _ctx| async move {
+        Ok(call.args["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_uppercase())
+    });
+    assert_eq!(
+        session.call("add", json!({"a": 2, "b": 3})).await.value(),
+        Some(&json!(5))
+    );
+    assert_eq!(
+        session.call("shout", json!({"text": "hi"})).await.value(),
+        Some(&json!("HI"))
+    );
+    let r = session.call("shout", json!({"text": ""})).await;
+    assert_eq!(code(&r), Some(ErrorCode::ToolArgsInvalid));
+    assert!(message(&r).contains("/text"), "{r:?}");
+}

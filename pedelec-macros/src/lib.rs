@@ -3,28 +3,30 @@
 
 use proc_macro::TokenStream;
 
+mod derive;
+mod skills;
+mod tool;
 mod util;
 
 #[cfg(test)]
 mod tests;
 
-/// Derives `pedelec::ToolArgs`: the type's schema, built as a `const`.
+#[doc = include_str!("derive/README.md")]
 #[proc_macro_derive(ToolArgs, attributes(arg, serde))]
 pub fn derive_tool_args(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    derive::derive(input.into()).into()
 }
 
-/// Declares a tool: `#[tool(name = "...", timeout_ms = 5_000)]` on an `fn` or `async fn`.
+/// Declares a tool from a function: `#[tool]`, or
+/// `#[tool(name = "…", description = "…", timeout_ms = 5_000)]`, on an `fn` or `async fn`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let _ = args;
-    input
+    tool::expand(args.into(), input.into()).into()
 }
 
-/// Declares a skill set and its `ToolName` enum.
+/// Declares a skill set and its typed tool names:
+/// `skills![pub enum ToolName, guidance = "…", tools = [tool_a, module::tool_b as B]]`.
 #[proc_macro]
 pub fn skills(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    skills::expand(input.into()).into()
 }

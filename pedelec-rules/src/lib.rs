@@ -6,6 +6,8 @@
 //! `const` item when the value is only known after name resolution (a `description` given
 //! as a path to a constant, say).
 
+pub mod ecma;
+
 use std::fmt;
 
 /// Why a tool name breaks the Pedelec rule: it must start with an ASCII letter and contain
@@ -121,20 +123,29 @@ const fn first_char(s: &str, at: usize) -> char {
     }
 }
 
-/// A valid name close to an invalid one, for a "help:" line: characters that are not
-/// allowed become `_` (runs collapse), and leading characters that cannot start a name are
-/// dropped (`"open url"` → `"open_url"`, `"2fast"` → `"fast"`). `None` when no letter is
-/// left to start with.
+/// A valid name close to an invalid one, for a "help:" line: accented Latin letters lose
+/// their accents (`"café"` → `"cafe"`), other characters that are not allowed become `_`
+/// (runs collapse), and leading characters that cannot start a name are dropped
+/// (`"open url"` → `"open_url"`, `"2fast"` → `"fast"`). `None` when no letter is left to
+/// start with.
 ///
 /// ```
 /// assert_eq!(pedelec_rules::suggest_tool_name("open url").as_deref(), Some("open_url"));
+/// assert_eq!(pedelec_rules::suggest_tool_name("Größe").as_deref(), Some("Grosse"));
 /// assert_eq!(pedelec_rules::suggest_tool_name("_9"), None);
 /// ```
 #[must_use]
 pub fn suggest_tool_name(name: &str) -> Option<String> {
-    let start = name.find(|c: char| c.is_ascii_alphabetic())?;
-    let mut out = String::with_capacity(name.len());
-    for c in name[start..].chars() {
+    let mut folded = String::with_capacity(name.len());
+    for c in name.chars() {
+        match ascii_fold(c) {
+            Some(ascii) => folded.push_str(ascii),
+            None => folded.push(c),
+        }
+    }
+    let start = folded.find(|c: char| c.is_ascii_alphabetic())?;
+    let mut out = String::with_capacity(folded.len());
+    for c in folded[start..].chars() {
         if c.is_ascii() && is_name_char(c as u8) {
             out.push(c);
         } else if !out.ends_with('_') {
@@ -143,6 +154,59 @@ pub fn suggest_tool_name(name: &str) -> Option<String> {
     }
     let out = out.trim_end_matches('_').to_owned();
     (check_tool_name(&out).is_ok()).then_some(out)
+}
+
+/// The ASCII spelling of an accented Latin letter (Latin-1 Supplement and Latin
+/// Extended-A), for suggestions.
+fn ascii_fold(c: char) -> Option<&'static str> {
+    Some(match c {
+        'À'..='Å' | 'Ā' | 'Ă' | 'Ą' => "A",
+        'à'..='å' | 'ā' | 'ă' | 'ą' => "a",
+        'Æ' => "AE",
+        'æ' => "ae",
+        'Ç' | 'Ć' | 'Ĉ' | 'Ċ' | 'Č' => "C",
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
+        'Ð' | 'Ď' | 'Đ' => "D",
+        'ð' | 'ď' | 'đ' => "d",
+        'È'..='Ë' | 'Ē' | 'Ĕ' | 'Ė' | 'Ę' | 'Ě' => "E",
+        'è'..='ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
+        'Ĝ' | 'Ğ' | 'Ġ' | 'Ģ' => "G",
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
+        'Ĥ' | 'Ħ' => "H",
+        'ĥ' | 'ħ' => "h",
+        'Ì'..='Ï' | 'Ĩ' | 'Ī' | 'Ĭ' | 'Į' | 'İ' => "I",
+        'ì'..='ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
+        'Ĵ' => "J",
+        'ĵ' => "j",
+        'Ķ' => "K",
+        'ķ' => "k",
+        'Ĺ' | 'Ļ' | 'Ľ' | 'Ŀ' | 'Ł' => "L",
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
+        'Ñ' | 'Ń' | 'Ņ' | 'Ň' => "N",
+        'ñ' | 'ń' | 'ņ' | 'ň' => "n",
+        'Ò'..='Ö' | 'Ø' | 'Ō' | 'Ŏ' | 'Ő' => "O",
+        'ò'..='ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
+        'Œ' => "OE",
+        'œ' => "oe",
+        'Ŕ' | 'Ŗ' | 'Ř' => "R",
+        'ŕ' | 'ŗ' | 'ř' => "r",
+        'Ś' | 'Ŝ' | 'Ş' | 'Š' => "S",
+        'ś' | 'ŝ' | 'ş' | 'š' => "s",
+        'ß' => "ss",
+        'Ţ' | 'Ť' | 'Ŧ' => "T",
+        'ţ' | 'ť' | 'ŧ' => "t",
+        'Þ' => "TH",
+        'þ' => "th",
+        'Ù'..='Ü' | 'Ũ' | 'Ū' | 'Ŭ' | 'Ů' | 'Ű' | 'Ų' => "U",
+        'ù'..='ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
+        'Ŵ' => "W",
+        'ŵ' => "w",
+        'Ý' | 'Ŷ' | 'Ÿ' => "Y",
+        'ý' | 'ÿ' | 'ŷ' => "y",
+        'Ź' | 'Ż' | 'Ž' => "Z",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
 }
 
 /// Whether a description is blank (empty or only white space): the Pedelec rule wants a
@@ -233,6 +297,47 @@ pub fn check_timeout_ms_f64(ms: f64) -> Result<u64, TimeoutProblem> {
     Ok(ms as u64)
 }
 
+/// The formats JSON Schema 2020-12 defines, in the order of its validation specification.
+/// `#[arg(format = "…")]` must name one of them; the validator can assert every one.
+pub const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// String equality usable in a `const` (`==` on `str` is not `const`).
+#[must_use]
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The default timeout of a tool call when a tool sets none (the Core default, 60 s).
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
@@ -270,6 +375,25 @@ mod tests {
             check_tool_name("a:b"),
             Err(NameProblem::BadChar { found: ':', at: 1 })
         );
+    }
+
+    #[test]
+    fn suggestions() {
+        for (bad, good) in [
+            ("open url", Some("open_url")),
+            ("2fast", Some("fast")),
+            ("_private", Some("private")),
+            (".hidden", Some("hidden")),
+            ("nav/open:url", Some("nav_open_url")),
+            ("café", Some("cafe")),
+            ("Größe", Some("Grosse")),
+            ("データ", None),
+            ("", None),
+        ] {
+            assert_eq!(suggest_tool_name(bad).as_deref(), good, "{bad}");
+        }
+        // Outside the table: replaced, not dropped.
+        assert_eq!(suggest_tool_name("a→b").as_deref(), Some("a_b"));
     }
 
     #[test]

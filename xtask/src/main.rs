@@ -1,6 +1,116 @@
-//! `cargo xtask <task>`: project chores.
+//! `cargo xtask <task>`: project chores, with nothing but std.
+//!
+//! - `ci`: what CI runs (`bash .ci/run`).
+//! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
+//!   expectations by running the whole test suite; review the diff afterwards.
+//! - `expand [FILTER]`: print the expansion snapshots (`pedelec-macros/src/tests/snapshots`),
+//!   those whose name contains `FILTER` when given.
+//! - `manifest`: print the counter example's manifest (runs `cargo run --example counter`).
+//! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
 
-fn main() {
-    eprintln!("usage: cargo xtask <ci|bless|expand|manifest|bench>");
-    std::process::exit(2);
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  ci               run what CI runs (bash .ci/run)
+  bless            refresh UI, snapshot and golden expectations (then review the diff)
+  expand [FILTER]  print the expansion snapshots (names containing FILTER)
+  manifest         print the counter example's manifest
+  bench [ARGS]     cargo bench --workspace [ARGS]";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let Some(task) = args.next() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest: Vec<OsString> = args.collect();
+    let root = workspace_root();
+    let result = match task.to_str() {
+        Some("ci") => run(Command::new("bash").arg(".ci/run").current_dir(&root)),
+        Some("bless") => run(cargo(&root)
+            .args(["test", "--workspace"])
+            .env("TRYBUILD", "overwrite")
+            .env("UPDATE_EXPECT", "1")),
+        Some("expand") => expand(&root, rest.first().and_then(|f| f.to_str())),
+        Some("manifest") => run(cargo(&root).args(["run", "--quiet", "--example", "counter"])),
+        Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
+        Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(format!(
+            "unknown task `{}`\n\n{USAGE}",
+            task.to_string_lossy()
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the parent of this crate's directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+/// `cargo` (the one running this task, when known), in the workspace root.
+fn cargo(root: &Path) -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root);
+    command
+}
+
+fn run(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed ({status})"))
+    }
+}
+
+fn expand(root: &Path, filter: Option<&str>) -> Result<(), String> {
+    let dir = root.join("pedelec-macros/src/tests/snapshots");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| {
+            filter.is_none_or(|f| {
+                path.file_stem()
+                    .is_some_and(|stem| stem.to_string_lossy().contains(f))
+            })
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(match filter {
+            Some(f) => format!("no snapshot in {} matches `{f}`", dir.display()),
+            None => format!("no snapshot in {}", dir.display()),
+        });
+    }
+    for (i, path) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if i > 0 {
+            println!();
+        }
+        let name = path.strip_prefix(root).unwrap_or(path);
+        println!("// ===== {} =====", name.display());
+        print!("{text}");
+    }
+    Ok(())
 }

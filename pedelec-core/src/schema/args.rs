@@ -44,9 +44,9 @@ pub trait ToolArgs {
 /// `#[derive(ToolArgs)]` implements it for structs with named fields; it is implemented
 /// here for string-keyed maps, `Box` and `Arc`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's arguments: its schema is not an object",
-    label = "the argsSchema root must be an object",
-    note = "wrap the value in a struct with named fields and `#[derive(ToolArgs)]` on it"
+    message = "`{Self}` cannot be a tool's arguments",
+    label = "not a struct with named fields deriving `ToolArgs`",
+    note = "the root of an argsSchema is an object: take the arguments as one struct with named fields and `#[derive(ToolArgs, Deserialize)]` (a list, a string or an enum becomes one of its fields)"
 )]
 pub trait ToolArgsRoot: ToolArgs {}
 

@@ -1,15 +1,29 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
 //! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
 
+#[doc(hidden)]
+pub mod arg;
 mod args;
+mod check;
+mod compiled;
+pub mod format;
+mod json;
 mod node;
+mod parse;
+mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
+pub use compiled::CompiledSchema;
+pub use format::{ASSERTED_FORMATS, check_format};
+pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
+pub use parse::ParseOptions;
+pub use validate::{ValidationError, ValidationErrors, ValidationOptions};
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -48,7 +62,8 @@ impl SchemaError {
         SchemaError { problems }
     }
 
-    /// The problems, in document order.
+    /// The problems, in the order they were found: depth first through the schema, each
+    /// node's keywords before the checks that relate several of them.
     #[must_use]
     pub fn problems(&self) -> &[SchemaProblem] {
         &self.problems
@@ -76,13 +91,37 @@ impl std::error::Error for SchemaError {}
 ///
 /// Built in a `const` by `#[derive(ToolArgs)]` / `#[tool]` ([`ToolArgsSchema::from_node`]),
 /// or read from JSON for tools defined at run time ([`ToolArgsSchema::from_json`]).
-#[derive(Clone, PartialEq)]
+///
+/// Validation needs the schema compiled (regexes built, `enum` values converted, …).
+/// [`from_json`](Self::from_json) compiles it; a schema from a `const` is compiled by
+/// [`compile`](Self::compile), once. Validating a schema that was never compiled compiles
+/// it on the fly for that one call, which is correct but slow: the session compiles each
+/// tool's schema once when it is created. Clones share the compiled form.
+///
+/// ```
+/// use pedelec_core::ToolArgsSchema;
+/// use serde_json::json;
+///
+/// let schema = ToolArgsSchema::from_json(&json!({
+///     "type": "object",
+///     "properties": {"delta": {"type": "integer"}},
+///     "required": ["delta"],
+///     "additionalProperties": false
+/// }))?;
+/// assert!(schema.is_valid(&json!({"delta": 2})));
+/// let errors = schema.validate(&json!({"delta": "5"})).unwrap_err();
+/// assert_eq!(errors.to_string(), r#"/delta: expected integer, got string "5""#);
+/// # Ok::<(), pedelec_core::SchemaError>(())
+/// ```
+#[derive(Clone)]
 pub struct ToolArgsSchema {
     root: SchemaNode,
+    compiled: Option<Arc<CompiledSchema>>,
 }
 
 impl ToolArgsSchema {
     /// Wraps an object node. In a `const`, a root that is not an object fails compilation.
+    /// The schema is not compiled yet (see [`compile`](Self::compile)).
     ///
     /// # Panics
     /// When `root` is not `{"type": "object", …}`.
@@ -92,7 +131,10 @@ impl ToolArgsSchema {
             root.is_object(),
             "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
         );
-        ToolArgsSchema { root }
+        ToolArgsSchema {
+            root,
+            compiled: None,
+        }
     }
 
     /// The root node.
@@ -107,19 +149,173 @@ impl ToolArgsSchema {
         self.root.to_json()
     }
 
-    /// Reads a schema from its JSON form, reporting every structural problem.
+    /// Reads a schema from its JSON form, reporting every structural problem, and compiles
+    /// it. The rules are those of [`SchemaNode::from_json`], and the root must be an object.
     ///
     /// # Errors
     /// Every problem found, each with a JSON pointer into the schema.
     pub fn from_json(json: &Value) -> Result<Self, SchemaError> {
-        let _ = json;
-        todo!("schema work: from_json")
+        let root = match SchemaNode::from_json(json) {
+            Ok(root) => root,
+            Err(mut e) => {
+                // Say that the root must be an object even when other problems were found.
+                if let Some(problem) = root_problem_of_json(json) {
+                    e.problems.insert(0, problem);
+                }
+                return Err(e);
+            }
+        };
+        if let Some(problem) = root_problem(&root) {
+            return Err(SchemaError::new(vec![problem]));
+        }
+        let compiled = CompiledSchema::compile(&root)?;
+        Ok(ToolArgsSchema {
+            root,
+            compiled: Some(Arc::new(compiled)),
+        })
     }
 
-    /// Structural problems of this schema (empty when it is sound).
+    /// Structural problems of this schema (empty when it is sound): the checks of
+    /// [`SchemaNode::from_json`], run on the built schema. A schema written by hand in a
+    /// `const` can still have `minimum > maximum` or an invalid `pattern`.
     #[must_use]
     pub fn problems(&self) -> Vec<SchemaProblem> {
-        Vec::new()
+        let mut problems = self.root.problems();
+        if let Some(problem) = root_problem(&self.root) {
+            problems.insert(0, problem);
+        }
+        problems
+    }
+
+    /// Compiles the schema for validation, once: later calls return the same compiled
+    /// form, and so do clones made afterwards.
+    ///
+    /// # Errors
+    /// When a `pattern` is not a valid regular expression or a `multipleOf` is not
+    /// positive (see [`CompiledSchema::compile`]).
+    pub fn compile(&mut self) -> Result<&CompiledSchema, SchemaError> {
+        let compiled = match self.compiled.take() {
+            Some(compiled) => compiled,
+            None => Arc::new(CompiledSchema::compile(&self.root)?),
+        };
+        Ok(self.compiled.insert(compiled))
+    }
+
+    /// The compiled form, when [`compile`](Self::compile) or
+    /// [`from_json`](Self::from_json) built it.
+    #[must_use]
+    pub fn compiled(&self) -> Option<&CompiledSchema> {
+        self.compiled.as_deref()
+    }
+
+    /// Validates tool arguments with the default options (plain JSON Schema 2020-12;
+    /// the session uses [`validate_with`](Self::validate_with) and
+    /// [`ValidationOptions::null_as_absent`]).
+    ///
+    /// # Errors
+    /// Every reason `args` does not match (at most [`ValidationErrors::LIMIT`]). A schema
+    /// that cannot be compiled (an invalid `pattern`) rejects every value, saying why.
+    pub fn validate(&self, args: &Value) -> Result<(), ValidationErrors> {
+        self.validate_with(args, ValidationOptions::new())
+    }
+
+    /// Validates tool arguments.
+    ///
+    /// # Errors
+    /// As [`validate`](Self::validate).
+    pub fn validate_with(
+        &self,
+        args: &Value,
+        options: ValidationOptions,
+    ) -> Result<(), ValidationErrors> {
+        match &self.compiled {
+            Some(compiled) => compiled.validate_with(args, options),
+            None => match CompiledSchema::compile(&self.root) {
+                Ok(compiled) => compiled.validate_with(args, options),
+                Err(e) => Err(unusable_schema(&e)),
+            },
+        }
+    }
+
+    /// Whether `args` match, with the default options. Stops at the first error.
+    #[must_use]
+    pub fn is_valid(&self, args: &Value) -> bool {
+        self.is_valid_with(args, ValidationOptions::new())
+    }
+
+    /// Whether `args` match. Stops at the first error; allocates nothing when the schema
+    /// is compiled.
+    #[must_use]
+    pub fn is_valid_with(&self, args: &Value, options: ValidationOptions) -> bool {
+        match &self.compiled {
+            Some(compiled) => compiled.is_valid_with(args, options),
+            None => CompiledSchema::compile(&self.root)
+                .is_ok_and(|compiled| compiled.is_valid_with(args, options)),
+        }
+    }
+}
+
+/// The problem of a root that is not an object node.
+fn root_problem(root: &SchemaNode) -> Option<SchemaProblem> {
+    (!root.is_object()).then(|| SchemaProblem {
+        pointer: String::new(),
+        message: match root.kind() {
+            Some(kind) => format!(
+                "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
+                kind.as_str()
+            ),
+            None if root.get_one_of().is_some() => "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
+            None => "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
+                .to_owned(),
+        },
+    })
+}
+
+/// The root problem, judged on JSON that did not read as a schema: only when its `type`
+/// names another kind, or it is a `oneOf` (other cases are reported by the reader already).
+fn root_problem_of_json(json: &Value) -> Option<SchemaProblem> {
+    let kind = match json.get("type") {
+        Some(Value::String(t)) => SchemaKind::from_name(t)?,
+        None if json.get("oneOf").is_some() => {
+            return Some(SchemaProblem {
+                pointer: String::new(),
+                message: "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
+            });
+        }
+        _ => return None,
+    };
+    (kind != SchemaKind::Object).then(|| SchemaProblem {
+        pointer: String::new(),
+        message: format!(
+            "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
+            kind.as_str()
+        ),
+    })
+}
+
+/// The errors reported for every value when the schema itself cannot be compiled.
+fn unusable_schema(error: &SchemaError) -> ValidationErrors {
+    ValidationErrors::from_errors(
+        error
+            .problems()
+            .iter()
+            .map(|p| ValidationError {
+                pointer: String::new(),
+                keyword: if p.pointer.ends_with("/pattern") {
+                    "pattern"
+                } else {
+                    "multipleOf"
+                },
+                message: format!("the schema itself is invalid and accepts nothing: {p}"),
+            })
+            .collect(),
+    )
+}
+
+impl PartialEq for ToolArgsSchema {
+    /// Schemas are equal when their nodes are (whether compiled or not).
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
     }
 }
 
@@ -140,4 +336,10 @@ impl<'de> Deserialize<'de> for ToolArgsSchema {
         let value = Value::deserialize(deserializer)?;
         ToolArgsSchema::from_json(&value).map_err(serde::de::Error::custom)
     }
+}
+
+#[cfg(test)]
+mod tests {
+    mod from_json;
+    mod validation;
 }

@@ -122,21 +122,45 @@ impl Num {
     }
 
     /// Exact comparison of two numbers, whatever their representation. `None` only when a
-    /// float is NaN.
+    /// float is NaN. Usable in a `const` (the derive's constraint checks run there).
     #[must_use]
-    pub fn exact_cmp(self, other: Num) -> Option<Ordering> {
+    #[allow(clippy::float_cmp, reason = "an exact comparison is the point")]
+    pub const fn exact_cmp(self, other: Num) -> Option<Ordering> {
         match (self, other) {
-            (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b),
-            (Num::Float(a), b) => cmp_int_float(b.as_i128(), a).map(Ordering::reverse),
+            (Num::Float(a), Num::Float(b)) => {
+                if a < b {
+                    Some(Ordering::Less)
+                } else if a > b {
+                    Some(Ordering::Greater)
+                } else if a == b {
+                    Some(Ordering::Equal)
+                } else {
+                    None
+                }
+            }
+            (Num::Float(a), b) => match cmp_int_float(b.as_i128(), a) {
+                Some(ordering) => Some(ordering.reverse()),
+                None => None,
+            },
             (a, Num::Float(b)) => cmp_int_float(a.as_i128(), b),
-            (a, b) => Some(a.as_i128().cmp(&b.as_i128())),
+            (a, b) => {
+                let (a, b) = (a.as_i128(), b.as_i128());
+                Some(if a < b {
+                    Ordering::Less
+                } else if a > b {
+                    Ordering::Greater
+                } else {
+                    Ordering::Equal
+                })
+            }
         }
     }
 
-    fn as_i128(self) -> i128 {
+    #[allow(clippy::cast_lossless, reason = "`i128::from` is not `const`")]
+    const fn as_i128(self) -> i128 {
         match self {
-            Num::Int(i) => i128::from(i),
-            Num::Uint(u) => i128::from(u),
+            Num::Int(i) => i as i128,
+            Num::Uint(u) => u as i128,
             // Only called on integer variants.
             Num::Float(_) => 0,
         }
@@ -153,9 +177,9 @@ impl Num {
     }
 }
 
-/// Exact comparison of an integer with a float.
+/// Exact comparison of an integer with a float (`const`: no `f64::trunc`).
 #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
+const fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
     if f.is_nan() {
         return None;
     }
@@ -167,19 +191,21 @@ fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
     if f < -LIMIT {
         return Some(Ordering::Greater);
     }
-    let whole = f.trunc();
-    match i.cmp(&(whole as i128)) {
-        Ordering::Equal => {
-            let frac = f - whole;
-            Some(if frac > 0.0 {
-                Ordering::Less
-            } else if frac < 0.0 {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            })
-        }
-        other => Some(other),
+    // In range, `as` truncates toward zero exactly, and the whole part converts back exactly.
+    let whole = f as i128;
+    if i < whole {
+        Some(Ordering::Less)
+    } else if i > whole {
+        Some(Ordering::Greater)
+    } else {
+        let frac = f - whole as f64;
+        Some(if frac > 0.0 {
+            Ordering::Less
+        } else if frac < 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        })
     }
 }
 
@@ -362,9 +388,9 @@ pub enum AdditionalProperties {
 /// One entry of an object's `properties`, with whether it is `required`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Property {
-    name: Str,
-    schema: SchemaNode,
-    required: bool,
+    pub(crate) name: Str,
+    pub(crate) schema: SchemaNode,
+    pub(crate) required: bool,
 }
 
 impl Property {
@@ -559,14 +585,14 @@ impl SchemaNode {
         node
     }
 
-    const fn is_kind(&self, kind: SchemaKind) -> bool {
+    pub(crate) const fn is_kind(&self, kind: SchemaKind) -> bool {
         match self.kind {
             Some(k) => k as u8 == kind as u8,
             None => false,
         }
     }
 
-    const fn is_numeric_kind(&self) -> bool {
+    pub(crate) const fn is_numeric_kind(&self) -> bool {
         self.is_kind(SchemaKind::Integer) || self.is_kind(SchemaKind::Number)
     }
 

@@ -11,7 +11,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode, ToolArgsSchema};
+use crate::schema::{
+    AdditionalProperties, SchemaKind, SchemaNode, ToolArgsSchema, ValidationOptions,
+};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
 /// in-process caller.
@@ -31,6 +33,7 @@ pub(crate) struct CompiledArgs {
 }
 
 impl CompiledArgs {
+    /// `schema` should be compiled already ([`ToolArgsSchema::compile`]).
     pub(crate) fn new(tool: Arc<str>, schema: ToolArgsSchema) -> Self {
         CompiledArgs {
             tool,
@@ -79,11 +82,30 @@ impl CompiledArgs {
         Ok(value)
     }
 
-    #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
+    /// Validates against the schema; every error goes into `details`, the first few into
+    /// the message (the model reads the message first).
     fn validate(&self, schema: &ToolArgsSchema, value: &Value) -> Result<(), ToolError> {
-        // VALIDATOR-SEAM: `schema.validate(value)` lands with the validator branch.
-        let _ = (schema, value);
-        Ok(())
+        let options = ValidationOptions::new().null_as_absent(true);
+        schema.validate_with(value, options).map_err(|errors| {
+            const SHOWN: usize = 3;
+            let all = errors.errors();
+            let mut message = format!("invalid arguments for `{}`: ", self.tool);
+            for (i, e) in all.iter().take(SHOWN).enumerate() {
+                if i > 0 {
+                    message.push_str("; ");
+                }
+                message.push_str(&e.to_string());
+            }
+            let more = all.len().saturating_sub(SHOWN);
+            if errors.truncated() {
+                message.push_str(&format!(" (and more than {more} other errors)"));
+            } else if more > 0 {
+                message.push_str(&format!(" (and {more} more)"));
+            }
+            let details =
+                serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}));
+            ToolError::with_code(ErrorCode::ToolArgsInvalid, message).details(details)
+        })
     }
 }
 

@@ -150,26 +150,33 @@ impl<N> SessionBuilder<N> {
         }
         let manifest = self.skills.manifest();
         let mut by_name = HashMap::with_capacity(self.skills.tools().len());
-        let tools: Vec<ToolEntry> = self
-            .skills
-            .tools()
-            .iter()
-            .enumerate()
-            .map(|(i, def)| {
-                let name: Arc<str> = Arc::from(def.name());
-                by_name.insert(Box::from(def.name()), i);
-                let timeout_ms = def
-                    .get_timeout_ms()
-                    .unwrap_or(pedelec_rules::DEFAULT_TIMEOUT_MS);
-                ToolEntry {
-                    args: CompiledArgs::new(name.clone(), def.args_schema().clone()),
-                    name,
-                    timeout: Duration::from_millis(timeout_ms),
-                    inline: def.get_handler().cloned(),
-                    named: RwLock::new(None),
-                }
-            })
-            .collect();
+        let mut tools = Vec::with_capacity(self.skills.tools().len());
+        let mut problems = Vec::new();
+        for (i, def) in self.skills.tools().iter().enumerate() {
+            let name: Arc<str> = Arc::from(def.name());
+            by_name.insert(Box::from(def.name()), i);
+            let timeout_ms = def
+                .get_timeout_ms()
+                .unwrap_or(pedelec_rules::DEFAULT_TIMEOUT_MS);
+            // Compiled once here; every call validates against the compiled form.
+            let mut schema = def.args_schema().clone();
+            if let Err(e) = schema.compile() {
+                problems.extend(e.problems().iter().map(|p| Problem {
+                    path: format!("tools[{i}].argsSchema{}", p.pointer),
+                    message: p.message.clone(),
+                }));
+            }
+            tools.push(ToolEntry {
+                args: CompiledArgs::new(name.clone(), schema),
+                name,
+                timeout: Duration::from_millis(timeout_ms),
+                inline: def.get_handler().cloned(),
+                named: RwLock::new(None),
+            });
+        }
+        if !problems.is_empty() {
+            return Err(Error::invalid_input(problems));
+        }
         Ok(Session {
             shared: Arc::new(Shared {
                 manifest,

@@ -5,6 +5,9 @@
 
 use proc_macro2::TokenStream;
 
+mod skills;
+mod tool;
+
 /// Formats `tokens` as a file and compares it with the snapshot `name`.
 pub fn snapshot(name: &str, tokens: &TokenStream) {
     let file: syn::File = match syn::parse2(tokens.clone()) {

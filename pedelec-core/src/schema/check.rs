@@ -1,0 +1,421 @@
+//! The structural checks of a schema node. One implementation serves both the JSON reader
+//! ([`SchemaNode::from_json`]) and schemas built in code ([`SchemaNode::problems`]).
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use super::SchemaProblem;
+use super::compiled::{CompiledSchema, compile_pattern, is_positive};
+use super::json::{push_token, show, type_name};
+use super::node::{Num, SchemaKind, SchemaNode};
+
+/// Which checks apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Checks {
+    /// Tool schemas: `type` required (unless `oneOf`), keywords fitting the type, bounds
+    /// ordered, `items` on arrays, `enum` values of the type, `default` valid, …
+    Strict,
+    /// Any JSON Schema made of the wire keywords: only what makes validation impossible
+    /// (invalid `pattern`, `multipleOf` not positive).
+    Lenient,
+}
+
+impl SchemaNode {
+    /// Every structural problem of this schema under the strict rules of
+    /// [`SchemaNode::from_json`] (empty when it is sound), each with a JSON pointer into the
+    /// schema's wire form. Useful for schemas built in code: a hand-written constant can
+    /// still have an invalid `pattern` or a `default` that does not match.
+    #[must_use]
+    pub fn problems(&self) -> Vec<SchemaProblem> {
+        let mut problems = Vec::new();
+        check_tree(self, &mut String::new(), Checks::Strict, &mut problems);
+        problems
+    }
+}
+
+/// Checks a whole tree, children first (the order of [`SchemaNode::from_json`]).
+pub(crate) fn check_tree(
+    node: &SchemaNode,
+    pointer: &mut String,
+    checks: Checks,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    let before = problems.len();
+    let len = pointer.len();
+    if let Some(items) = node.get_items() {
+        push_token(pointer, "items");
+        check_tree(items, pointer, checks, problems);
+        pointer.truncate(len);
+    }
+    for p in node.get_properties() {
+        push_token(pointer, "properties");
+        push_token(pointer, p.name());
+        check_tree(p.schema(), pointer, checks, problems);
+        pointer.truncate(len);
+    }
+    if let Some(super::node::AdditionalProperties::Schema(schema)) =
+        node.get_additional_properties()
+    {
+        push_token(pointer, "additionalProperties");
+        check_tree(schema, pointer, checks, problems);
+        pointer.truncate(len);
+    }
+    for (i, branch) in node.get_one_of().unwrap_or(&[]).iter().enumerate() {
+        push_token(pointer, "oneOf");
+        push_token(pointer, &i.to_string());
+        check_tree(branch, pointer, checks, problems);
+        pointer.truncate(len);
+    }
+    let sound = problems.len() == before;
+    check_local(node, pointer, checks, false, sound, problems);
+}
+
+/// The checks of one node (its children were checked already).
+///
+/// `kind_explained`: a missing kind was already explained by another problem of the JSON
+/// (an unknown `type`, a malformed `oneOf`, an unsupported keyword such as `$ref`). `subtree_sound`: no problem was found below or in this node so far, so
+/// the node can be compiled to check its `default`.
+pub(crate) fn check_local(
+    node: &SchemaNode,
+    pointer: &str,
+    checks: Checks,
+    kind_explained: bool,
+    subtree_sound: bool,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    // `keyword` is a keyword or `enum/<index>`: nothing to escape.
+    let mut report = |keyword: &str, message: String| {
+        let mut pointer = pointer.to_owned();
+        if !keyword.is_empty() {
+            pointer.push('/');
+            pointer.push_str(keyword);
+        }
+        problems.push(SchemaProblem { pointer, message });
+    };
+
+    let strict = checks == Checks::Strict;
+    if strict {
+        check_kind(node, kind_explained, &mut report);
+    }
+
+    if let Some(pattern) = node.get_pattern()
+        && let Err(e) = compile_pattern(pattern)
+    {
+        report("pattern", format!("invalid regular expression: {e}"));
+    }
+    if let Some(n) = node.get_multiple_of()
+        && !is_positive(n)
+    {
+        report(
+            "multipleOf",
+            format!("`multipleOf` must be greater than 0, got {n}"),
+        );
+    }
+    if !strict {
+        return;
+    }
+
+    if let Some(values) = node.get_enum() {
+        if values.is_empty() {
+            report("enum", "`enum` must list at least one value".to_owned());
+        }
+        if let Some(kind) = node.kind() {
+            for (i, value) in values.iter().enumerate() {
+                let value = value.to_value();
+                if !fits(kind, &value) {
+                    report(
+                        &format!("enum/{i}"),
+                        format!(
+                            "{} is not {}; every `enum` value must match the schema's `type`",
+                            show(&value),
+                            article(kind),
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if node.get_one_of().is_some_and(<[SchemaNode]>::is_empty) {
+        report("oneOf", "`oneOf` must list at least one branch".to_owned());
+    }
+
+    if let (Some(min), Some(max)) = (node.get_min_length(), node.get_max_length())
+        && min > max
+    {
+        report(
+            "minLength",
+            format!("`minLength` ({min}) is greater than `maxLength` ({max}): no string can match"),
+        );
+    }
+    if let (Some(min), Some(max)) = (node.get_min_items(), node.get_max_items())
+        && min > max
+    {
+        report(
+            "minItems",
+            format!("`minItems` ({min}) is greater than `maxItems` ({max}): no array can match"),
+        );
+    }
+    check_range(node, &mut report);
+
+    if !node.required_extra.is_empty() {
+        for name in node.required_extra.iter() {
+            report(
+                "required",
+                format!(
+                    "`required` names {}, which is not in `properties`; add the property or remove the name",
+                    show(&Value::String(name.to_string()))
+                ),
+            );
+        }
+    }
+
+    if subtree_sound
+        && let Some(default) = node.get_default()
+        && let Ok(compiled) = CompiledSchema::compile(node)
+        && let Err(errors) = compiled.validate(&default.to_value())
+    {
+        let list = errors
+            .errors()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        report(
+            "default",
+            format!("`default` does not match the schema: {list}"),
+        );
+    }
+}
+
+/// `type` and which keywords may sit beside it.
+fn check_kind(node: &SchemaNode, kind_explained: bool, report: &mut impl FnMut(&str, String)) {
+    let present = present_keywords(node);
+    match (node.kind(), node.get_one_of()) {
+        (None, None) => {
+            if !kind_explained {
+                report(
+                    "",
+                    "missing `type`; write one of \"string\", \"number\", \"integer\", \"boolean\", \"array\", \"object\", or list alternatives with `oneOf`".to_owned(),
+                );
+            }
+        }
+        (Some(_), Some(_)) => report(
+            "oneOf",
+            "`oneOf` cannot be combined with `type`; give each branch its own `type`".to_owned(),
+        ),
+        (None, Some(_)) => {
+            for keyword in present {
+                if !matches!(keyword, "description" | "default" | "oneOf") {
+                    report(
+                        keyword,
+                        format!("`{keyword}` cannot sit beside `oneOf`; move it into each branch"),
+                    );
+                }
+            }
+        }
+        (Some(kind), None) => {
+            for keyword in present {
+                if let Some(message) = misplaced(keyword, kind) {
+                    report(keyword, message);
+                }
+            }
+            if kind == SchemaKind::Array && node.get_items().is_none() {
+                report(
+                    "",
+                    "an array schema needs `items`, the schema of its elements".to_owned(),
+                );
+            }
+        }
+    }
+}
+
+/// The keywords a node carries, in wire order.
+fn present_keywords(node: &SchemaNode) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut add = |on: bool, keyword: &'static str| {
+        if on {
+            out.push(keyword);
+        }
+    };
+    add(node.get_description().is_some(), "description");
+    add(node.get_enum().is_some(), "enum");
+    add(node.get_default().is_some(), "default");
+    add(node.get_format().is_some(), "format");
+    add(node.get_min_length().is_some(), "minLength");
+    add(node.get_max_length().is_some(), "maxLength");
+    add(node.get_pattern().is_some(), "pattern");
+    add(node.get_minimum().is_some(), "minimum");
+    add(node.get_maximum().is_some(), "maximum");
+    add(node.get_exclusive_minimum().is_some(), "exclusiveMinimum");
+    add(node.get_exclusive_maximum().is_some(), "exclusiveMaximum");
+    add(node.get_multiple_of().is_some(), "multipleOf");
+    add(node.get_items().is_some(), "items");
+    add(node.get_min_items().is_some(), "minItems");
+    add(node.get_max_items().is_some(), "maxItems");
+    add(node.get_unique_items().is_some(), "uniqueItems");
+    add(node.properties.is_some(), "properties");
+    add(node.required().next().is_some(), "required");
+    add(
+        node.get_additional_properties().is_some(),
+        "additionalProperties",
+    );
+    add(node.get_one_of().is_some(), "oneOf");
+    out
+}
+
+/// Why `keyword` does not fit a node of `kind`, or `None` when it does.
+fn misplaced(keyword: &str, kind: SchemaKind) -> Option<String> {
+    use SchemaKind::*;
+    let (fits, applies_to) = match keyword {
+        "format" | "minLength" | "maxLength" | "pattern" => (kind == String, "string"),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            (kind.is_numeric(), "number and integer")
+        }
+        "items" | "minItems" | "maxItems" | "uniqueItems" => (kind == Array, "array"),
+        "properties" | "required" | "additionalProperties" => (kind == Object, "object"),
+        _ => (true, ""),
+    };
+    if fits {
+        return None;
+    }
+    let instead = match (keyword, kind) {
+        ("minLength" | "minimum", Array) => Some("`minItems`"),
+        ("maxLength" | "maximum", Array) => Some("`maxItems`"),
+        ("minItems" | "minimum", String) => Some("`minLength`"),
+        ("maxItems" | "maximum", String) => Some("`maxLength`"),
+        ("format", Integer | Number) => Some("`minimum` and `maximum` for the range"),
+        _ => None,
+    };
+    let mut message = format!(
+        "`{keyword}` applies to {applies_to} schemas, not to {} ones",
+        kind.as_str()
+    );
+    if let Some(instead) = instead {
+        message.push_str("; use ");
+        message.push_str(instead);
+    }
+    Some(message)
+}
+
+/// A bound of a numeric range: the number, whether it is exclusive, and its keyword.
+type Bound = (Num, bool, &'static str);
+
+/// The tighter of an inclusive and an exclusive bound (`tighter` is the ordering that makes
+/// a bound tighter: `Greater` for lower bounds).
+fn tightest(
+    inclusive: Option<Bound>,
+    exclusive: Option<Bound>,
+    tighter: Ordering,
+) -> Option<Bound> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => {
+            // At equal values the exclusive bound is the tighter one.
+            if i.0.exact_cmp(e.0) == Some(tighter) {
+                Some(i)
+            } else {
+                Some(e)
+            }
+        }
+        (i, e) => i.or(e),
+    }
+}
+
+/// `minimum`/`exclusiveMinimum` against `maximum`/`exclusiveMaximum`: the range must hold
+/// at least one number (and one integer, for an integer schema).
+fn check_range(node: &SchemaNode, report: &mut impl FnMut(&str, String)) {
+    let lower = tightest(
+        node.get_minimum().map(|n| (n, false, "minimum")),
+        node.get_exclusive_minimum()
+            .map(|n| (n, true, "exclusiveMinimum")),
+        Ordering::Greater,
+    );
+    let upper = tightest(
+        node.get_maximum().map(|n| (n, false, "maximum")),
+        node.get_exclusive_maximum()
+            .map(|n| (n, true, "exclusiveMaximum")),
+        Ordering::Less,
+    );
+    let (Some((lo, lo_excl, lo_kw)), Some((hi, hi_excl, hi_kw))) = (lower, upper) else {
+        return;
+    };
+    let empty = match lo.exact_cmp(hi) {
+        Some(Ordering::Greater) => true,
+        Some(Ordering::Equal) => lo_excl || hi_excl,
+        _ => false,
+    };
+    if empty {
+        let message = if lo_excl || hi_excl {
+            format!("`{lo_kw}` ({lo}) and `{hi_kw}` ({hi}) leave no number that can match")
+        } else {
+            format!("`{lo_kw}` ({lo}) is greater than `{hi_kw}` ({hi}): no number can match")
+        };
+        report(lo_kw, message);
+        return;
+    }
+    if node.kind() == Some(SchemaKind::Integer)
+        && let (Some(first), Some(last)) = (int_at_least(lo, lo_excl), int_at_most(hi, hi_excl))
+        && first > last
+    {
+        report(
+            lo_kw,
+            format!("`{lo_kw}` ({lo}) and `{hi_kw}` ({hi}) leave no integer that can match"),
+        );
+    }
+}
+
+/// Floats this large are integers already; past it the `i128` arithmetic is skipped.
+const INT_LIMIT: f64 = 1_267_650_600_228_229_401_496_703_205_376.0; // 2^100
+
+/// The smallest integer above `n` (or equal to it, when not exclusive).
+#[allow(clippy::cast_possible_truncation)]
+fn int_at_least(n: Num, exclusive: bool) -> Option<i128> {
+    let step = i128::from(exclusive);
+    match n {
+        Num::Int(i) => Some(i128::from(i) + step),
+        Num::Uint(u) => Some(i128::from(u) + step),
+        Num::Float(f) if f.abs() < INT_LIMIT => {
+            let c = f.ceil();
+            Some(c as i128 + if f.fract() == 0.0 { step } else { 0 })
+        }
+        Num::Float(_) => None,
+    }
+}
+
+/// The largest integer below `n` (or equal to it, when not exclusive).
+#[allow(clippy::cast_possible_truncation)]
+fn int_at_most(n: Num, exclusive: bool) -> Option<i128> {
+    let step = i128::from(exclusive);
+    match n {
+        Num::Int(i) => Some(i128::from(i) - step),
+        Num::Uint(u) => Some(i128::from(u) - step),
+        Num::Float(f) if f.abs() < INT_LIMIT => {
+            let c = f.floor();
+            Some(c as i128 - if f.fract() == 0.0 { step } else { 0 })
+        }
+        Num::Float(_) => None,
+    }
+}
+
+/// Whether a value has the JSON type of `kind`.
+fn fits(kind: SchemaKind, value: &Value) -> bool {
+    match kind {
+        SchemaKind::Number => value.is_number(),
+        SchemaKind::Integer => type_name(value) == "integer",
+        SchemaKind::String => value.is_string(),
+        SchemaKind::Boolean => value.is_boolean(),
+        SchemaKind::Array => value.is_array(),
+        SchemaKind::Object => value.is_object(),
+    }
+}
+
+fn article(kind: SchemaKind) -> &'static str {
+    match kind {
+        SchemaKind::String => "a string",
+        SchemaKind::Number => "a number",
+        SchemaKind::Integer => "an integer",
+        SchemaKind::Boolean => "a boolean",
+        SchemaKind::Array => "an array",
+        SchemaKind::Object => "an object",
+    }
+}

@@ -1,0 +1,825 @@
+//! Validation of JSON values against a [`CompiledSchema`]: JSON Schema 2020-12 semantics
+//! for exactly the keywords of the wire form, every error collected (bounded) with an
+//! instance JSON pointer, the keyword, and a message a model can act on.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
+use super::json::{
+    Decimal, describe, did_you_mean, json_equal, json_hash, list_quoted, push_token, show,
+};
+use super::node::{Num, SchemaKind};
+
+/// How values are validated. The default is plain JSON Schema 2020-12.
+///
+/// ```
+/// use pedelec_core::ValidationOptions;
+/// let session = ValidationOptions::new().null_as_absent(true);
+/// assert!(session.null_as_absent && !session.assert_formats);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ValidationOptions {
+    /// A `null` given for a declared property that is not required counts as absent (models
+    /// often send `null` for "not given"). The session turns it on.
+    pub null_as_absent: bool,
+    /// `format` is an assertion (a string must be a valid `date-time`, `email`, …) instead
+    /// of an annotation. Unknown formats are always valid.
+    pub assert_formats: bool,
+}
+
+impl ValidationOptions {
+    /// Plain JSON Schema 2020-12: `null` is a value, `format` is an annotation.
+    #[must_use]
+    pub const fn new() -> Self {
+        ValidationOptions {
+            null_as_absent: false,
+            assert_formats: false,
+        }
+    }
+
+    /// Sets [`null_as_absent`](Self::null_as_absent).
+    #[must_use]
+    pub const fn null_as_absent(mut self, on: bool) -> Self {
+        self.null_as_absent = on;
+        self
+    }
+
+    /// Sets [`assert_formats`](Self::assert_formats).
+    #[must_use]
+    pub const fn assert_formats(mut self, on: bool) -> Self {
+        self.assert_formats = on;
+        self
+    }
+}
+
+/// One reason a value does not match its schema.
+///
+/// Displays as `pointer: message`, the root pointer shown as `/`:
+/// `/delta: expected integer, got string "5"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValidationError {
+    /// JSON pointer (RFC 6901) to the offending value in the instance; `""` is the root.
+    pub pointer: String,
+    /// The schema keyword that failed (`type`, `required`, `additionalProperties`, …).
+    pub keyword: &'static str,
+    /// What is wrong, phrased so the caller can fix it.
+    pub message: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{pointer}: {}", self.message)
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// Every reason a value does not match its schema, in instance order, at most
+/// [`ValidationErrors::LIMIT`] of them.
+///
+/// Serializes as `{"errors": [{"pointer", "keyword", "message"}, …], "truncated": bool}`
+/// (the `details` of a `TOOL_ARGS_INVALID` result).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValidationErrors {
+    errors: Vec<ValidationError>,
+    truncated: bool,
+}
+
+impl ValidationErrors {
+    /// The most errors collected; past it [`truncated`](Self::truncated) is set.
+    pub const LIMIT: usize = 100;
+
+    /// The errors (never empty).
+    #[must_use]
+    pub fn errors(&self) -> &[ValidationError] {
+        &self.errors
+    }
+
+    /// `true` when more errors were found than [`LIMIT`](Self::LIMIT).
+    #[must_use]
+    pub const fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Iterates over the errors.
+    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
+        self.errors.iter()
+    }
+
+    /// The number of errors kept.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Always `false`: a `ValidationErrors` holds at least one error.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The errors, by value.
+    #[must_use]
+    pub fn into_errors(self) -> Vec<ValidationError> {
+        self.errors
+    }
+
+    pub(crate) fn from_errors(errors: Vec<ValidationError>) -> Self {
+        debug_assert!(!errors.is_empty());
+        ValidationErrors {
+            errors,
+            truncated: false,
+        }
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            fmt::Display::fmt(e, f)?;
+        }
+        if self.truncated {
+            write!(f, "\n(more errors after the first {})", self.errors.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.iter()
+    }
+}
+
+impl IntoIterator for ValidationErrors {
+    type Item = ValidationError;
+    type IntoIter = std::vec::IntoIter<ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.into_iter()
+    }
+}
+
+impl CompiledSchema {
+    /// Validates `value` with the default options (plain JSON Schema 2020-12).
+    ///
+    /// # Errors
+    /// Every reason `value` does not match (at most [`ValidationErrors::LIMIT`]).
+    pub fn validate(&self, value: &Value) -> Result<(), ValidationErrors> {
+        self.validate_with(value, ValidationOptions::new())
+    }
+
+    /// Validates `value`.
+    ///
+    /// # Errors
+    /// Every reason `value` does not match (at most [`ValidationErrors::LIMIT`]).
+    pub fn validate_with(
+        &self,
+        value: &Value,
+        options: ValidationOptions,
+    ) -> Result<(), ValidationErrors> {
+        // The fast check first: it allocates nothing, and most values are valid.
+        if self.is_valid_with(value, options) {
+            return Ok(());
+        }
+        let mut sink = Collect {
+            errors: Vec::new(),
+            truncated: false,
+        };
+        Checker {
+            schema: self,
+            options,
+        }
+        .check(CompiledSchema::ROOT, value, &Path::Root, &mut sink);
+        if sink.errors.is_empty() {
+            // Unreachable while both passes agree; never report an empty error list.
+            return Ok(());
+        }
+        Err(ValidationErrors {
+            errors: sink.errors,
+            truncated: sink.truncated,
+        })
+    }
+
+    /// Whether `value` matches, with the default options. Stops at the first error and
+    /// allocates nothing.
+    #[must_use]
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.is_valid_with(value, ValidationOptions::new())
+    }
+
+    /// Whether `value` matches. Stops at the first error and allocates nothing (except to
+    /// check `uniqueItems` on arrays longer than 32 items).
+    #[must_use]
+    pub fn is_valid_with(&self, value: &Value, options: ValidationOptions) -> bool {
+        let mut sink = First { failed: false };
+        Checker {
+            schema: self,
+            options,
+        }
+        .check(CompiledSchema::ROOT, value, &Path::Root, &mut sink);
+        !sink.failed
+    }
+}
+
+/// Where a value sits in the instance, built on the stack while walking it; turned into a
+/// JSON pointer only when an error is reported.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn pointer(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match *self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.write(out);
+                push_token(out, key);
+            }
+            Path::Index(parent, i) => {
+                parent.write(out);
+                push_token(out, &i.to_string());
+            }
+        }
+    }
+}
+
+/// Where errors go: the three passes share one walker.
+trait Sink {
+    /// Whether messages are wanted (only [`Collect`] builds them).
+    const MESSAGES: bool;
+    /// Records an error; `message` is called only when [`MESSAGES`](Self::MESSAGES).
+    fn fail(&mut self, path: &Path<'_>, keyword: &'static str, message: impl FnOnce() -> String);
+    /// Whether the walk can stop now.
+    fn done(&self) -> bool;
+}
+
+/// `is_valid`: stops at the first error.
+struct First {
+    failed: bool,
+}
+
+impl Sink for First {
+    const MESSAGES: bool = false;
+    fn fail(&mut self, _: &Path<'_>, _: &'static str, _: impl FnOnce() -> String) {
+        self.failed = true;
+    }
+    fn done(&self) -> bool {
+        self.failed
+    }
+}
+
+/// Counts errors (to find the closest `oneOf` branch), up to a cap.
+struct Count {
+    count: usize,
+}
+
+impl Count {
+    const CAP: usize = ValidationErrors::LIMIT;
+}
+
+impl Sink for Count {
+    const MESSAGES: bool = false;
+    fn fail(&mut self, _: &Path<'_>, _: &'static str, _: impl FnOnce() -> String) {
+        self.count += 1;
+    }
+    fn done(&self) -> bool {
+        self.count >= Count::CAP
+    }
+}
+
+/// `validate`: every error, up to the limit.
+struct Collect {
+    errors: Vec<ValidationError>,
+    truncated: bool,
+}
+
+impl Sink for Collect {
+    const MESSAGES: bool = true;
+    fn fail(&mut self, path: &Path<'_>, keyword: &'static str, message: impl FnOnce() -> String) {
+        if self.errors.len() >= ValidationErrors::LIMIT {
+            self.truncated = true;
+            return;
+        }
+        self.errors.push(ValidationError {
+            pointer: path.pointer(),
+            keyword,
+            message: message(),
+        });
+    }
+    fn done(&self) -> bool {
+        self.truncated
+    }
+}
+
+/// Arrays up to this length are checked for `uniqueItems` pairwise (no allocation); longer
+/// ones by hashing.
+const PAIRWISE_UNIQUE_MAX: usize = 32;
+
+/// How many property names an "unknown property" message lists.
+const LIST_LIMIT: usize = 10;
+
+struct Checker<'s> {
+    schema: &'s CompiledSchema,
+    options: ValidationOptions,
+}
+
+impl Checker<'_> {
+    fn check<S: Sink>(&self, id: NodeId, value: &Value, path: &Path<'_>, sink: &mut S) {
+        let node = self.schema.node(id);
+        if let Some(kind) = node.kind
+            && !kind_matches(kind, value)
+        {
+            sink.fail(path, "type", || {
+                format!("expected {}, got {}", kind.as_str(), describe(value))
+            });
+            // Nothing else can be said usefully about a value of the wrong type.
+            return;
+        }
+        if let Some(values) = &node.enum_values
+            && !values.iter().any(|v| json_equal(v, value))
+        {
+            sink.fail(path, "enum", || enum_message(value, values));
+            if sink.done() {
+                return;
+            }
+        }
+        match value {
+            Value::String(s) => self.check_string(node, s, value, path, sink),
+            Value::Number(n) => check_number(node, Num::from_json(n), value, path, sink),
+            Value::Array(items) => self.check_array(node, items, path, sink),
+            Value::Object(map) => self.check_object(node, map, path, sink),
+            Value::Null | Value::Bool(_) => {}
+        }
+        if sink.done() {
+            return;
+        }
+        if let Some(branches) = &node.one_of {
+            self.check_one_of(branches, value, path, sink);
+        }
+    }
+
+    fn check_string<S: Sink>(
+        &self,
+        node: &CompiledNode,
+        s: &str,
+        value: &Value,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) {
+        if node.min_length.is_some() || node.max_length.is_some() {
+            // A string has at most as many code points as bytes: skip counting when the
+            // byte length already decides.
+            let bytes = s.len() as u64;
+            let too_short = node
+                .min_length
+                .is_some_and(|min| bytes < min || (s.chars().count() as u64) < min);
+            let too_long = node
+                .max_length
+                .is_some_and(|max| bytes > max && (s.chars().count() as u64) > max);
+            if too_short {
+                let min = node.min_length.unwrap_or(0);
+                sink.fail(path, "minLength", || {
+                    format!(
+                        "expected at least {}, got {}",
+                        characters(min),
+                        s.chars().count()
+                    )
+                });
+                if sink.done() {
+                    return;
+                }
+            }
+            if too_long {
+                let max = node.max_length.unwrap_or(0);
+                sink.fail(path, "maxLength", || {
+                    format!(
+                        "expected at most {}, got {}",
+                        characters(max),
+                        s.chars().count()
+                    )
+                });
+                if sink.done() {
+                    return;
+                }
+            }
+        }
+        if let Some(pattern) = &node.pattern
+            && !pattern.regex.is_match(s)
+        {
+            sink.fail(path, "pattern", || {
+                format!(
+                    "{} does not match the pattern {}",
+                    show(value),
+                    show(&Value::String(pattern.source.to_string()))
+                )
+            });
+            if sink.done() {
+                return;
+            }
+        }
+        if self.options.assert_formats
+            && let Some(format) = &node.format
+            && super::format::check_format(format, s) == Some(false)
+        {
+            sink.fail(path, "format", || {
+                format!("{} is not a valid {format}", show(value))
+            });
+        }
+    }
+
+    fn check_array<S: Sink>(
+        &self,
+        node: &CompiledNode,
+        items: &[Value],
+        path: &Path<'_>,
+        sink: &mut S,
+    ) {
+        let len = items.len() as u64;
+        if let Some(min) = node.min_items
+            && len < min
+        {
+            sink.fail(path, "minItems", || {
+                format!("expected at least {}, got {len}", plural(min, "item"))
+            });
+            if sink.done() {
+                return;
+            }
+        }
+        if let Some(max) = node.max_items
+            && len > max
+        {
+            sink.fail(path, "maxItems", || {
+                format!("expected at most {}, got {len}", plural(max, "item"))
+            });
+            if sink.done() {
+                return;
+            }
+        }
+        if node.unique_items {
+            check_unique(items, path, sink);
+            if sink.done() {
+                return;
+            }
+        }
+        if let Some(item_node) = node.items {
+            for (i, item) in items.iter().enumerate() {
+                self.check(item_node, item, &Path::Index(path, i), sink);
+                if sink.done() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn check_object<S: Sink>(
+        &self,
+        node: &CompiledNode,
+        map: &Map<String, Value>,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) {
+        for (key, value) in map {
+            let child = Path::Key(path, key);
+            match node.property(key) {
+                Some((_, property)) => {
+                    if self.options.null_as_absent && value.is_null() && !property.required {
+                        continue;
+                    }
+                    self.check(property.node, value, &child, sink);
+                }
+                None => match node.additional {
+                    Additional::Allow => {}
+                    Additional::Schema(id) => self.check(id, value, &child, sink),
+                    Additional::Deny => {
+                        sink.fail(path, "additionalProperties", || {
+                            unknown_property_message(node, map, key)
+                        });
+                    }
+                },
+            }
+            if sink.done() {
+                return;
+            }
+        }
+        for property in node.properties.iter().filter(|p| p.required) {
+            if !map.contains_key(property.name.as_ref()) {
+                sink.fail(path, "required", || {
+                    format!("missing required property {}", quoted(&property.name))
+                });
+                if sink.done() {
+                    return;
+                }
+            }
+        }
+        for name in &node.required_extra {
+            if !map.contains_key(name.as_ref()) {
+                sink.fail(path, "required", || {
+                    format!("missing required property {}", quoted(name))
+                });
+                if sink.done() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn check_one_of<S: Sink>(
+        &self,
+        branches: &[NodeId],
+        value: &Value,
+        path: &Path<'_>,
+        sink: &mut S,
+    ) {
+        let matches = |id: NodeId| {
+            let mut first = First { failed: false };
+            self.check(id, value, path, &mut first);
+            !first.failed
+        };
+        if !S::MESSAGES {
+            // Only validity matters: count matches, stopping at the second.
+            let mut count = 0;
+            for &id in branches {
+                if matches(id) {
+                    count += 1;
+                    if count > 1 {
+                        break;
+                    }
+                }
+            }
+            if count != 1 {
+                sink.fail(path, "oneOf", String::new);
+            }
+            return;
+        }
+        let matching: Vec<usize> = branches
+            .iter()
+            .enumerate()
+            .filter(|&(_, &id)| matches(id))
+            .map(|(i, _)| i)
+            .collect();
+        match matching.len() {
+            1 => {}
+            0 => {
+                // Report the branch that comes closest: a wrong type counts as the worst
+                // possible miss, then fewer errors is closer.
+                let closest = branches
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|&(_, &id)| {
+                        let node = self.schema.node(id);
+                        let wrong_type = node.kind.is_some_and(|k| !kind_matches(k, value));
+                        let mut count = Count { count: 0 };
+                        self.check(id, value, path, &mut count);
+                        (wrong_type, count.count)
+                    })
+                    .map(|(i, &id)| (i, id));
+                let Some((index, id)) = closest else {
+                    sink.fail(path, "oneOf", || {
+                        "no value is allowed here (`oneOf` has no branch)".to_owned()
+                    });
+                    return;
+                };
+                sink.fail(path, "oneOf", || {
+                    let n = branches.len();
+                    if n == 1 {
+                        "does not match the only branch of oneOf; its errors follow".to_owned()
+                    } else {
+                        format!(
+                            "matches none of the {n} branches of oneOf; the closest is branch \
+                             {index}, whose errors follow"
+                        )
+                    }
+                });
+                if !sink.done() {
+                    self.check(id, value, path, sink);
+                }
+            }
+            n => sink.fail(path, "oneOf", || {
+                let list = matching
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!("matches {n} branches of oneOf ({list}); expected exactly one")
+            }),
+        }
+    }
+}
+
+/// Whether `value` has the JSON type of `kind` (`1.0` is an integer, any number a number).
+fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
+    match (kind, value) {
+        (SchemaKind::String, Value::String(_))
+        | (SchemaKind::Number, Value::Number(_))
+        | (SchemaKind::Boolean, Value::Bool(_))
+        | (SchemaKind::Array, Value::Array(_))
+        | (SchemaKind::Object, Value::Object(_)) => true,
+        (SchemaKind::Integer, Value::Number(n)) => Num::from_json(n).is_integer(),
+        _ => false,
+    }
+}
+
+fn check_number<S: Sink>(
+    node: &CompiledNode,
+    n: Num,
+    value: &Value,
+    path: &Path<'_>,
+    sink: &mut S,
+) {
+    use std::cmp::Ordering::{Greater, Less};
+    let cmp = |bound: Num| n.exact_cmp(bound);
+    if let Some(min) = node.minimum
+        && cmp(min) == Some(Less)
+    {
+        sink.fail(path, "minimum", || {
+            format!("expected a number >= {min}, got {}", show(value))
+        });
+        if sink.done() {
+            return;
+        }
+    }
+    if let Some(min) = node.exclusive_minimum
+        && cmp(min) != Some(Greater)
+    {
+        sink.fail(path, "exclusiveMinimum", || {
+            format!("expected a number > {min}, got {}", show(value))
+        });
+        if sink.done() {
+            return;
+        }
+    }
+    if let Some(max) = node.maximum
+        && cmp(max) == Some(Greater)
+    {
+        sink.fail(path, "maximum", || {
+            format!("expected a number <= {max}, got {}", show(value))
+        });
+        if sink.done() {
+            return;
+        }
+    }
+    if let Some(max) = node.exclusive_maximum
+        && cmp(max) != Some(Less)
+    {
+        sink.fail(path, "exclusiveMaximum", || {
+            format!("expected a number < {max}, got {}", show(value))
+        });
+        if sink.done() {
+            return;
+        }
+    }
+    if let Some(multiple) = node.multiple_of
+        && !Decimal::of(n).is_some_and(|d| d.is_multiple_of(multiple.decimal))
+    {
+        sink.fail(path, "multipleOf", || {
+            format!(
+                "expected a multiple of {}, got {}",
+                multiple.num,
+                show(value)
+            )
+        });
+    }
+}
+
+fn check_unique<S: Sink>(items: &[Value], path: &Path<'_>, sink: &mut S) {
+    let report = |i: usize, j: usize, sink: &mut S| {
+        sink.fail(path, "uniqueItems", || {
+            format!(
+                "items {i} and {j} are equal ({}); expected unique items",
+                show(&items[j])
+            )
+        });
+    };
+    if items.len() <= PAIRWISE_UNIQUE_MAX {
+        for j in 1..items.len() {
+            if let Some(i) = (0..j).find(|&i| json_equal(&items[i], &items[j])) {
+                report(i, j, sink);
+                if sink.done() {
+                    return;
+                }
+            }
+        }
+        return;
+    }
+    // Hash every item, sort by hash, and compare only items whose hashes collide.
+    let mut hashed: Vec<(u64, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            use std::hash::{DefaultHasher, Hasher};
+            let mut h = DefaultHasher::new();
+            json_hash(item, &mut h);
+            (h.finish(), i)
+        })
+        .collect();
+    hashed.sort_unstable();
+    // For each item, the first earlier item equal to it.
+    let mut duplicate_of: Vec<(usize, usize)> = Vec::new();
+    for group in hashed.chunk_by(|a, b| a.0 == b.0) {
+        for (k, &(_, j)) in group.iter().enumerate() {
+            if let Some(&(_, i)) = group[..k]
+                .iter()
+                .filter(|&&(_, i)| i < j && json_equal(&items[i], &items[j]))
+                .min_by_key(|&&(_, i)| i)
+            {
+                duplicate_of.push((j, i));
+            }
+        }
+    }
+    duplicate_of.sort_unstable();
+    for (j, i) in duplicate_of {
+        report(i, j, sink);
+        if sink.done() {
+            return;
+        }
+    }
+}
+
+fn enum_message(value: &Value, values: &[Value]) -> String {
+    if values.is_empty() {
+        return format!("no value is allowed here, got {}", show(value));
+    }
+    let list = values
+        .iter()
+        .take(LIST_LIMIT)
+        .map(show)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if values.len() > LIST_LIMIT {
+        format!(", … ({} more)", values.len() - LIST_LIMIT)
+    } else {
+        String::new()
+    };
+    if values.len() == 1 {
+        format!("expected {list}, got {}", show(value))
+    } else {
+        format!("{} is not one of {list}{more}", show(value))
+    }
+}
+
+fn unknown_property_message(node: &CompiledNode, map: &Map<String, Value>, key: &str) -> String {
+    let unused = node
+        .properties
+        .iter()
+        .map(|p| p.name.as_ref())
+        .filter(|name| !map.contains_key(*name));
+    if let Some(suggestion) = did_you_mean(key, unused) {
+        return format!(
+            "unknown property {}; did you mean {}?",
+            quoted(key),
+            quoted(suggestion)
+        );
+    }
+    if node.properties.is_empty() {
+        return format!(
+            "unknown property {}; this object takes no properties",
+            quoted(key)
+        );
+    }
+    format!(
+        "unknown property {}; expected one of {}",
+        quoted(key),
+        list_quoted(node.properties.iter().map(|p| p.name.as_ref()), LIST_LIMIT)
+    )
+}
+
+fn quoted(s: &str) -> String {
+    show(&Value::String(s.to_owned()))
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn characters(n: u64) -> String {
+    plural(n, "character")
+}

@@ -1,0 +1,113 @@
+//! Conformance with the JSON Schema Test Suite (draft 2020-12), on the cases that use only
+//! the keywords of the wire form (`in_subset` in `subset-manifest.json`).
+//!
+//! The suite is not part of the repository: it is read from `../shared/json-schema-test-suite`
+//! next to the workspace root, and the test is skipped (with a notice) when it is absent.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pedelec_core::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
+use serde_json::Value;
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..")
+        .join("shared")
+        .join("json-schema-test-suite")
+}
+
+fn read_json(path: &Path) -> Value {
+    let text =
+        fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+#[test]
+fn json_schema_test_suite_subset() {
+    let dir = suite_dir();
+    let manifest_path = dir.join("subset-manifest.json");
+    if !manifest_path.exists() {
+        println!(
+            "json-schema-suite: skipped, the suite is not at {}",
+            dir.display()
+        );
+        return;
+    }
+    let manifest = read_json(&manifest_path);
+    let mut files: HashMap<String, Value> = HashMap::new();
+    let mut passed = 0usize;
+    let mut failures: Vec<String> = Vec::new();
+
+    for entry in manifest.as_array().expect("the manifest is an array") {
+        if entry["in_subset"] != Value::Bool(true) {
+            continue;
+        }
+        let file = entry["file"].as_str().expect("`file` is a string");
+        let case_index = usize::try_from(entry["case"].as_u64().expect("`case` is an index"))
+            .expect("case index fits");
+        let cases = files
+            .entry(file.to_owned())
+            .or_insert_with(|| read_json(&dir.join("tests").join("draft2020-12").join(file)));
+        let case = &cases[case_index];
+        let description = case["description"].as_str().unwrap_or("?");
+        let tests = case["tests"].as_array().expect("`tests` is an array");
+        let options = ValidationOptions::new().assert_formats(file.starts_with("optional/format/"));
+
+        let compiled = SchemaNode::from_json_with(&case["schema"], &ParseOptions::lenient())
+            .and_then(|node| CompiledSchema::compile(&node));
+        let compiled = match compiled {
+            Ok(compiled) => compiled,
+            Err(e) => {
+                for test in tests {
+                    failures.push(format!(
+                        "{file} / {description} / {}: schema rejected: {e}",
+                        test["description"].as_str().unwrap_or("?")
+                    ));
+                }
+                continue;
+            }
+        };
+
+        for test in tests {
+            let expected = test["valid"].as_bool().expect("`valid` is a boolean");
+            let data = &test["data"];
+            let fast = compiled.is_valid_with(data, options);
+            let full = compiled.validate_with(data, options);
+            let test_description = test["description"].as_str().unwrap_or("?");
+            if fast != full.is_ok() {
+                failures.push(format!(
+                    "{file} / {description} / {test_description}: is_valid says {fast} but validate says {full:?}"
+                ));
+            } else if fast == expected {
+                passed += 1;
+            } else {
+                let detail = match full {
+                    Ok(()) => "accepted".to_owned(),
+                    Err(errors) => format!("rejected: {errors}"),
+                };
+                failures.push(format!(
+                    "{file} / {description} / {test_description}: expected {}, {detail} (data: {data})",
+                    if expected { "valid" } else { "invalid" },
+                ));
+            }
+        }
+    }
+
+    println!(
+        "json-schema-suite: {passed} passed, {} failed",
+        failures.len()
+    );
+    for failure in &failures {
+        println!("  FAIL {failure}");
+    }
+    assert!(passed > 0, "no test of the suite ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {} suite tests failed (see the list above)",
+        failures.len(),
+        passed + failures.len()
+    );
+}

@@ -1,0 +1,565 @@
+//! Checks over the model: constraints against the field's kind and against each other,
+//! `default` values, recursion, names that collide, and what each enum representation
+//! cannot express.
+//!
+//! Constraint checks run when the field's type is one the macro recognises (`ty::Kind`);
+//! for the others, the same checks run during const evaluation (`pedelec::__private::arg`).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use quote::ToTokens;
+use syn::{Ident, Type};
+
+use super::attr::{Applies, Constraint, Setting};
+use super::errors::Errors;
+use super::model::{Body, Container, Content, Field, Repr, Source};
+use super::pattern;
+use super::ty::{self, Kind};
+use super::value::{Number, Value};
+use crate::util::did_you_mean;
+
+use pedelec_rules::FORMATS;
+
+pub fn check(container: &Container, errors: &mut Errors) {
+    let owner = container.ident;
+    match &container.body {
+        Body::Object(fields) => {
+            check_fields(fields, owner, None, errors);
+        }
+        Body::Inner { field, .. } => check_field(field, owner, errors),
+        Body::From(_) | Body::Override(_) => {}
+        Body::Enum(e) => {
+            if e.declared == 0 {
+                errors.spanned(
+                    owner,
+                    format!(
+                        "enum `{owner}` has no variant to deserialize (none is declared, or all are skipped), so no value fits its schema; add a variant"
+                    ),
+                );
+            }
+            let mut names: BTreeMap<&str, &Ident> = BTreeMap::new();
+            for v in &e.variants {
+                let tagged = !v.untagged;
+                if tagged && let Some(first) = names.insert(&v.name, v.ident) {
+                    errors.spanned(
+                        v.ident,
+                        format!(
+                            "variant `{}` deserializes from the same name \"{}\" as variant `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
+                            v.ident, v.name
+                        ),
+                    );
+                }
+                let tag = match &e.repr {
+                    Repr::Internal { tag } if tagged => Some(tag.as_str()),
+                    _ => None,
+                };
+                match &v.content {
+                    Content::Unit if v.untagged => errors.spanned(
+                        v.original,
+                        format!(
+                            "unit variant `{}` of an untagged enum deserializes from `null`, which a tool-args schema cannot describe; give it a field, or tag the enum",
+                            v.ident
+                        ),
+                    ),
+                    Content::Newtype(_) | Content::Override(_) if tag.is_some() => {
+                        errors.spanned(
+                            &v.original.fields,
+                            format!(
+                                "newtype variant `{}` cannot be inlined in an internally tagged enum: its fields would have to be merged with the tag \"{}\" at compile time; make it a struct variant listing those fields (`{} {{ … }}`), or add `content = \"…\"` to tag it adjacently",
+                                v.ident,
+                                tag.unwrap_or_default(),
+                                v.ident
+                            ),
+                        );
+                    }
+                    Content::Newtype(field) => check_field(field, owner, errors),
+                    Content::Struct(fields) => {
+                        let tag = tag.map(|t| (t, v.ident));
+                        check_fields(fields, owner, tag, errors);
+                    }
+                    Content::Unit | Content::Override(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// The fields of one object: each field, and names that collide (with each other or with
+/// the tag of an internally tagged variant).
+fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, errors: &mut Errors) {
+    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    for field in fields {
+        check_field(field, owner, errors);
+        let at = field
+            .original
+            .ident
+            .as_ref()
+            .map_or_else(|| field.ty.to_token_stream(), ToTokens::to_token_stream);
+        if let Some((tag, variant)) = tag
+            && field.name == tag
+        {
+            errors.spanned(
+                at,
+                format!(
+                    "field `{}` of variant `{variant}` deserializes from \"{tag}\", the name of the enum's tag; rename the field or the tag",
+                    field.member
+                ),
+            );
+        } else if let Some(first) = names.insert(&field.name, &field.member) {
+            errors.spanned(
+                at,
+                format!(
+                    "field `{}` deserializes from the same property \"{}\" as field `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
+                    field.member, field.name
+                ),
+            );
+        }
+    }
+}
+
+/// `Vec<String>`, not `Vec < String >`.
+pub fn type_string(ty: &Type) -> String {
+    let mut s = ty.to_token_stream().to_string();
+    for (from, to) in [
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        (" :: ", "::"),
+        (":: ", "::"),
+        ("& ", "&"),
+        (" ;", ";"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("( ", "("),
+        (" )", ")"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s
+}
+
+fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
+    if let Source::Type = field.source
+        && ty::mentions(field.ty, owner)
+    {
+        errors.spanned(
+            field.ty,
+            format!(
+                "recursive types cannot be inlined: field `{}` of `{owner}` contains `{owner}` itself, and a tool-args schema has no `$ref`; give the field a schema with `#[arg(schema = PATH)]`, or break the cycle (refer to the item by an id)",
+                field.member
+            ),
+        );
+        return;
+    }
+    let ty = type_string(field.ty);
+    let kind = &field.shape.kind;
+    let mut fit = Vec::new();
+    for c in &field.constraints {
+        if constraint_fits(c, kind, &ty, errors) {
+            fit.push(c);
+        }
+    }
+    check_numbers(&fit, kind, errors);
+    check_order(&fit, "min_length", "max_length", errors);
+    check_order(&fit, "min_items", "max_items", errors);
+    for c in &fit {
+        match &c.value {
+            Constraint::MultipleOf(n) if !n.is_positive() => {
+                errors.at(c.range, "`multiple_of` must be greater than 0");
+            }
+            Constraint::Pattern(p) => {
+                if let Err(e) = pattern::compile(p) {
+                    errors.at(c.range, format!("invalid `pattern`: {e}"));
+                }
+            }
+            Constraint::Format(f) if !FORMATS.contains(&f.as_str()) => {
+                let hint = match did_you_mean(f, FORMATS) {
+                    Some(s) => format!("did you mean \"{s}\"?"),
+                    None => format!(
+                        "JSON Schema defines {}; describe any other format in the field's doc comment",
+                        FORMATS
+                            .iter()
+                            .map(|f| format!("\"{f}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                errors.at(c.range, format!("unknown `format` \"{f}\"; {hint}"));
+            }
+            _ => {}
+        }
+    }
+    if let Some(default) = &field.default {
+        if !field.serde_default && !field.shape.optional {
+            errors.at(
+                default.range,
+                format!(
+                    "field `{}` has a `default`, so a call may leave it out, but serde requires it; add `#[serde(default)]` to the field (or make it an `Option`)",
+                    field.member
+                ),
+            );
+        }
+        let subject = format!("`default = {}`", default.value);
+        if let Err(message) =
+            check_default(&default.value, kind, &subject, &format!("`{ty}`"), &fit)
+        {
+            errors.at(default.range, message);
+        }
+    }
+}
+
+/// The constraints a kind takes, as far as the macro knows.
+enum Family {
+    /// The kind is not known: const evaluation checks.
+    Unknown,
+    /// Booleans and maps take none.
+    None,
+    Takes(Applies),
+}
+
+fn family(kind: &Kind) -> Family {
+    match kind {
+        Kind::String { .. } => Family::Takes(Applies::Strings),
+        Kind::Integer { .. } | Kind::Number => Family::Takes(Applies::Numbers),
+        Kind::Array { .. } => Family::Takes(Applies::Arrays),
+        Kind::Boolean | Kind::Map => Family::None,
+        Kind::Unknown => Family::Unknown,
+    }
+}
+
+/// Whether `c` can apply to `kind` (reporting why not).
+fn constraint_fits(c: &Setting<Constraint>, kind: &Kind, ty: &str, errors: &mut Errors) -> bool {
+    let key = c.value.key();
+    let applies = c.value.applies();
+    let actual = match family(kind) {
+        Family::Unknown => return true,
+        Family::None => None,
+        Family::Takes(takes) => Some(takes),
+    };
+    if actual != Some(applies) {
+        let hint = match (key, actual) {
+            ("min_length" | "max_length", Some(Applies::Numbers)) => {
+                "; bound a number with `minimum` and `maximum`"
+            }
+            ("min_length" | "max_length", Some(Applies::Arrays)) => {
+                "; bound the number of items with `min_items` and `max_items`"
+            }
+            (_, Some(Applies::Strings)) if applies != Applies::Strings => {
+                "; bound a string's length with `min_length` and `max_length`"
+            }
+            _ => "",
+        };
+        errors.at(
+            c.range,
+            format!("`{key}` applies to {applies}, but `{ty}` is {kind}{hint}"),
+        );
+        return false;
+    }
+    match (kind, &c.value) {
+        (Kind::String { char: true }, Constraint::MinLength(_) | Constraint::MaxLength(_)) => {
+            errors.at(
+                c.range,
+                format!("`{key}` cannot change the length of a `char`: it is always one character"),
+            );
+            false
+        }
+        (
+            Kind::Array {
+                fixed: true, len, ..
+            },
+            Constraint::MinItems(_) | Constraint::MaxItems(_),
+        ) => {
+            let len = len.map_or_else(|| "N".to_owned(), |n| n.to_string());
+            errors.at(
+                c.range,
+                format!("`{key}` cannot change the length of `{ty}`: it always has {len} items"),
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
+fn find<'a>(fit: &[&'a Setting<Constraint>], key: &str) -> Option<&'a Setting<Constraint>> {
+    fit.iter().copied().find(|c| c.value.key() == key)
+}
+
+fn number(c: &Setting<Constraint>) -> Option<Number> {
+    match c.value {
+        Constraint::Minimum(n)
+        | Constraint::Maximum(n)
+        | Constraint::ExclusiveMinimum(n)
+        | Constraint::ExclusiveMaximum(n)
+        | Constraint::MultipleOf(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn count(c: &Setting<Constraint>) -> Option<u64> {
+    match c.value {
+        Constraint::MinLength(n)
+        | Constraint::MaxLength(n)
+        | Constraint::MinItems(n)
+        | Constraint::MaxItems(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// `min_length <= max_length`, `min_items <= max_items`.
+fn check_order(fit: &[&Setting<Constraint>], min: &str, max: &str, errors: &mut Errors) {
+    if let (Some(lo), Some(hi)) = (find(fit, min), find(fit, max))
+        && let (Some(a), Some(b)) = (count(lo), count(hi))
+        && a > b
+    {
+        errors.at(
+            later(fit, lo, hi).range,
+            format!("`{min} = {a}` is greater than `{max} = {b}`: no value fits"),
+        );
+    }
+}
+
+/// Of two settings, the one written last (where the contradiction becomes visible):
+/// `fit` keeps the order in which they were written.
+fn later<'a>(
+    fit: &[&'a Setting<Constraint>],
+    a: &'a Setting<Constraint>,
+    b: &'a Setting<Constraint>,
+) -> &'a Setting<Constraint> {
+    let index = |x: &Setting<Constraint>| fit.iter().position(|c| std::ptr::eq(*c, x));
+    if index(b) >= index(a) { b } else { a }
+}
+
+/// Numeric bounds: ordered, inside the type's range, leaving some value.
+fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors) {
+    let get = |key| find(fit, key).and_then(|c| number(c).map(|n| (c, n)));
+    let lowers = [get("minimum"), get("exclusive_minimum")];
+    let uppers = [get("maximum"), get("exclusive_maximum")];
+    if let Kind::Integer { name, min, max } = kind {
+        let (min, max) = (Number::from_i128(*min), Number::from_i128(*max));
+        if let Some((c, n)) = get("minimum") {
+            if n.cmp(min) == Ordering::Less {
+                errors.at(
+                    c.range,
+                    format!("`minimum = {n}` is below the smallest `{name}` ({min}); a constraint can only narrow the type's range"),
+                );
+            } else if n.cmp(max) == Ordering::Greater {
+                errors.at(
+                    c.range,
+                    format!("`minimum = {n}` is above the largest `{name}` ({max}): no value fits"),
+                );
+            }
+        }
+        if let Some((c, n)) = get("maximum") {
+            if n.cmp(max) == Ordering::Greater {
+                errors.at(
+                    c.range,
+                    format!("`maximum = {n}` is above the largest `{name}` ({max}); a constraint can only narrow the type's range"),
+                );
+            } else if n.cmp(min) == Ordering::Less {
+                errors.at(
+                    c.range,
+                    format!(
+                        "`maximum = {n}` is below the smallest `{name}` ({min}): no value fits"
+                    ),
+                );
+            }
+        }
+        if let Some((c, n)) = get("exclusive_minimum")
+            && n.cmp(max) != Ordering::Less
+        {
+            errors.at(
+                c.range,
+                format!("`exclusive_minimum = {n}` leaves no `{name}` value: the largest is {max}"),
+            );
+        }
+        if let Some((c, n)) = get("exclusive_maximum")
+            && n.cmp(min) != Ordering::Greater
+        {
+            errors.at(
+                c.range,
+                format!(
+                    "`exclusive_maximum = {n}` leaves no `{name}` value: the smallest is {min}"
+                ),
+            );
+        }
+    }
+    for (lo, lo_n) in lowers.iter().flatten() {
+        for (hi, hi_n) in uppers.iter().flatten() {
+            let inclusive = matches!(lo.value, Constraint::Minimum(_))
+                && matches!(hi.value, Constraint::Maximum(_));
+            let order = lo_n.cmp(*hi_n);
+            let (lo_key, hi_key) = (lo.value.key(), hi.value.key());
+            if inclusive && order == Ordering::Greater {
+                errors.at(
+                    later(fit, lo, hi).range,
+                    format!(
+                        "`{lo_key} = {lo_n}` is greater than `{hi_key} = {hi_n}`: no value fits"
+                    ),
+                );
+            } else if !inclusive && order != Ordering::Less {
+                errors.at(
+                    later(fit, lo, hi).range,
+                    format!(
+                        "`{lo_key} = {lo_n}` is not less than `{hi_key} = {hi_n}`: no value fits"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// A `default` against what the macro knows of the schema. `subject` names the value in
+/// messages (`` `default = 5` ``, or an item of it), `what` the type (`` `u8` ``).
+fn check_default(
+    value: &Value,
+    kind: &Kind,
+    subject: &str,
+    what: &str,
+    fit: &[&Setting<Constraint>],
+) -> Result<(), String> {
+    let mismatch = || {
+        Err(format!(
+            "{subject} is {}, but the schema of {what} is {kind}",
+            value.describe()
+        ))
+    };
+    match (kind, value) {
+        (Kind::Unknown, _) | (Kind::Boolean, Value::Bool(_)) => Ok(()),
+        (Kind::Map, _) => Err(format!(
+            "`default` cannot describe a map ({what}): its default is an object, which `#[arg(default = …)]` cannot write; say it in the field's doc comment instead"
+        )),
+        (Kind::String { char }, Value::Str(s)) => {
+            let len = s.chars().count() as u64;
+            if *char && len != 1 {
+                return Err(format!("{subject} is not one character, as a `char` is"));
+            }
+            for c in fit {
+                match &c.value {
+                    Constraint::MinLength(n) if len < *n => {
+                        return Err(format!("{subject} is shorter than `min_length = {n}`"));
+                    }
+                    Constraint::MaxLength(n) if len > *n => {
+                        return Err(format!("{subject} is longer than `max_length = {n}`"));
+                    }
+                    Constraint::Pattern(p) => {
+                        if let Ok(regex) = pattern::compile(p)
+                            && !regex.is_match(s)
+                        {
+                            return Err(format!("{subject} does not match `pattern = {p:?}`"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        (Kind::Integer { .. } | Kind::Number, Value::Num(n)) => {
+            if let Kind::Integer { name, min, max } = kind {
+                if !matches!(n, Number::Int(_) | Number::Uint(_)) {
+                    return mismatch();
+                }
+                let (min, max) = (Number::from_i128(*min), Number::from_i128(*max));
+                if n.cmp(min) == Ordering::Less {
+                    return Err(format!("{subject} is below the smallest `{name}` ({min})"));
+                }
+                if n.cmp(max) == Ordering::Greater {
+                    return Err(format!("{subject} is above the largest `{name}` ({max})"));
+                }
+            }
+            for c in fit {
+                let Some(bound) = number(c) else { continue };
+                let key = c.value.key();
+                let order = n.cmp(bound);
+                let problem = match c.value {
+                    Constraint::Minimum(_) if order == Ordering::Less => "below",
+                    Constraint::Maximum(_) if order == Ordering::Greater => "above",
+                    Constraint::ExclusiveMinimum(_) if order != Ordering::Greater => "not above",
+                    Constraint::ExclusiveMaximum(_) if order != Ordering::Less => "not below",
+                    Constraint::MultipleOf(_)
+                        if bound.is_positive() && !n.is_multiple_of(bound) =>
+                    {
+                        "not a multiple of"
+                    }
+                    _ => continue,
+                };
+                return Err(format!("{subject} is {problem} `{key} = {bound}`"));
+            }
+            Ok(())
+        }
+        (
+            Kind::Array {
+                items,
+                len: fixed,
+                unique,
+                ..
+            },
+            Value::Array(values),
+        ) => {
+            let len = values.len() as u64;
+            if let Some(n) = fixed
+                && len != *n
+            {
+                return Err(format!(
+                    "{subject} has {len} items, but {what} always has {n}"
+                ));
+            }
+            for c in fit {
+                match &c.value {
+                    Constraint::MinItems(n) if len < *n => {
+                        return Err(format!("{subject} has fewer items than `min_items = {n}`"));
+                    }
+                    Constraint::MaxItems(n) if len > *n => {
+                        return Err(format!("{subject} has more items than `max_items = {n}`"));
+                    }
+                    _ => {}
+                }
+            }
+            let unique = *unique
+                || fit
+                    .iter()
+                    .any(|c| matches!(c.value, Constraint::UniqueItems));
+            if unique {
+                for (i, a) in values.iter().enumerate() {
+                    if values[..i].contains(a) {
+                        return Err(format!(
+                            "{subject} repeats {a}, but the items of {what} are unique"
+                        ));
+                    }
+                }
+            }
+            for item in values {
+                check_default(
+                    item,
+                    items,
+                    &format!("item {item} of `default`"),
+                    &format!("an item of {what}"),
+                    &[],
+                )?;
+            }
+            Ok(())
+        }
+        _ => mismatch(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    #[test]
+    fn type_strings_are_compact() {
+        assert_eq!(
+            type_string(&parse_quote!(Vec<Option<String>>)),
+            "Vec<Option<String>>"
+        );
+        assert_eq!(type_string(&parse_quote!(&'a [u8; 3])), "&'a [u8; 3]");
+        assert_eq!(
+            type_string(&parse_quote!(std::collections::HashMap<String, (i32, i32)>)),
+            "std::collections::HashMap<String, (i32, i32)>"
+        );
+    }
+}

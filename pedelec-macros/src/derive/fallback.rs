@@ -1,0 +1,33 @@
+//! What is emitted next to the errors: impls with a placeholder schema, so that code using
+//! the type compiles and the user sees only the real mistakes (no cascade of "`Args` has no
+//! tool-args schema").
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput};
+
+use crate::util::Private;
+
+pub fn expand(input: &DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let is_struct = matches!(input.data, Data::Struct(_));
+    let schema = if is_struct {
+        quote!(#Private::SchemaNode::object(&[]).closed())
+    } else {
+        quote!(#Private::SchemaNode::any())
+    };
+    let root = is_struct.then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #Private::ToolArgsRoot for #ident #ty_generics #where_clause {}
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #Private::ToolArgs for #ident #ty_generics #where_clause {
+            const SCHEMA: #Private::SchemaNode = #schema;
+        }
+        #root
+    }
+}

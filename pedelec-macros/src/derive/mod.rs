@@ -1,0 +1,50 @@
+//! `#[derive(ToolArgs)]`: the schema of a struct or enum, built as a `const`.
+//!
+//! The pipeline: syn parses the input; `attr` reads `#[arg]`, `#[serde]` and doc comments;
+//! `model` builds what deserializes (names, shapes, modifiers) and reports what has no
+//! schema; `check` runs the checks that need the whole picture; `expand` writes the impls.
+//! Every error of an input is reported at once; with errors, `fallback` emits placeholder
+//! impls so that they do not cascade.
+
+mod attr;
+mod case;
+mod check;
+pub mod docs; // also read by `#[tool]`: one way to turn doc comments into descriptions
+mod errors;
+mod expand;
+mod fallback;
+mod model;
+mod pattern;
+mod ty;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro2::TokenStream;
+use syn::DeriveInput;
+
+use errors::Errors;
+
+/// Expands `#[derive(ToolArgs)]` on `input`.
+pub fn derive(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    let mut errors = Errors::new();
+    let container = model::Container::build(&input, &mut errors);
+    if let Some(container) = &container {
+        check::check(container, &mut errors);
+    }
+    match (errors.finish(), container) {
+        (Ok(()), Some(container)) => expand::expand(&container),
+        (Err(error), _) => {
+            let mut out = error.to_compile_error();
+            out.extend(fallback::expand(&input));
+            out
+        }
+        // `build` gives no model only after reporting why.
+        (Ok(()), None) => fallback::expand(&input),
+    }
+}

@@ -1,0 +1,301 @@
+//! The grammar of `skills![]`:
+//!
+//! ```text
+//! skills![
+//!     #[attrs] VIS enum Ident,                   // optional; default `pub enum ToolName`
+//!     guidance = "…" | concat!(…) | PATH,
+//!     tools = [path, path as Variant, …],        // trailing commas allowed
+//! ]
+//! ```
+//!
+//! Values are kept as raw tokens until their key says how to read them, so one bad value
+//! does not hide the other keys' errors.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::{Attribute, Expr, Ident, Token, Visibility};
+
+use crate::util::{Errors, did_you_mean, one_of};
+
+/// The keys `skills![]` accepts.
+const KEYS: &[&str] = &["guidance", "tools"];
+
+/// The invocation as written.
+pub struct Raw {
+    /// `#[attrs] VIS enum Ident`, when given.
+    pub header: Option<Header>,
+    /// `key = value` pairs, in order.
+    pub keys: Vec<(Ident, TokenStream)>,
+}
+
+/// The enum's declaration.
+pub struct Header {
+    /// Outer attributes (a doc comment, `#[cfg]`, …).
+    pub attrs: Vec<Attribute>,
+    /// Its visibility.
+    pub vis: Visibility,
+    /// Its name.
+    pub ident: Ident,
+}
+
+/// Reads the invocation, recording each syntax error and skipping to the next `,`, so one
+/// typo does not hide the rest (or the enum: code using it would fail too).
+pub fn raw(input: ParseStream, errors: &mut Errors) -> Raw {
+    let header = if input.peek(Token![#]) || input.peek(Token![enum]) || is_vis(input) {
+        match header(input) {
+            Ok(header) => Some(header),
+            Err(error) => {
+                errors.push(error);
+                skip_past_comma(input);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let mut keys = Vec::new();
+    while !input.is_empty() {
+        match key_value(input, errors) {
+            Ok(pair) => keys.push(pair),
+            Err(error) => errors.push(error),
+        }
+        skip_past_comma(input);
+    }
+    Raw { header, keys }
+}
+
+fn header(input: ParseStream) -> syn::Result<Header> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    input.parse::<Token![enum]>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `enum`: the skill set's name type is declared like `pub enum ToolName,`",
+        )
+    })?;
+    let ident: Ident = input.parse()?;
+    if !input.is_empty() && !input.peek(Token![,]) {
+        return Err(input.error(
+            "expected `,` after the enum's name: `pub enum ToolName,` (its variants come from \
+             `tools = [...]`)",
+        ));
+    }
+    input.parse::<Option<Token![,]>>()?;
+    Ok(Header { attrs, vis, ident })
+}
+
+/// `key = value`. A missing `=` is reported, and what follows is still read as the value
+/// (so the key is not reported missing as well).
+fn key_value(input: ParseStream, errors: &mut Errors) -> syn::Result<(Ident, TokenStream)> {
+    if !input.peek(Ident::peek_any) {
+        return Err(input.error(format!(
+            "expected a `skills![]` key: {}",
+            one_of(&["guidance = \"…\"", "tools = [...]"])
+        )));
+    }
+    let key = Ident::parse_any(input)?;
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+    } else {
+        errors.push(input.error(format!("expected `=` after `{key}`: `{key} = …`")));
+    }
+    Ok((key, until_comma(input)?))
+}
+
+/// Skips what is left of the current item and its `,`.
+fn skip_past_comma(input: ParseStream) {
+    let _ = until_comma(input);
+    let _ = input.parse::<Option<Token![,]>>();
+}
+
+fn is_vis(input: ParseStream) -> bool {
+    input.peek(Token![pub]) || input.peek(Token![crate])
+}
+
+fn until_comma(input: ParseStream) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        while let Some((tt, next)) = rest.token_tree() {
+            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            tokens.extend([tt]);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })
+}
+
+/// One entry of `tools = [...]`.
+pub struct Entry {
+    /// The tool's path, as written.
+    pub path: syn::Path,
+    /// `as Variant`, when given.
+    pub rename: Option<Ident>,
+}
+
+impl Parse for Entry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let path = input.call(syn::Path::parse_mod_style).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the path of a `#[tool]` function, like `update_counter` or \
+                 `counter::update as UpdateCounter`",
+            )
+        })?;
+        let rename = if input.peek(Token![as]) {
+            input.parse::<Token![as]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        if !input.is_empty() {
+            let rest: TokenStream = input.parse()?;
+            let path = path.to_token_stream().to_string().replace(' ', "");
+            return Err(syn::Error::new_spanned(
+                rest,
+                format!(
+                    "unexpected tokens after `{path}`: list the `#[tool]` function by its path, \
+                     like `{path}` or `{path} as MyTool`"
+                ),
+            ));
+        }
+        Ok(Entry { path, rename })
+    }
+}
+
+/// The keys, read and checked.
+pub struct Keys {
+    /// `guidance = …`.
+    pub guidance: Option<Expr>,
+    /// `tools = [...]`, with the span of the brackets.
+    pub tools: Option<(Vec<Entry>, Span)>,
+}
+
+/// Reads the keys, recording every problem. A misspelled key (`guidence`) is reported and
+/// then read as the key it was meant to be, so the skill set is still generated.
+pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
+    let mut keys = Keys {
+        guidance: None,
+        tools: None,
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let mut misspelled: Vec<(&'static str, TokenStream)> = Vec::new();
+    for (key, value) in raw {
+        let name = key.unraw().to_string();
+        let known = KEYS.iter().find(|k| **k == name);
+        let Some(&known) = known else {
+            match did_you_mean(&name, KEYS) {
+                Some(meant) => {
+                    errors.at(
+                        &key,
+                        format!("unknown `skills![]` key `{name}`; did you mean `{meant}`?"),
+                    );
+                    misspelled.push((meant, value));
+                }
+                None => errors.at(
+                    &key,
+                    format!(
+                        "unknown `skills![]` key `{name}`; expected {}",
+                        one_of(KEYS)
+                    ),
+                ),
+            }
+            continue;
+        };
+        if seen.contains(&name) {
+            errors.at(&key, format!("duplicate `{name}`: it is already set above"));
+            continue;
+        }
+        seen.push(name);
+        read(&mut keys, known, &key, value, errors);
+    }
+    for (meant, value) in misspelled {
+        if !seen.iter().any(|s| s == meant) {
+            seen.push(meant.to_owned());
+            // Already reported as misspelled: read it quietly.
+            let mut quiet = Errors::default();
+            let key = Ident::new(meant, Span::call_site());
+            read(&mut keys, meant, &key, value, &mut quiet);
+            let _ = quiet.into_compile_errors();
+        }
+    }
+    for key in KEYS {
+        if !seen.iter().any(|s| s == key) {
+            let message = match *key {
+                "guidance" => {
+                    "missing `guidance`: add the skill set's instructions for the model, like \
+                     `guidance = \"Read current state before making changes.\"`"
+                }
+                _ => {
+                    "missing `tools`: list the skill set's `#[tool]` functions, like \
+                      `tools = [get_current_page, update_counter]`"
+                }
+            };
+            errors.at_span(Span::call_site(), message);
+        }
+    }
+    keys
+}
+
+fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &mut Errors) {
+    if value.is_empty() {
+        let example = if key == "guidance" {
+            "`guidance = \"Read current state before making changes.\"`"
+        } else {
+            "`tools = [get_current_page, update_counter]`"
+        };
+        errors.at(ident, format!("`{key}` needs a value: {example}"));
+        return;
+    }
+    if key == "guidance" {
+        match syn::parse2::<Expr>(value.clone()) {
+            Ok(
+                expr @ (Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                })
+                | Expr::Macro(_)
+                | Expr::Path(_)),
+            ) => keys.guidance = Some(expr),
+            _ => errors.at(
+                &value,
+                "`guidance` must be a string literal, `concat!(…)` or the path to a `&str` \
+                 constant, like `guidance = \"Read current state before making changes.\"`",
+            ),
+        }
+        return;
+    }
+    let mut tokens = value.clone().into_iter();
+    let group = match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Bracket => g,
+        _ => {
+            errors.at(
+                &value,
+                "`tools` must be a list in brackets, like \
+                 `tools = [get_current_page, update_counter]`",
+            );
+            return;
+        }
+    };
+    // Each entry on its own, so one malformed entry leaves the others (and their
+    // variants) in place.
+    let parser = |input: ParseStream| {
+        let mut entries = Vec::new();
+        while !input.is_empty() {
+            let entry = until_comma(input)?;
+            let _ = input.parse::<Option<Token![,]>>()?;
+            if let Some(entry) = errors.handle(syn::parse2::<Entry>(entry)) {
+                entries.push(entry);
+            }
+        }
+        Ok(entries)
+    };
+    let entries = syn::parse::Parser::parse2(parser, group.stream());
+    if let Some(entries) = errors.handle(entries) {
+        keys.tools = Some((entries, group.span()));
+    }
+}

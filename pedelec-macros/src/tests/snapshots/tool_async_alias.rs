@@ -1,0 +1,42 @@
+#[cfg(feature = "clock")]
+pub(crate) async fn now() -> std::io::Result<u64> {
+    Ok(0)
+}
+/// The `#[tool]` `now`.
+#[cfg(feature = "clock")]
+#[allow(non_camel_case_types)]
+pub(crate) struct now {}
+#[cfg(feature = "clock")]
+#[automatically_derived]
+impl ::pedelec::__private::Tool for now {
+    const NAME: &'static ::core::primitive::str = "now";
+    const DESCRIPTION: &'static ::core::primitive::str = DESCRIPTION;
+    type Args = ::pedelec::__private::NoArgs;
+    type Output = u64;
+    fn call(
+        __pedelec_args: Self::Args,
+        __pedelec_ctx: ::pedelec::__private::ToolCallContext,
+    ) -> impl ::core::future::Future<
+        Output = ::pedelec::__private::Result<
+            Self::Output,
+            ::pedelec::__private::ToolError,
+        >,
+    > + ::core::marker::Send + 'static {
+        let __pedelec_function = now;
+        ::pedelec::__private::async_result(__pedelec_function())
+    }
+}
+#[cfg(feature = "clock")]
+#[automatically_derived]
+impl now {
+    /// The tool's definition (`defineTool()` in the Pedelec Tools API): its name,
+    /// description, argsSchema and timeout, with this function as its inline handler.
+    #[must_use]
+    pub fn definition() -> ::pedelec::__private::ToolDefinition {
+        ::pedelec::__private::ToolDefinition::of::<Self>()
+    }
+}
+#[cfg(feature = "clock")]
+const _: () = ::pedelec::__private::check_description(
+    <now as ::pedelec::__private::Tool>::DESCRIPTION,
+);

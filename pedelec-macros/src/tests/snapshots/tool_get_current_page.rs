@@ -1,0 +1,38 @@
+/// Read the current page: its title and the visible counter.
+#[allow(clippy::needless_pass_by_value)]
+pub fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
+    Ok(Page {
+        title: "Counter",
+        counter: ctx.state::<Counter>()?.get(),
+    })
+}
+/// Read the current page: its title and the visible counter.
+#[allow(non_camel_case_types)]
+pub struct get_current_page {}
+#[automatically_derived]
+impl ::pedelec::__private::Tool for get_current_page {
+    const NAME: &'static ::core::primitive::str = "get_current_page";
+    const DESCRIPTION: &'static ::core::primitive::str = "Read the current page: its title and the visible counter.";
+    type Args = ::pedelec::__private::NoArgs;
+    type Output = Page;
+    fn call(
+        __pedelec_args: Self::Args,
+        __pedelec_ctx: ::pedelec::__private::ToolCallContext,
+    ) -> impl ::core::future::Future<
+        Output = ::pedelec::__private::Result<
+            Self::Output,
+            ::pedelec::__private::ToolError,
+        >,
+    > + ::core::marker::Send + 'static {
+        ::pedelec::__private::blocking_result(move || get_current_page(__pedelec_ctx))
+    }
+}
+#[automatically_derived]
+impl get_current_page {
+    /// The tool's definition (`defineTool()` in the Pedelec Tools API): its name,
+    /// description, argsSchema and timeout, with this function as its inline handler.
+    #[must_use]
+    pub fn definition() -> ::pedelec::__private::ToolDefinition {
+        ::pedelec::__private::ToolDefinition::of::<Self>()
+    }
+}

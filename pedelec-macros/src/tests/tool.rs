@@ -1,0 +1,86 @@
+//! `#[tool]` expansions: the counter example's two tools, then one of each other shape.
+
+use quote::quote;
+
+use super::snapshot;
+
+fn tool(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
+    snapshot(name, &crate::tool::expand(args, item));
+}
+
+#[test]
+fn update_counter() {
+    tool(
+        "tool_update_counter",
+        quote!(name = "update_counter", timeout_ms = 5_000),
+        quote! {
+            /// Update the visible counter by delta.
+            pub async fn update_counter(
+                args: UpdateCounterArgs,
+                ctx: ToolCallContext,
+            ) -> Result<CounterValue, ToolError> {
+                Ok(CounterValue {
+                    value: ctx.state::<Counter>()?.add(args.delta),
+                })
+            }
+        },
+    );
+}
+
+#[test]
+fn get_current_page() {
+    tool(
+        "tool_get_current_page",
+        quote!(),
+        quote! {
+            /// Read the current page: its title and the visible counter.
+            pub fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
+                Ok(Page {
+                    title: "Counter",
+                    counter: ctx.state::<Counter>()?.get(),
+                })
+            }
+        },
+    );
+}
+
+#[test]
+fn sync_value_without_context() {
+    tool(
+        "tool_sync_value",
+        quote!(description = concat!("Add two numbers.", " Pure.")),
+        quote! {
+            fn add(AddArgs { a, b }: AddArgs) -> i64 {
+                a + b
+            }
+        },
+    );
+}
+
+#[test]
+fn async_without_parameters_returning_an_alias() {
+    tool(
+        "tool_async_alias",
+        quote!(description = DESCRIPTION),
+        quote! {
+            #[cfg(feature = "clock")]
+            pub(crate) async fn now() -> std::io::Result<u64> {
+                Ok(0)
+            }
+        },
+    );
+}
+
+#[test]
+fn fallback_keeps_the_function_and_a_nameable_tool() {
+    tool(
+        "tool_fallback",
+        quote!(name = "bad name", timeout_ms = 0),
+        quote! {
+            /// Checks.
+            fn check<T>(args: T) -> bool {
+                true
+            }
+        },
+    );
+}

@@ -1,0 +1,194 @@
+//! Code generation for `#[tool]`: infallible, from a [`Tool`] model.
+//!
+//! ```text
+//! <the function, unchanged>
+//! #[allow(non_camel_case_types)] <vis> struct <fn_name> {}     // its doc comment
+//! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, Args, Output, call }
+//! impl <fn_name> { pub fn definition() -> ToolDefinition }
+//! const _: () = check_description(..);                         // description given as an expression
+//! ```
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::fallback;
+use super::model::{Call, Desc, Output, Tool};
+use crate::util::Private;
+
+/// The function, then the tool type beside it.
+pub fn tool(tool: &Tool) -> TokenStream {
+    let item = tool.item;
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
+    let cfgs: Vec<_> = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .collect();
+    let docs: Vec<_> = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    // A deprecated function makes a deprecated tool: naming it warns, implementing it not.
+    let deprecated = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("deprecated"));
+    let struct_docs = if docs.is_empty() {
+        let doc = format!(" The `#[tool]` `{}`.", tool.name);
+        quote!(#[doc = #doc])
+    } else {
+        quote!(#(#docs)*)
+    };
+
+    let name = &tool.name;
+    let description = match &tool.description {
+        Desc::Text(text) => quote!(#text),
+        Desc::Expr(expr) => quote!(#expr),
+    };
+    let timeout = tool.timeout_ms.as_ref().map(|ms| {
+        quote! {
+            const TIMEOUT_MS: #Private::Option<::core::primitive::u64> = #Private::Some(#ms);
+        }
+    });
+    let (types, call, span) = match &tool.call {
+        Some(call) => {
+            let span = call_span(ident, call);
+            (associated_types(call), call_body(ident, call, span), span)
+        }
+        None => {
+            let (types, call) = fallback::stub_types_and_call();
+            (types, call, Span::call_site())
+        }
+    };
+    // The future's bounds, spanned like the call: what fails there is blamed on the same
+    // user token.
+    let future = quote_spanned! {span=>
+        impl ::core::future::Future<
+            Output = #Private::Result<Self::Output, #Private::ToolError>,
+        > + ::core::marker::Send + 'static
+    };
+    let allow_deprecated = item
+        .attrs
+        .iter()
+        .any(|a| a.path().is_ident("deprecated"))
+        .then(|| quote!(#[allow(deprecated)]));
+    let description_check = match &tool.description {
+        Desc::Expr(expr) => {
+            let private = Private::at(expr.span());
+            Some(quote_spanned! {expr.span()=>
+                #(#cfgs)*
+                #allow_deprecated
+                const _: () = #private::check_description(<#ident as #private::Tool>::DESCRIPTION);
+            })
+        }
+        Desc::Text(_) => None,
+    };
+    let function = fallback::callable(item);
+    let args = format_ident!("__pedelec_args", span = Span::mixed_site());
+    let ctx = format_ident!("__pedelec_ctx", span = Span::mixed_site());
+
+    quote! {
+        #function
+
+        #struct_docs
+        #(#cfgs)*
+        #(#deprecated)*
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+
+        #(#cfgs)*
+        #allow_deprecated
+        #[automatically_derived]
+        impl #Private::Tool for #ident {
+            const NAME: &'static ::core::primitive::str = #name;
+            const DESCRIPTION: &'static ::core::primitive::str = #description;
+            #timeout
+            #types
+            fn call(
+                #args: Self::Args,
+                #ctx: #Private::ToolCallContext,
+            ) -> #future {
+                #call
+            }
+        }
+
+        #(#cfgs)*
+        #allow_deprecated
+        #[automatically_derived]
+        impl #ident {
+            /// The tool's definition (`defineTool()` in the Pedelec Tools API): its name,
+            /// description, argsSchema and timeout, with this function as its inline handler.
+            #[must_use]
+            pub fn definition() -> #Private::ToolDefinition {
+                #Private::ToolDefinition::of::<Self>()
+            }
+        }
+
+        #description_check
+    }
+}
+
+fn associated_types(call: &Call) -> TokenStream {
+    let args = match call.args {
+        Some(ty) => quote!(#ty),
+        None => quote!(#Private::NoArgs),
+    };
+    let output = match &call.output {
+        Output::Unit => quote!(()),
+        Output::Value(ty) | Output::Result { ok: Some(ty), .. } => quote!(#ty),
+        Output::Result { ty, ok: None } => {
+            quote!(<#ty as #Private::IntoToolResult>::Output)
+        }
+    };
+    quote! {
+        type Args = #args;
+        type Output = #output;
+    }
+}
+
+/// Where the call is spanned: at the return type when it is a `Result` (so an error type
+/// that does not convert is blamed there), else at the function's name (so is a future
+/// that is not `Send`).
+fn call_span(ident: &syn::Ident, call: &Call) -> Span {
+    match call.output {
+        Output::Result { ty, .. } => ty.span(),
+        _ => ident.span(),
+    }
+}
+
+/// `async_result(f(args, ctx))`, `blocking_value(move || f(args, ctx))`, …
+fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
+    let args = format_ident!("__pedelec_args", span = Span::mixed_site());
+    let ctx = format_ident!("__pedelec_ctx", span = Span::mixed_site());
+    let mut params = Vec::new();
+    if call.args.is_some() {
+        params.push(&args);
+    }
+    if call.ctx {
+        params.push(&ctx);
+    }
+    let private = Private::at(span);
+    let helper = match (call.is_async, matches!(call.output, Output::Result { .. })) {
+        (true, true) => quote_spanned!(span=> #private::async_result),
+        (true, false) => quote_spanned!(span=> #private::async_value),
+        (false, true) => quote_spanned!(span=> #private::blocking_result),
+        (false, false) => quote_spanned!(span=> #private::blocking_value),
+    };
+    if call.is_async {
+        // The function is bound to a local first: it *is* used as a value (the tool's
+        // handler), and saying so keeps `clippy::unused_async` from asking to drop an
+        // `async` that decides how the tool runs (in place, not on the blocking pool).
+        let function = format_ident!("__pedelec_function", span = Span::mixed_site());
+        quote_spanned! {span=>
+            let #function = #ident;
+            #helper(#function(#(#params),*))
+        }
+    } else if params.is_empty() {
+        quote_spanned!(span=> #helper(#ident))
+    } else {
+        quote_spanned!(span=> #helper(move || #ident(#(#params),*)))
+    }
+}

@@ -1,0 +1,14 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(minimum = "0")]
+    count: u32,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

@@ -1,0 +1,15 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[serde(default)]
+    #[arg(pattern = "^[a-z]+$", default = "Rust")]
+    slug: String,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

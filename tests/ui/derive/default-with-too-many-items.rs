@@ -1,0 +1,15 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[serde(default)]
+    #[arg(max_items = 1, default = ["a", "b"])]
+    tags: Vec<String>,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

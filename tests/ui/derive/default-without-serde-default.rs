@@ -1,0 +1,14 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs, serde::Deserialize)]
+struct Args {
+    #[arg(default = 5)]
+    retries: u32,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

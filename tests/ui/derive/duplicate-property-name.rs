@@ -1,0 +1,15 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    name: String,
+    #[serde(rename = "name")]
+    label: String,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

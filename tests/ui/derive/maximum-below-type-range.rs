@@ -1,0 +1,14 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(maximum = -5)]
+    count: u16,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

@@ -1,0 +1,18 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Folder {
+    files: Vec<File>,
+}
+
+#[derive(ToolArgs)]
+struct File {
+    parent: Option<Box<Folder>>,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Folder>();
+    root::<Folder>();
+}

@@ -1,0 +1,11 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Name(String);
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Name>();
+    root::<Name>();
+}

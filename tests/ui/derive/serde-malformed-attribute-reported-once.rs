@@ -1,0 +1,14 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs, serde::Deserialize)]
+#[serde(rename_all = "camelcase")]
+struct Args {
+    first_name: String,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

@@ -1,0 +1,11 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct NoArgs;
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<NoArgs>();
+    root::<NoArgs>();
+}

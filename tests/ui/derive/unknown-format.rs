@@ -1,0 +1,14 @@
+use pedelec::ToolArgs;
+
+#[derive(ToolArgs)]
+struct Args {
+    #[arg(format = "date_time")]
+    since: String,
+}
+
+fn root<T: pedelec::ToolArgsRoot>() {}
+
+fn main() {
+    let _ = pedelec::schema_for::<Args>();
+    root::<Args>();
+}

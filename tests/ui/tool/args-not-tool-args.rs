@@ -1,0 +1,20 @@
+use pedelec::{skills, tool};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Args {
+    n: i64,
+}
+
+/// Opens a page.
+#[tool]
+fn open_page(args: Args) -> i64 {
+    args.n
+}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}

@@ -1,0 +1,13 @@
+use pedelec::{skills, tool};
+
+const DESCRIPTION: &str = "";
+
+#[tool(description = DESCRIPTION)]
+fn open_page() {}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}

@@ -1,0 +1,15 @@
+use pedelec::{skills, tool};
+
+/// Opens a page.
+#[tool]
+fn open_page<T: Default>() -> bool {
+    let _ = T::default();
+    true
+}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}

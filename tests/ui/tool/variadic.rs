@@ -1,0 +1,14 @@
+use pedelec::{skills, tool};
+
+/// Opens a page.
+#[tool]
+fn open_page(url: u8, _: ...) -> u8 {
+    url
+}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}
