@@ -182,6 +182,12 @@ fn read_tool(
 
     let name = match obj.get("name") {
         Some(Value::String(s)) => {
+            if let Err(p) = pedelec_rules::check_tool_name(s) {
+                problems.push(Problem {
+                    path: at("name"),
+                    message: format!("{p} (got {s:?})"),
+                });
+            }
             names.push((i, s.clone()));
             Some(s.clone())
         }
@@ -201,7 +207,15 @@ fn read_tool(
         }
     };
     let description = match obj.get("description") {
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => {
+            if pedelec_rules::is_blank(s) {
+                problems.push(Problem {
+                    path: at("description"),
+                    message: pedelec_rules::BLANK_DESCRIPTION.into(),
+                });
+            }
+            Some(s.clone())
+        }
         Some(other) => {
             problems.push(Problem {
                 path: at("description"),
@@ -273,15 +287,6 @@ fn read_tool(
     let mut def = ToolDefinition::new(name?, description?, schema?);
     if let Some(ms) = timeout_ms {
         def = def.timeout_ms(ms);
-    }
-    // The definition's own rules (name, blank description, …), at this entry's path.
-    for p in def.problems() {
-        if !p.path.starts_with("argsSchema") {
-            problems.push(Problem {
-                path: at(&p.path),
-                message: p.message,
-            });
-        }
     }
     Some(def)
 }
