@@ -10,6 +10,8 @@
 //! A bridge implements [`Bridge`]; [`Session::serve`](crate::Session::serve) runs it.
 
 mod json_lines;
+#[cfg(feature = "mcp")]
+mod mcp;
 
 use std::future::Future;
 
@@ -17,6 +19,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub use json_lines::{JsonLines, PROTOCOL_VERSION};
+#[cfg(feature = "mcp")]
+pub use mcp::Mcp;
 
 use crate::error::{Error, ToolResult};
 use crate::manifest::SerializableSkillsManifest;
