@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// The one handler of every tool: the args are already validated against the tool's
 /// argsSchema when it runs.
-async fn dispatch(call: ToolCall) -> Result<Value, ToolError> {
+fn dispatch(call: &ToolCall) -> Result<Value, ToolError> {
     let args = &call.args;
     match call.name.as_str() {
         "add" => {
@@ -54,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let session = Session::builder(skills).create()?;
-    session.set_fallback(|call: ToolCall, _ctx| dispatch(call));
+    session.set_fallback(|call: ToolCall, _ctx| std::future::ready(dispatch(&call)));
 
     if std::env::args().any(|a| a == "--stdio") {
         session.serve(pedelec::bridge::JsonLines::stdio()).await?;

@@ -54,6 +54,10 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "the trait's signature promises a `Send + 'static` future"
+    )]
     fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static {
         async move {
             let handler = Handler::new(session);
@@ -124,6 +128,10 @@ impl ServerHandler for Handler {
         std::future::ready(Ok(ListToolsResult::with_all_items(self.tools.to_vec())))
     }
 
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "rmcp's trait signature promises a `Send` future"
+    )]
     fn call_tool(
         &self,
         request: CallToolRequestParams,

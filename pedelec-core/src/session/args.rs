@@ -5,6 +5,7 @@
 //! schema and deserializes with `from_value`; a streaming validating deserializer can replace
 //! its body without touching any caller.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -98,9 +99,9 @@ impl CompiledArgs {
             }
             let more = all.len().saturating_sub(SHOWN);
             if errors.truncated() {
-                message.push_str(&format!(" (and more than {more} other errors)"));
+                let _ = write!(message, " (and more than {more} other errors)");
             } else if more > 0 {
-                message.push_str(&format!(" (and {more} more)"));
+                let _ = write!(message, " (and {more} more)");
             }
             let details =
                 serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}));
