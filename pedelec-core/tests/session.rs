@@ -413,7 +413,8 @@ async fn events_report_calls_started_and_finished() {
 async fn concurrent_calls_are_each_answered_once() {
     let session = session();
     let mut set = tokio::task::JoinSet::new();
-    for i in 0..2000_i64 {
+    // Positive deltas: the running totals strictly increase, so each is distinct.
+    for i in 1..=2000_i64 {
         let session = session.clone();
         set.spawn(async move { session.call("update_counter", json!({"delta": i})).await });
     }
@@ -424,7 +425,7 @@ async fn concurrent_calls_are_each_answered_once() {
     values.sort_unstable();
     values.dedup();
     assert_eq!(values.len(), 2000, "every intermediate total is distinct");
-    assert_eq!(*values.last().unwrap(), (0..2000).sum::<i64>());
+    assert_eq!(*values.last().unwrap(), (1..=2000).sum::<i64>());
 }
 
 #[tokio::test]
