@@ -1,7 +1,16 @@
 //! The counter skills of the Pedelec Tools API, in Rust: `get_current_page` and
-//! `update_counter` over a shared counter, listed in `skills![]`.
+//! `update_counter` over a shared counter, listed in `skills![]`, served by a session.
 //!
-//! `cargo run --example counter` prints the skill set's manifest: what is sent to Core.
+//! - `cargo run --example counter` prints the manifest (what is sent to Core), then a
+//!   transcript of calls against the in-process Core: a valid call, bad args, an unknown
+//!   tool, a handler error, a timeout, and a named handler overriding the inline one.
+//! - `cargo run --example counter -- --stdio` serves the same session over JSON Lines on
+//!   stdin/stdout (`docs/protocol.md`):
+//!
+//!   ```sh
+//!   printf '%s\n' '{"type":"tool_call","callId":"1","name":"update_counter","args":{"delta":2}}' \
+//!     | cargo run -q --example counter -- --stdio
+//!   ```
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -18,6 +27,25 @@ impl Counter {
     /// Adds `delta` and returns the new value.
     pub fn add(&self, delta: i64) -> i64 {
         self.value.fetch_add(delta, Ordering::SeqCst) + delta
+    }
+
+    /// Adds `delta` unless the counter would overflow.
+    pub fn checked_add(&self, delta: i64) -> Result<i64, ToolError> {
+        let mut current = self.value.load(Ordering::SeqCst);
+        loop {
+            let next = current.checked_add(delta).ok_or_else(|| {
+                ToolError::new(format!(
+                    "the counter ({current}) cannot move by {delta}: it would overflow"
+                ))
+            })?;
+            match self
+                .value
+                .compare_exchange(current, next, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => return Ok(next),
+                Err(actual) => current = actual,
+            }
+        }
     }
 
     /// The current value.
@@ -66,8 +94,17 @@ async fn update_counter(
     ctx: ToolCallContext,
 ) -> Result<CounterValue, ToolError> {
     Ok(CounterValue {
-        value: ctx.state::<Counter>()?.add(args.delta),
+        value: ctx.state::<Counter>()?.checked_add(args.delta)?,
     })
+}
+
+/// Re-render the page (slow: it waits for a renderer that never answers in this demo).
+#[tool(timeout_ms = 100)]
+async fn render_page(ctx: ToolCallContext) -> Result<(), ToolError> {
+    // Stands for a renderer that hangs. The session gives up after 100 ms, drops this
+    // future and cancels `ctx` (which a handler that spawned work would watch).
+    ctx.cancelled().await;
+    Ok(())
 }
 
 skills![
@@ -85,6 +122,95 @@ pub fn manifest_json() -> String {
     json
 }
 
-fn main() {
+/// The session of the demo: the counter skills, plus `render_page` (a tool that times out).
+/// The session's names are strings, since `render_page` is not in `ToolName`.
+///
+/// # Errors
+/// When the skill set is invalid (it is not).
+pub fn demo_session() -> Result<pedelec::Session, pedelec::Error> {
+    let mut skills = ToolName::skills().untyped();
+    skills
+        .tools_mut()
+        .push(pedelec::ToolDefinition::of::<render_page>());
+    pedelec::Session::builder(skills)
+        .state(Counter::default())
+        .create()
+}
+
+async fn show(session: &pedelec::Session, title: &str, name: &str, args: serde_json::Value) {
+    println!("# {title}");
+    println!("-> {name} {args}");
+    let result = session.call(name, args).await;
+    println!(
+        "<- {}\n",
+        serde_json::to_string(&result).expect("results always serialize")
+    );
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let session = demo_session()?;
+    if std::env::args().any(|a| a == "--stdio") {
+        // Standard output is the protocol channel: nothing else may be printed on it.
+        session.serve(pedelec::bridge::JsonLines::stdio()).await?;
+        return Ok(());
+    }
+    println!("# manifest (sent to Core)");
     print!("{}", manifest_json());
+    println!();
+    show(
+        &session,
+        "a valid call",
+        "update_counter",
+        serde_json::json!({"delta": 2}),
+    )
+    .await;
+    show(
+        &session,
+        "bad args: every problem, with its JSON pointer",
+        "update_counter",
+        serde_json::json!({"delta": "5", "step": 1}),
+    )
+    .await;
+    show(
+        &session,
+        "an unknown tool",
+        "update_countr",
+        serde_json::json!({"delta": 1}),
+    )
+    .await;
+    show(
+        &session,
+        "a handler error",
+        "update_counter",
+        serde_json::json!({"delta": i64::MAX}),
+    )
+    .await;
+    show(
+        &session,
+        "a timeout (`render_page` has timeout_ms = 100)",
+        "render_page",
+        serde_json::json!({}),
+    )
+    .await;
+    // A named handler replaces the inline one (resolution: named, inline, fallback).
+    session.on_tool::<update_counter>(|args, ctx| async move {
+        let value = ctx.state::<Counter>()?.checked_add(args.delta * 10)?;
+        Ok(CounterValue { value })
+    });
+    show(
+        &session,
+        "a named handler overriding the inline one (it multiplies by 10)",
+        "update_counter",
+        serde_json::json!({"delta": 2}),
+    )
+    .await;
+    show(
+        &session,
+        "the page",
+        "get_current_page",
+        serde_json::json!({}),
+    )
+    .await;
+    Ok(())
 }

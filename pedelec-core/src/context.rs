@@ -3,6 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,7 +15,35 @@ use crate::error::ToolError;
 /// Shared application state registered on a session, one value per type.
 #[derive(Clone, Default)]
 pub struct StateMap {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>,
+}
+
+/// `TypeId`s are already hashes: use their bits instead of hashing them again (a handler
+/// looks its state up on every call).
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            self.0 ^= (n as u64) ^ ((n >> 64) as u64);
+        }
+    }
 }
 
 impl StateMap {
@@ -127,8 +156,8 @@ pub struct ToolCallContext {
 }
 
 struct ContextInner {
-    call_id: String,
-    tool_name: String,
+    call_id: Arc<str>,
+    tool_name: Arc<str>,
     deadline: Instant,
     cancellation: Cancellation,
     state: Arc<StateMap>,
@@ -138,17 +167,38 @@ impl ToolCallContext {
     /// A context for one call. Sessions make these; tests and custom runtimes may too.
     #[must_use]
     pub fn new(
-        call_id: impl Into<String>,
-        tool_name: impl Into<String>,
+        call_id: impl Into<Arc<str>>,
+        tool_name: impl Into<Arc<str>>,
         timeout: Duration,
+        cancellation: Cancellation,
+        state: Arc<StateMap>,
+    ) -> Self {
+        let now = Instant::now();
+        // A timeout too large to represent as an instant never passes.
+        let deadline = now.checked_add(timeout).unwrap_or_else(|| far_future(now));
+        ToolCallContext::with_deadline(
+            call_id.into(),
+            tool_name.into(),
+            deadline,
+            cancellation,
+            state,
+        )
+    }
+
+    /// A context with an explicit deadline (what a session makes for each call).
+    #[must_use]
+    pub fn with_deadline(
+        call_id: Arc<str>,
+        tool_name: Arc<str>,
+        deadline: Instant,
         cancellation: Cancellation,
         state: Arc<StateMap>,
     ) -> Self {
         ToolCallContext {
             inner: Arc::new(ContextInner {
-                call_id: call_id.into(),
-                tool_name: tool_name.into(),
-                deadline: Instant::now() + timeout,
+                call_id,
+                tool_name,
+                deadline,
                 cancellation,
                 state,
             }),
@@ -161,7 +211,7 @@ impl ToolCallContext {
     pub fn detached(tool_name: impl Into<String>) -> Self {
         ToolCallContext::new(
             "detached",
-            tool_name,
+            tool_name.into(),
             Duration::from_millis(pedelec_rules::DEFAULT_TIMEOUT_MS),
             Cancellation::new(),
             Arc::new(StateMap::default()),
@@ -194,8 +244,11 @@ impl ToolCallContext {
             .saturating_duration_since(Instant::now())
     }
 
-    /// Whether the call was cancelled (by Core, or because its timeout passed). A handler
-    /// doing long work should check this, or `select!` on [`cancelled`](Self::cancelled).
+    /// Whether the call was cancelled (by Core, because its timeout passed, or because the
+    /// caller stopped waiting for it). A handler doing long work should check this, or
+    /// `select!` on [`cancelled`](Self::cancelled). The session drops a cancelled call's
+    /// future, so this matters to work the handler moved elsewhere (a spawned task, a
+    /// blocking thread) holding a clone of the context.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancellation.is_cancelled()
@@ -204,6 +257,12 @@ impl ToolCallContext {
     /// Completes when the call is cancelled.
     pub async fn cancelled(&self) {
         self.inner.cancellation.cancelled().await;
+    }
+
+    /// The call's cancellation flag (shared with the session), e.g. to hand to other code.
+    #[must_use]
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.inner.cancellation
     }
 
     /// The session's shared state of type `T`.
@@ -227,6 +286,18 @@ impl ToolCallContext {
             .state
             .get_arc::<T>()
             .ok_or_else(|| missing_state::<T>())
+    }
+}
+
+/// An instant about a century after `now` (or the latest representable one): the deadline of
+/// a call whose timeout does not fit in an `Instant`.
+pub(crate) fn far_future(now: Instant) -> Instant {
+    let mut step = Duration::from_hours(100 * 365 * 24);
+    loop {
+        if let Some(t) = now.checked_add(step) {
+            return t;
+        }
+        step /= 2;
     }
 }
 

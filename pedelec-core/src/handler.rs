@@ -1,42 +1,92 @@
-//! [`ToolHandler`]: a type-erased handler the runtime can call.
+//! Handlers: [`ToolHandler`] (a type-erased tool handler the runtime can call), [`ToolCall`]
+//! (what a fallback handler receives), and [`run_blocking`] (how synchronous tool code runs
+//! without stalling the runtime).
 //!
-//! First version: decodes JSON `Value` args with `serde_json`, serializes the output with
-//! `serde_json`. The session work replaces the internals with the validating fast path and
-//! the strict result serializer.
+//! A handler is started with the call's arguments, the tool's compiled schema and the
+//! context. Typed handlers decode their argument struct through the schema in one step
+//! (validate + deserialize); JSON handlers get the validated `Value`. The handler's output
+//! is serialized by the strict serializer (no NaN, no infinities, string keys only) inside
+//! the call, in the form the bridge needs.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::context::ToolCallContext;
-use crate::error::ToolError;
+use crate::error::{ErrorCode, ToolError};
+use crate::session::args::{ArgsIn, CompiledArgs};
+use crate::session::strict;
 use crate::tool::Tool;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-type ErasedFn = dyn Fn(Value, ToolCallContext) -> BoxFuture<Result<Value, ToolError>> + Send + Sync;
+/// The form a result is serialized to: what the bridge sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// A `serde_json::Value` (in-process calls).
+    Value,
+    /// JSON text (bridges that write JSON).
+    Text,
+}
 
-/// A handler with its types erased: takes the call's JSON args and context, returns the
-/// result's JSON value.
+/// A serialized result.
+#[derive(Debug)]
+pub(crate) enum Encoded {
+    Value(Value),
+    Text(Vec<u8>),
+}
+
+impl Encoded {
+    /// The result as a value (parsing it if it was serialized to text).
+    pub(crate) fn into_value(self) -> Result<Value, ToolError> {
+        match self {
+            Encoded::Value(v) => Ok(v),
+            Encoded::Text(text) => serde_json::from_slice(&text).map_err(|e| {
+                ToolError::with_code(
+                    ErrorCode::ToolResultInvalid,
+                    format!("the result could not be read back: {e}"),
+                )
+            }),
+        }
+    }
+}
+
+/// The future of a started handler: the serialized result, or the call's error.
+pub(crate) type HandlerFuture = BoxFuture<Result<Encoded, ToolError>>;
+
+type StartFn = dyn Fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> Result<HandlerFuture, ToolError>
+    + Send
+    + Sync;
+
+/// A tool handler with its types erased.
+///
+/// Made from a compile-time tool ([`of_tool`](Self::of_tool), which `ToolDefinition::of`
+/// uses for the inline handler), from a closure over typed args ([`typed`](Self::typed)),
+/// or from a closure over JSON args ([`json`](Self::json)). Cloning is cheap.
 #[derive(Clone)]
 pub struct ToolHandler {
-    inner: Arc<ErasedFn>,
+    start: Arc<StartFn>,
 }
 
 impl ToolHandler {
-    /// The inline handler of a compile-time tool (its function).
+    /// The inline handler of a compile-time tool (its function, through [`Tool::call`]).
     #[must_use]
     pub fn of_tool<T: Tool>() -> Self {
         ToolHandler::typed(T::call)
     }
 
     /// A handler taking typed args and returning a typed result.
+    ///
+    /// The args are validated against the tool's argsSchema and deserialized into `A` in
+    /// one step; the result is serialized strictly (a NaN makes the call
+    /// `TOOL_RESULT_INVALID` instead of turning into `null`).
     pub fn typed<A, O, F, Fut>(f: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
@@ -45,37 +95,53 @@ impl ToolHandler {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         ToolHandler {
-            inner: Arc::new(move |args: Value, ctx| {
-                let decoded = serde_json::from_value::<A>(args);
-                match decoded {
-                    Ok(args) => {
-                        let fut = f(args, ctx);
-                        Box::pin(async move {
-                            let out = fut.await?;
-                            serde_json::to_value(out).map_err(ToolError::from)
-                        })
-                    }
-                    Err(e) => Box::pin(async move { Err(ToolError::from(e)) }),
-                }
+            start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
+                let args: A = schema.decode(args)?;
+                let fut = f(args, ctx);
+                Ok(Box::pin(async move { encode(&fut.await?, encoding) }))
             }),
         }
     }
 
-    /// A handler taking and returning JSON values.
-    pub fn json<F, Fut>(f: F) -> Self
+    /// A handler taking the validated args as JSON (`null`s of optional properties
+    /// removed) and returning any serializable result.
+    pub fn json<O, F, Fut>(f: F) -> Self
     where
+        O: Serialize + Send + 'static,
         F: Fn(Value, ToolCallContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         ToolHandler {
-            inner: Arc::new(move |args, ctx| Box::pin(f(args, ctx))),
+            start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
+                let args = schema.prepare(args)?;
+                let fut = f(args, ctx);
+                Ok(Box::pin(async move { encode(&fut.await?, encoding) }))
+            }),
         }
     }
 
-    /// Calls the handler.
+    /// Calls the handler directly with JSON args, outside a session: the args are
+    /// deserialized but not validated against any schema, and there is no timeout or panic
+    /// isolation. Meant for tests; a session does all of that.
     #[must_use]
     pub fn call(&self, args: Value, ctx: ToolCallContext) -> BoxFuture<Result<Value, ToolError>> {
-        (self.inner)(args, ctx)
+        let unchecked = CompiledArgs::unchecked(Arc::from(ctx.tool_name()));
+        match (self.start)(ArgsIn::Value(args), &unchecked, ctx, Encoding::Value) {
+            Ok(fut) => Box::pin(async move { fut.await?.into_value() }),
+            Err(e) => Box::pin(async move { Err(e) }),
+        }
+    }
+
+    /// Decodes the args and starts the handler (the decoding runs now, the handler when the
+    /// future is polled).
+    pub(crate) fn start(
+        &self,
+        args: ArgsIn<'_>,
+        schema: &CompiledArgs,
+        ctx: ToolCallContext,
+        encoding: Encoding,
+    ) -> Result<HandlerFuture, ToolError> {
+        (self.start)(args, schema, ctx, encoding)
     }
 }
 
@@ -83,4 +149,99 @@ impl fmt::Debug for ToolHandler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ToolHandler")
     }
+}
+
+/// A call as the fallback handler sees it: the tool's name, its args (validated when the
+/// tool is in the session's skill set; any JSON otherwise), and the call's id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The tool's name, as Core sent it.
+    pub name: String,
+    /// The args.
+    pub args: Value,
+    /// The call's id, as Core sent it.
+    pub call_id: String,
+}
+
+type FallbackFn = dyn Fn(ToolCall, ToolCallContext, Encoding) -> HandlerFuture + Send + Sync;
+
+/// The session's fallback handler, type-erased.
+#[derive(Clone)]
+pub(crate) struct FallbackHandler {
+    f: Arc<FallbackFn>,
+}
+
+impl FallbackHandler {
+    pub(crate) fn new<O, F, Fut>(f: F) -> Self
+    where
+        O: Serialize + Send + 'static,
+        F: Fn(ToolCall, ToolCallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    {
+        FallbackHandler {
+            f: Arc::new(move |call, ctx, encoding| {
+                let fut = f(call, ctx);
+                Box::pin(async move { encode(&fut.await?, encoding) })
+            }),
+        }
+    }
+
+    pub(crate) fn start(
+        &self,
+        call: ToolCall,
+        ctx: ToolCallContext,
+        encoding: Encoding,
+    ) -> HandlerFuture {
+        (self.f)(call, ctx, encoding)
+    }
+}
+
+/// Serializes a handler's output strictly, in the requested form.
+pub(crate) fn encode<O: Serialize + ?Sized>(
+    out: &O,
+    encoding: Encoding,
+) -> Result<Encoded, ToolError> {
+    match encoding {
+        Encoding::Value => strict::to_value(out).map(Encoded::Value),
+        Encoding::Text => {
+            let mut buf = Vec::with_capacity(64);
+            strict::to_writer(&mut buf, out)?;
+            Ok(Encoded::Text(buf))
+        }
+    }
+}
+
+/// Runs synchronous tool code on tokio's blocking thread pool, so a slow or blocking
+/// function cannot stall the runtime that serves other calls.
+///
+/// A panic in `f` becomes a `TOOL_HANDLER_ERROR`. When the call times out or is cancelled,
+/// the future is dropped but the thread cannot be stopped: `f` runs to its end and its
+/// result is discarded (code that runs long should check
+/// [`ToolCallContext::is_cancelled`]).
+pub async fn run_blocking<R, F>(f: F) -> Result<R, ToolError>
+where
+    R: Send + 'static,
+    F: FnOnce() -> Result<R, ToolError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => Err(panic_error(e.into_panic().as_ref())),
+        Err(_) => Err(ToolError::with_code(
+            ErrorCode::ToolCancelled,
+            "the runtime shut down before the tool finished",
+        )),
+    }
+}
+
+/// The `TOOL_HANDLER_ERROR` for a handler that panicked.
+pub(crate) fn panic_error(payload: &(dyn Any + Send)) -> ToolError {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic payload that is not a string)".to_owned()
+    };
+    ToolError::new(format!("the handler panicked: {message}"))
 }

@@ -4,6 +4,7 @@
 //! Users depend on the `pedelec` facade, which re-exports everything here at its root
 //! together with the macros.
 
+pub mod bridge;
 pub mod context;
 pub mod error;
 pub mod handler;
@@ -11,18 +12,23 @@ pub mod handler;
 pub mod macro_support;
 pub mod manifest;
 pub mod schema;
+pub mod session;
 pub mod skills;
 pub mod tool;
 
 pub use context::{Cancellation, StateMap, ToolCallContext};
 pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
-pub use handler::{BoxFuture, ToolHandler};
+pub use handler::{BoxFuture, ToolCall, ToolHandler, run_blocking};
 pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
 pub use schema::{
     AdditionalProperties, ArgsError, CompiledSchema, Literal, MapKey, NoArgs, Num, ParseOptions,
     Property, SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs,
     ToolArgsRoot, ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, json_equal,
     schema_for,
+};
+pub use session::{
+    EventStream, HandlerFn, PendingCall, Session, SessionBuilder, SessionEvent, ToolKey,
+    create_session,
 };
 pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};

@@ -30,6 +30,10 @@ pub trait SkillSet:
 )]
 pub trait InSkillSet<S>: Tool {}
 
+/// A session built at run time (`Session<String>`) accepts a typed handler for any tool; its
+/// name is checked against the skill set when the handler is registered.
+impl<T: Tool> InSkillSet<String> for T {}
+
 /// The skills given to a session: guidance and tool definitions (`SkillsInput` in the
 /// seed). `N` is the type of tool names: a `skills![]` enum, or `String` for a skill set
 /// built at run time.

@@ -1,0 +1,242 @@
+//! What a tool call costs.
+//!
+//! (a) In process: `session.call_raw` of a trivial tool (args text → validate → deserialize
+//!     → handler → strict serialize) against the floor: the same work with plain
+//!     `serde_json` and a direct function call.
+//! (b) JSON Lines over `tokio::io::duplex` on a current-thread runtime: sequential calls
+//!     (latency) and 256 in flight (throughput), against a hand-written `serde_json` line
+//!     protocol doing the least possible work.
+//! (c) With `--features mcp`: the same calls through `rmcp` (the MCP bridge) over the same
+//!     kind of in-memory transport.
+
+#![allow(missing_docs)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pedelec_core::bridge::JsonLines;
+use pedelec_core::{Session, SkillSet};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn session() -> Session<ToolName> {
+    Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap()
+}
+
+/// The floor: what the tool call is, without a framework.
+fn direct(counter: &Counter, args: &str) -> String {
+    let args: UpdateCounterArgs = serde_json::from_str(args).unwrap();
+    let out = CounterValue {
+        value: counter.add(args.delta),
+    };
+    serde_json::to_string(&out).unwrap()
+}
+
+fn in_process(c: &mut Criterion) {
+    let rt = runtime();
+    let mut group = c.benchmark_group("in_process");
+    group.throughput(Throughput::Elements(1));
+    let text = r#"{"delta":1}"#;
+    let counter = Counter::default();
+    group.bench_function("floor_serde_json_direct_fn", |b| {
+        b.iter(|| direct(&counter, black_box(text)));
+    });
+    let session = session();
+    let args = RawValue::from_string(text.to_owned()).unwrap();
+    group.bench_function("session_call_raw", |b| {
+        b.to_async(&rt)
+            .iter(|| async { session.call_raw(black_box("update_counter"), &args).await });
+    });
+    let value = serde_json::json!({"delta": 1});
+    group.bench_function("session_call_value", |b| {
+        b.to_async(&rt)
+            .iter(|| async { session.call("update_counter", value.clone()).await });
+    });
+    group.finish();
+}
+
+/// Request lines with distinct ids (unique among 256 in flight).
+fn requests() -> Vec<Vec<u8>> {
+    (0..1024)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"tool_call\",\"callId\":\"c{i}\",\"name\":\"update_counter\",\"args\":{{\"delta\":1}}}}\n"
+            )
+            .into_bytes()
+        })
+        .collect()
+}
+
+/// Core's side: sends `iters` calls with at most `window` in flight, reads every result.
+async fn drive<R, W>(
+    lines: &mut tokio::io::Lines<BufReader<R>>,
+    writer: &mut BufWriter<W>,
+    requests: &[Vec<u8>],
+    iters: u64,
+    window: u64,
+) -> Duration
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let start = Instant::now();
+    let (mut sent, mut received) = (0u64, 0u64);
+    while received < iters {
+        while sent < iters && sent - received < window {
+            #[allow(clippy::cast_possible_truncation)]
+            writer
+                .write_all(&requests[(sent % requests.len() as u64) as usize])
+                .await
+                .unwrap();
+            sent += 1;
+        }
+        writer.flush().await.unwrap();
+        let line = lines.next_line().await.unwrap().unwrap();
+        debug_assert!(line.contains("\"ok\":true"), "{line}");
+        black_box(line);
+        received += 1;
+    }
+    start.elapsed()
+}
+
+/// A minimal hand-written line protocol: parse, call, write; no validation, timeout,
+/// panic isolation or concurrency.
+async fn handwritten_server(stream: tokio::io::DuplexStream) {
+    #[derive(Deserialize)]
+    struct Call<'a> {
+        #[serde(rename = "callId", borrow)]
+        call_id: &'a str,
+        args: UpdateCounterArgs,
+    }
+    let (r, w) = tokio::io::split(stream);
+    let mut lines = BufReader::new(r).lines();
+    let mut w = BufWriter::new(w);
+    let counter = Counter::default();
+    let mut out = Vec::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let call: Call<'_> = serde_json::from_str(&line).unwrap();
+        let value = CounterValue {
+            value: counter.add(call.args.delta),
+        };
+        out.clear();
+        out.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
+        serde_json::to_writer(&mut out, call.call_id).unwrap();
+        out.extend_from_slice(b",\"result\":{\"ok\":true,\"value\":");
+        serde_json::to_writer(&mut out, &value).unwrap();
+        out.extend_from_slice(b"}}\n");
+        w.write_all(&out).await.unwrap();
+        if lines.get_ref().buffer().is_empty() {
+            w.flush().await.unwrap();
+        }
+    }
+}
+
+fn json_lines(c: &mut Criterion) {
+    let rt = runtime();
+    let requests = requests();
+    let mut group = c.benchmark_group("json_lines");
+    group.throughput(Throughput::Elements(1));
+    for (label, window) in [("sequential", 1), ("pipelined_256", 256)] {
+        for server in ["handwritten", "pedelec"] {
+            let (core_end, server_end) = tokio::io::duplex(1 << 16);
+            let (r, w) = tokio::io::split(core_end);
+            let mut writer = BufWriter::new(w);
+            let mut lines = BufReader::new(r).lines();
+            rt.block_on(async {
+                if server == "pedelec" {
+                    tokio::spawn(session().serve(JsonLines::new(server_end)));
+                    let manifest = lines.next_line().await.unwrap().unwrap();
+                    assert!(manifest.starts_with("{\"type\":\"manifest\""));
+                } else {
+                    tokio::spawn(handwritten_server(server_end));
+                }
+            });
+            group.bench_function(format!("{server}_{label}"), |b| {
+                b.iter_custom(|iters| {
+                    rt.block_on(drive(&mut lines, &mut writer, &requests, iters, window))
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
+#[cfg(feature = "mcp")]
+fn mcp(c: &mut Criterion) {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+
+    let rt = runtime();
+    let mut group = c.benchmark_group("mcp");
+    group.throughput(Throughput::Elements(1));
+    let client = rt.block_on(async {
+        let (client_end, server_end) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(server_end);
+        tokio::spawn(session().serve(pedelec_core::bridge::Mcp::from_parts(r, w)));
+        ().serve(client_end).await.unwrap()
+    });
+    let args = serde_json::json!({"delta": 1});
+    let params = || {
+        CallToolRequestParams::new("update_counter")
+            .with_arguments(args.as_object().unwrap().clone())
+    };
+    group.bench_function("pedelec_rmcp_sequential", |b| {
+        b.to_async(&rt).iter(|| async {
+            let r = client.call_tool(params()).await.unwrap();
+            debug_assert_ne!(r.is_error, Some(true));
+            r
+        });
+    });
+    group.bench_function("pedelec_rmcp_pipelined_256", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                let mut set = tokio::task::JoinSet::new();
+                for i in 0..iters {
+                    if i >= 256 {
+                        set.join_next().await.unwrap().unwrap();
+                    }
+                    let peer = client.peer().clone();
+                    let p = params();
+                    set.spawn(async move { peer.call_tool(p).await.unwrap() });
+                }
+                while let Some(r) = set.join_next().await {
+                    r.unwrap();
+                }
+                start.elapsed()
+            })
+        });
+    });
+    group.finish();
+}
+
+#[cfg(not(feature = "mcp"))]
+fn mcp(_: &mut Criterion) {
+    eprintln!("mcp benchmarks skipped: run `cargo bench -p pedelec-core --features mcp`");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = in_process, json_lines, mcp
+}
+criterion_main!(benches);

@@ -1,0 +1,893 @@
+//! The JSON Lines bridge: one JSON message per line, both ways (`docs/protocol.md`).
+//!
+//! The session writes the manifest first, then reads `tool_call` and `cancel` messages and
+//! writes a `tool_result` for every call, many in flight at once. Every line it cannot use
+//! (not JSON, not a message, too long, nested too deep, an unknown message type, a cancel
+//! of an unknown call) is answered with a `protocol_error` line; the session keeps serving.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::future::{Future, poll_fn};
+use std::io;
+use std::ops::Range;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
+
+use super::Bridge;
+use crate::context::Cancellation;
+use crate::error::{Error, ErrorCode};
+use crate::handler::Encoding;
+use crate::session::args::ArgsIn;
+use crate::session::{Session, SessionEvent, Shared, write_result};
+
+/// The version of the protocol, sent in the manifest message.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
+const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// The JSON Lines bridge over a reader and a writer: `JsonLines::stdio()`,
+/// `JsonLines::tcp(stream)`, `JsonLines::new(any_stream)` or
+/// `JsonLines::from_parts(reader, writer)`.
+///
+/// ```no_run
+/// # async fn demo(session: pedelec_core::Session) -> Result<(), Box<dyn std::error::Error>> {
+/// use pedelec_core::bridge::JsonLines;
+///
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:7777").await?;
+/// loop {
+///     let (stream, _) = listener.accept().await?;
+///     tokio::spawn(session.serve(JsonLines::tcp(stream)));
+/// }
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct JsonLines<R, W> {
+    reader: R,
+    writer: W,
+    max_line_bytes: usize,
+    max_depth: usize,
+}
+
+impl JsonLines<tokio::io::Stdin, tokio::io::Stdout> {
+    /// Over the process's standard input and output (Core started this process).
+    #[must_use]
+    pub fn stdio() -> Self {
+        JsonLines::from_parts(tokio::io::stdin(), tokio::io::stdout())
+    }
+}
+
+impl JsonLines<OwnedReadHalf, OwnedWriteHalf> {
+    /// Over a TCP connection.
+    #[must_use]
+    pub fn tcp(stream: TcpStream) -> Self {
+        let (reader, writer) = stream.into_split();
+        JsonLines::from_parts(reader, writer)
+    }
+
+    /// Connects to Core listening at `addr`.
+    ///
+    /// # Errors
+    /// When the connection cannot be made.
+    pub async fn connect(addr: impl tokio::net::ToSocketAddrs) -> io::Result<Self> {
+        Ok(JsonLines::tcp(TcpStream::connect(addr).await?))
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite> JsonLines<tokio::io::ReadHalf<S>, tokio::io::WriteHalf<S>> {
+    /// Over any bidirectional stream (a Unix socket, `tokio::io::duplex`, …).
+    #[must_use]
+    pub fn new(stream: S) -> Self {
+        let (reader, writer) = tokio::io::split(stream);
+        JsonLines::from_parts(reader, writer)
+    }
+}
+
+impl<R, W> JsonLines<R, W> {
+    /// Over a separate reader (messages from Core) and writer (messages to Core).
+    pub fn from_parts(reader: R, writer: W) -> Self {
+        JsonLines {
+            reader,
+            writer,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// The longest line accepted, in bytes (default 1 MiB); a longer one is answered with
+    /// `LINE_TOO_LONG` without being buffered.
+    #[must_use]
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes;
+        self
+    }
+
+    /// The deepest nesting of arrays and objects accepted in a message, counting the
+    /// message object itself (default 64); a deeper one is answered with
+    /// `NESTING_TOO_DEEP`. Args nested deeper than 127 levels are never accepted (they are
+    /// `TOOL_ARGS_INVALID`).
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+}
+
+impl<R, W> Bridge for JsonLines<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+        serve(self, session)
+    }
+}
+
+/// The calls in flight on one connection, by id.
+#[derive(Default)]
+struct Inflight {
+    calls: Mutex<HashMap<Arc<str>, Cancellation>>,
+}
+
+impl Inflight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Cancellation>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn cancel_all(&self) {
+        for cancel in self.lock().values() {
+            cancel.cancel();
+        }
+    }
+}
+
+/// Cancels every call still in flight when serving stops (or its future is dropped).
+struct CancelAll(Arc<Inflight>);
+
+impl Drop for CancelAll {
+    fn drop(&mut self) {
+        self.0.cancel_all();
+    }
+}
+
+/// What waits to be written to Core: lines appended by the reader and by call tasks,
+/// taken in one piece by the writer (one write and one flush per batch, no allocation per
+/// message).
+struct OutQueue {
+    state: Mutex<OutState>,
+    /// Wakes the writer: something to write, or the end.
+    ready: Notify,
+    /// Wakes producers waiting for room.
+    room: Notify,
+}
+
+#[derive(Default)]
+struct OutState {
+    bytes: Vec<u8>,
+    /// The calls whose results are in `bytes` (to report them if they cannot be written).
+    calls: Vec<(Arc<str>, Box<str>)>,
+    /// Calls started whose result is not in the queue yet.
+    pending: usize,
+    reader_done: bool,
+    /// Why writing failed; from then on every result is undeliverable.
+    failed: Option<String>,
+}
+
+/// A call named in the queue: its id and tool.
+type CallName = (Arc<str>, Box<str>);
+
+/// Why a line could not be queued, and the call it carried.
+type Undelivered = (String, Option<CallName>);
+
+/// More than this waiting makes producers wait (and the reader stop reading).
+const QUEUE_LIMIT: usize = 4 << 20;
+
+impl OutQueue {
+    fn new() -> Self {
+        OutQueue {
+            state: Mutex::new(OutState::default()),
+            ready: Notify::new(),
+            room: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until the queue has room (or writing failed).
+    async fn room(&self) {
+        loop {
+            let notified = self.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let state = self.lock();
+                if state.bytes.len() < QUEUE_LIMIT || state.failed.is_some() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Appends a line written by `write`; `call` (and `finishes`, for a call counted in
+    /// `pending`) when it is a call's result. Returns why it cannot be delivered, if so.
+    fn push(
+        &self,
+        call: Option<(Arc<str>, Box<str>)>,
+        finishes: bool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<(), Undelivered> {
+        let mut state = self.lock();
+        if finishes {
+            state.pending -= 1;
+        }
+        if let Some(why) = &state.failed {
+            let why = why.clone();
+            let last = state.pending == 0 && state.reader_done;
+            drop(state);
+            if last {
+                self.ready.notify_one();
+            }
+            return Err((why, call));
+        }
+        let was_empty = state.bytes.is_empty();
+        write(&mut state.bytes);
+        if let Some(call) = call {
+            state.calls.push(call);
+        }
+        drop(state);
+        if was_empty {
+            self.ready.notify_one();
+        }
+        Ok(())
+    }
+
+    fn start_call(&self) {
+        self.lock().pending += 1;
+    }
+
+    /// A started call that will never push its result (its future was dropped).
+    fn abandon_call(&self) {
+        let mut state = self.lock();
+        state.pending -= 1;
+        let last = state.pending == 0 && state.reader_done;
+        drop(state);
+        if last {
+            self.ready.notify_one();
+        }
+    }
+
+    fn reader_done(&self) {
+        self.lock().reader_done = true;
+        self.ready.notify_one();
+    }
+}
+
+/// Tells the queue a started call is gone if its future is dropped before its result was
+/// queued (the serve future was dropped, or the runtime shut down).
+struct PendingGuard {
+    queue: Option<Arc<OutQueue>>,
+}
+
+impl PendingGuard {
+    /// The result is about to be queued: nothing to undo.
+    fn disarm(&mut self) {
+        self.queue = None;
+    }
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            queue.abandon_call();
+        }
+    }
+}
+
+/// The writer's failure, seen by the reader.
+#[derive(Default)]
+struct Stop {
+    stopped: AtomicBool,
+    notify: Notify,
+}
+
+async fn serve<R, W>(bridge: JsonLines<R, W>, session: Session) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let shared = session.shared().clone();
+    let inflight = Arc::new(Inflight::default());
+    let _cancel_all = CancelAll(inflight.clone());
+    let stop = Arc::new(Stop::default());
+    let queue = Arc::new(OutQueue::new());
+
+    queue
+        .push(None, false, |out| {
+            // The manifest holds only JSON values: this cannot fail.
+            let _ = serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({
+                    "type": "manifest",
+                    "protocol": PROTOCOL_VERSION,
+                    "manifest": shared.manifest(),
+                }),
+            );
+            out.push(b'\n');
+        })
+        .map_err(|(why, _)| Error::new(ErrorCode::SubmitToolResultFailed, why))?;
+
+    let writer = tokio::spawn(write_loop(
+        bridge.writer,
+        queue.clone(),
+        shared.clone(),
+        stop.clone(),
+    ));
+    let reader = Reader {
+        lines: LineReader {
+            inner: BufReader::with_capacity(64 * 1024, bridge.reader),
+            max: bridge.max_line_bytes,
+        },
+        max_depth: bridge.max_depth,
+        shared,
+        inflight,
+        queue: queue.clone(),
+        line_no: 0,
+    };
+    let read = reader.run(&stop).await;
+    queue.reader_done();
+    let write = match writer.await {
+        Ok(result) => result,
+        Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
+    };
+    if let Err(e) = write {
+        return Err(Error::new(
+            ErrorCode::SubmitToolResultFailed,
+            format!("cannot write to Core: {e}"),
+        ));
+    }
+    if let Err(e) = read {
+        return Err(Error::new(
+            ErrorCode::SubmitToolResultFailed,
+            format!("cannot read from Core: {e}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes what is queued, a batch at a time, until the reader is done and every call it
+/// started is answered. On a failure, reports the results of the batch as undeliverable
+/// and stops the reader.
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    queue: Arc<OutQueue>,
+    shared: Arc<Shared>,
+    stop: Arc<Stop>,
+) -> io::Result<()> {
+    let mut batch: Vec<u8> = Vec::new();
+    let mut calls: Vec<(Arc<str>, Box<str>)> = Vec::new();
+    loop {
+        let ready = queue.ready.notified();
+        tokio::pin!(ready);
+        ready.as_mut().enable();
+        let finished = {
+            let mut state = queue.lock();
+            if state.bytes.is_empty() {
+                state.reader_done && state.pending == 0
+            } else {
+                std::mem::swap(&mut batch, &mut state.bytes);
+                calls.clear();
+                std::mem::swap(&mut calls, &mut state.calls);
+                false
+            }
+        };
+        if finished {
+            return Ok(());
+        }
+        if batch.is_empty() {
+            ready.await;
+            continue;
+        }
+        queue.room.notify_waiters();
+        let written = async {
+            writer.write_all(&batch).await?;
+            writer.flush().await
+        }
+        .await;
+        if let Err(e) = written {
+            tracing::error!(error = %e, "JSON Lines bridge: cannot write to Core");
+            let why = format!("cannot write to Core: {e}");
+            queue.lock().failed = Some(why.clone());
+            queue.room.notify_waiters();
+            for (call_id, tool) in calls.drain(..) {
+                undeliverable(&shared, call_id, &tool, why.clone());
+            }
+            stop.stopped.store(true, Ordering::Release);
+            stop.notify.notify_one();
+            return Err(e);
+        }
+        batch.clear();
+    }
+}
+
+fn undeliverable(shared: &Shared, call_id: Arc<str>, tool: &str, why: String) {
+    tracing::error!(call_id = %call_id, tool, "{why}");
+    shared.events.emit(|| SessionEvent::SubmitToolResultFailed {
+        call_id: call_id.to_string(),
+        tool: tool.to_owned(),
+        error: Error::new(ErrorCode::SubmitToolResultFailed, why),
+    });
+}
+
+/// Reads lines up to a limit without buffering longer ones.
+struct LineReader<R> {
+    inner: BufReader<R>,
+    max: usize,
+}
+
+enum Line {
+    Text(Vec<u8>),
+    TooLong(usize),
+    Eof,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// The next line; `None` once `stopped` completes while waiting for input.
+    async fn next(&mut self, mut stopped: Pin<&mut Notified<'_>>) -> io::Result<Option<Line>> {
+        let mut line = Vec::new();
+        let mut len = 0usize;
+        let mut too_long = false;
+        loop {
+            // Watch for the stop only while waiting for input.
+            let filled = poll_fn(|cx| match Pin::new(&mut self.inner).poll_fill_buf(cx) {
+                Poll::Ready(result) => Poll::Ready(Some(result.map(|_| ()))),
+                Poll::Pending => match stopped.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                },
+            })
+            .await;
+            match filled {
+                None => return Ok(None),
+                Some(result) => result?,
+            }
+            let buf = self.inner.buffer();
+            if buf.is_empty() {
+                if len == 0 {
+                    return Ok(Some(Line::Eof));
+                }
+                break; // a last line without a newline
+            }
+            let (take, found) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i, true),
+                None => (buf.len(), false),
+            };
+            if !too_long {
+                if len + take > self.max {
+                    too_long = true;
+                    line = Vec::new();
+                } else {
+                    line.extend_from_slice(&buf[..take]);
+                }
+            }
+            len += take;
+            self.inner.consume(take + usize::from(found));
+            if found {
+                break;
+            }
+        }
+        if too_long {
+            return Ok(Some(Line::TooLong(len)));
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Ok(Some(Line::Text(line)))
+    }
+}
+
+/// A message from Core; unknown fields are ignored.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(rename = "callId", default, borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawValue>,
+}
+
+/// Protocol error codes (`docs/protocol.md`).
+#[derive(Clone, Copy, Debug)]
+enum ProtocolError {
+    MalformedJson,
+    InvalidMessage,
+    UnknownMessageType,
+    LineTooLong,
+    NestingTooDeep,
+    UnknownCallId,
+    DuplicateCallId,
+}
+
+impl ProtocolError {
+    fn as_str(self) -> &'static str {
+        match self {
+            ProtocolError::MalformedJson => "MALFORMED_JSON",
+            ProtocolError::InvalidMessage => "INVALID_MESSAGE",
+            ProtocolError::UnknownMessageType => "UNKNOWN_MESSAGE_TYPE",
+            ProtocolError::LineTooLong => "LINE_TOO_LONG",
+            ProtocolError::NestingTooDeep => "NESTING_TOO_DEEP",
+            ProtocolError::UnknownCallId => "UNKNOWN_CALL_ID",
+            ProtocolError::DuplicateCallId => "DUPLICATE_CALL_ID",
+        }
+    }
+}
+
+struct Reader<R> {
+    lines: LineReader<R>,
+    max_depth: usize,
+    shared: Arc<Shared>,
+    inflight: Arc<Inflight>,
+    queue: Arc<OutQueue>,
+    line_no: u64,
+}
+
+impl<R: AsyncRead + Unpin> Reader<R> {
+    /// Reads until end of input, a read error, or the writer's failure.
+    async fn run(mut self, stop: &Stop) -> io::Result<()> {
+        // One waiter for the whole loop: `notify_one` leaves a permit if it comes first.
+        let mut stopped = std::pin::pin!(stop.notify.notified());
+        loop {
+            // Stop reading while the queue is full: Core reads too slowly.
+            self.queue.room().await;
+            let line = self.lines.next(stopped.as_mut()).await;
+            if stop.stopped.load(Ordering::Acquire) {
+                // Core is unreachable: nothing in flight can be delivered.
+                self.inflight.cancel_all();
+                return Ok(());
+            }
+            match line {
+                Ok(None) => {}
+                Ok(Some(Line::Eof)) => return Ok(()),
+                Ok(Some(Line::TooLong(len))) => {
+                    self.line_no += 1;
+                    let max = self.lines.max;
+                    self.protocol_error(
+                        ProtocolError::LineTooLong,
+                        &format!("the line is {len} bytes long, over the limit of {max} bytes"),
+                        None,
+                    );
+                }
+                Ok(Some(Line::Text(bytes))) => {
+                    self.line_no += 1;
+                    self.handle(bytes).await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "JSON Lines bridge: cannot read from Core");
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    async fn handle(&mut self, bytes: Vec<u8>) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let line = match String::from_utf8(bytes) {
+            Ok(line) => line,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                return self.protocol_error(
+                    ProtocolError::MalformedJson,
+                    &format!("the line is not valid UTF-8 (at byte {at})"),
+                    None,
+                );
+            }
+        };
+        if too_deep(line.as_bytes(), self.max_depth) {
+            let max = self.max_depth;
+            return self.protocol_error(
+                ProtocolError::NestingTooDeep,
+                &format!("the message nests arrays and objects deeper than {max} levels"),
+                None,
+            );
+        }
+        let parsed: Result<Envelope<'_>, _> = serde_json::from_str(&line);
+        let envelope = match parsed {
+            Ok(envelope) => envelope,
+            Err(e) if e.is_data() => {
+                let (message, call_id) = explain_invalid(&line, &e);
+                return self.protocol_error(
+                    ProtocolError::InvalidMessage,
+                    &message,
+                    call_id.as_deref(),
+                );
+            }
+            Err(e) => {
+                return self.protocol_error(
+                    ProtocolError::MalformedJson,
+                    &format!("the line is not valid JSON: {e}"),
+                    None,
+                );
+            }
+        };
+        match &*envelope.kind {
+            "tool_call" => {
+                let Some(call_id) = envelope.call_id.as_deref() else {
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `tool_call` needs a `callId` (a string)",
+                        None,
+                    );
+                };
+                let Some(name) = envelope.name.as_deref() else {
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `tool_call` needs a `name` (a string: the tool to call)",
+                        Some(call_id),
+                    );
+                };
+                let call_id: Arc<str> = Arc::from(call_id);
+                let name: Box<str> = Box::from(name);
+                let args = envelope.args.map(|raw| {
+                    let start = raw.get().as_ptr().addr() - line.as_ptr().addr();
+                    start..start + raw.get().len()
+                });
+                self.start_call(line, call_id, name, args).await;
+            }
+            "cancel" => {
+                let Some(call_id) = envelope.call_id.as_deref() else {
+                    return self.protocol_error(
+                        ProtocolError::InvalidMessage,
+                        "a `cancel` needs a `callId` (a string: the call to cancel)",
+                        None,
+                    );
+                };
+                let found = self.inflight.lock().get(call_id).cloned();
+                match found {
+                    Some(cancel) => cancel.cancel(),
+                    None => {
+                        let call_id = call_id.to_owned();
+                        self.protocol_error(
+                            ProtocolError::UnknownCallId,
+                            &format!(
+                                "no call with id {call_id:?} is in flight (it may have finished already)"
+                            ),
+                            Some(&call_id),
+                        );
+                    }
+                }
+            }
+            other => {
+                let other = other.to_owned();
+                self.protocol_error(
+                    ProtocolError::UnknownMessageType,
+                    &format!(
+                        "unknown message type {other:?}; expected \"tool_call\" or \"cancel\""
+                    ),
+                    envelope.call_id.as_deref().map(str::to_owned).as_deref(),
+                );
+            }
+        }
+    }
+
+    async fn start_call(
+        &mut self,
+        line: String,
+        call_id: Arc<str>,
+        name: Box<str>,
+        args: Option<Range<usize>>,
+    ) {
+        let cancel = Cancellation::new();
+        let duplicate = {
+            let mut calls = self.inflight.lock();
+            if calls.contains_key(&call_id) {
+                true
+            } else {
+                calls.insert(call_id.clone(), cancel.clone());
+                false
+            }
+        };
+        if duplicate {
+            let message = format!(
+                "a call with id {call_id:?} is already in flight; call ids must be unique among calls in flight"
+            );
+            return self.protocol_error(ProtocolError::DuplicateCallId, &message, Some(&call_id));
+        }
+        let shared = self.shared.clone();
+        let inflight = self.inflight.clone();
+        let queue = self.queue.clone();
+        queue.start_call();
+        let mut guard = PendingGuard {
+            queue: Some(queue.clone()),
+        };
+        let mut call = Box::pin(async move {
+            let args = match &args {
+                Some(range) => ArgsIn::Text(&line[range.clone()]),
+                None => ArgsIn::Value(Value::Null),
+            };
+            let result = shared
+                .run(call_id.clone(), &name, args, cancel, Encoding::Text)
+                .await;
+            // Out of the table before the result leaves, so Core may reuse the id at once.
+            inflight.lock().remove(&call_id);
+            guard.disarm();
+            let pushed = queue.push(Some((call_id.clone(), name)), true, |out| {
+                out.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
+                let _ = serde_json::to_writer(&mut *out, &*call_id);
+                out.extend_from_slice(b",\"result\":");
+                write_result(out, result);
+                out.extend_from_slice(b"}\n");
+            });
+            if let Err((why, Some((call_id, name)))) = pushed {
+                undeliverable(&shared, call_id, &name, why);
+            }
+        });
+        // Most calls finish at once: answer those here, and give only the ones that wait
+        // (on I/O, a timer, the blocking pool) a task of their own. The handler's first poll
+        // runs on the reader, which is why handlers must not block (sync tools run on the
+        // blocking pool).
+        let finished = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_ready())).await;
+        if !finished {
+            tokio::spawn(call);
+        }
+    }
+
+    fn protocol_error(&mut self, code: ProtocolError, message: &str, call_id: Option<&str>) {
+        tracing::warn!(
+            code = code.as_str(),
+            line = self.line_no,
+            "JSON Lines protocol error: {message}"
+        );
+        let mut body = serde_json::json!({
+            "type": "protocol_error",
+            "code": code.as_str(),
+            "message": message,
+            "line": self.line_no,
+        });
+        if let Some(call_id) = call_id {
+            body["callId"] = Value::from(call_id);
+        }
+        // Fails only when Core is unreachable, and then nothing can be said anyway.
+        let _ = self.queue.push(None, false, |out| {
+            let _ = serde_json::to_writer(&mut *out, &body);
+            out.push(b'\n');
+        });
+    }
+}
+
+/// Whether arrays and objects nest deeper than `max` (strings skipped). Cheap for the usual
+/// line: the exact scan runs only when the line has more than `max` openers at all.
+fn too_deep(bytes: &[u8], max: usize) -> bool {
+    if memchr::memchr2_iter(b'[', b'{', bytes).count() <= max {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A precise message for a line that is JSON but not a message, and its `callId` when it
+/// has one (so Core knows which call failed).
+fn explain_invalid(line: &str, error: &serde_json::Error) -> (String, Option<String>) {
+    let Ok(value) = serde_json::from_str::<Value>(line) else {
+        return (format!("invalid message: {error}"), None);
+    };
+    let Some(obj) = value.as_object() else {
+        return (
+            format!(
+                "a message is a JSON object with a `type`, not {}",
+                crate::session::describe_value(&value)
+            ),
+            None,
+        );
+    };
+    let call_id = obj.get("callId").and_then(Value::as_str).map(str::to_owned);
+    for (field, what) in [
+        ("type", "a string"),
+        ("callId", "a string"),
+        ("name", "a string"),
+    ] {
+        // `null` stands for an absent optional field; `type` is required.
+        let fine = |v: &Value| v.is_string() || (field != "type" && v.is_null());
+        match obj.get(field) {
+            None if field == "type" => {
+                return (
+                    "a message needs a `type` (\"tool_call\" or \"cancel\")".into(),
+                    call_id,
+                );
+            }
+            Some(v) if !fine(v) => {
+                return (
+                    format!(
+                        "`{field}` must be {what}, not {}",
+                        crate::session::describe_value(v)
+                    ),
+                    call_id,
+                );
+            }
+            _ => {}
+        }
+    }
+    (format!("invalid message: {error}"), call_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_scan_skips_strings_and_counts_levels() {
+        assert!(!too_deep(br#"{"a":[[1]]}"#, 3));
+        assert!(too_deep(br#"{"a":[[1]]}"#, 2));
+        assert!(!too_deep(br#"{"a":"[[[[[[[[\"[[[["}"#, 2));
+        assert!(!too_deep(b"[][][][][][]", 1));
+        let deep = "[".repeat(100) + &"]".repeat(100);
+        assert!(too_deep(deep.as_bytes(), 64));
+        assert!(!too_deep(deep.as_bytes(), 100));
+    }
+
+    #[test]
+    fn invalid_messages_are_explained_with_their_field() {
+        let e =
+            serde_json::from_str::<Envelope<'_>>(r#"{"type":"tool_call","callId":"c1","name":5}"#)
+                .err()
+                .unwrap();
+        let (message, call_id) =
+            explain_invalid(r#"{"type":"tool_call","callId":"c1","name":5}"#, &e);
+        assert_eq!(message, "`name` must be a string, not a number (`5`)");
+        assert_eq!(call_id.as_deref(), Some("c1"));
+        let e = serde_json::from_str::<Envelope<'_>>("[1]").err().unwrap();
+        assert_eq!(
+            explain_invalid("[1]", &e).0,
+            "a message is a JSON object with a `type`, not an array"
+        );
+        let e = serde_json::from_str::<Envelope<'_>>(r#"{"callId":7}"#)
+            .err()
+            .unwrap();
+        assert_eq!(
+            explain_invalid(r#"{"callId":7}"#, &e).0,
+            "a message needs a `type` (\"tool_call\" or \"cancel\")"
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! Session events: what happened to each call, and results that could not be delivered.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+
+use crate::error::{Error, ErrorCode};
+
+/// Something that happened in a session. Subscribe with `Session::events()`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SessionEvent {
+    /// A call arrived and its handler is being resolved.
+    CallStarted {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name, as Core sent it.
+        tool: String,
+    },
+    /// A call finished (its result is about to be delivered).
+    CallFinished {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name, as Core sent it.
+        tool: String,
+        /// `None` for a successful call, the error code otherwise.
+        error: Option<ErrorCode>,
+        /// How long the call took, from its arrival to its result.
+        elapsed: Duration,
+    },
+    /// A call's result could not be delivered to Core (the bridge failed to write it, or
+    /// Core went away): `SUBMIT_TOOL_RESULT_FAILED`.
+    SubmitToolResultFailed {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name, as Core sent it.
+        tool: String,
+        /// Why (code `SUBMIT_TOOL_RESULT_FAILED`).
+        error: Error,
+    },
+    /// This subscriber fell behind and missed `missed` events (the session does not wait
+    /// for slow subscribers; raise the capacity with `SessionBuilder::event_capacity`).
+    Lagged {
+        /// How many events were dropped for this subscriber.
+        missed: u64,
+    },
+}
+
+/// Where events go. Building an event costs allocations, so nothing is built while nobody
+/// listens.
+pub(crate) struct EventHub {
+    tx: broadcast::Sender<SessionEvent>,
+    subscribers: Arc<AtomicUsize>,
+}
+
+impl EventHub {
+    pub(crate) fn new(capacity: usize) -> Self {
+        EventHub {
+            tx: broadcast::Sender::new(capacity.max(1)),
+            subscribers: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.subscribers.load(Ordering::Relaxed) > 0
+    }
+
+    pub(crate) fn emit(&self, event: impl FnOnce() -> SessionEvent) {
+        if self.enabled() {
+            let _ = self.tx.send(event());
+        }
+    }
+
+    pub(crate) fn subscribe(&self) -> EventStream {
+        self.subscribers.fetch_add(1, Ordering::Relaxed);
+        EventStream {
+            rx: self.tx.subscribe(),
+            subscribers: self.subscribers.clone(),
+        }
+    }
+}
+
+/// A subscription to a session's events (`Session::events()`). Each subscriber sees every
+/// event emitted after it subscribed.
+#[derive(Debug)]
+pub struct EventStream {
+    rx: broadcast::Receiver<SessionEvent>,
+    subscribers: Arc<AtomicUsize>,
+}
+
+impl EventStream {
+    /// The next event; `None` once the session and every bridge serving it are gone.
+    pub async fn recv(&mut self) -> Option<SessionEvent> {
+        match self.rx.recv().await {
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                Some(SessionEvent::Lagged { missed })
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_recv(&mut self) -> Option<SessionEvent> {
+        match self.rx.try_recv() {
+            Ok(event) => Some(event),
+            Err(broadcast::error::TryRecvError::Lagged(missed)) => {
+                Some(SessionEvent::Lagged { missed })
+            }
+            Err(_) => None,
+        }
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        self.subscribers.fetch_sub(1, Ordering::Relaxed);
+    }
+}

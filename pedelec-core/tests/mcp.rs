@@ -1,0 +1,98 @@
+//! The MCP bridge: an `rmcp` client lists the session's tools and calls them, through the
+//! same validation, resolution, timeouts and strict results as every other bridge.
+
+mod support;
+
+use pedelec_core::bridge::Mcp;
+use pedelec_core::{Session, SkillSet};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+use support::*;
+
+async fn client() -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    ().serve(client_end).await.unwrap()
+}
+
+fn call(name: &'static str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone())
+}
+
+#[tokio::test]
+async fn tools_are_listed_with_their_schemas_and_guidance() {
+    let client = client().await;
+    let info = client.peer_info().unwrap();
+    assert_eq!(
+        info.instructions.as_deref(),
+        Some("Read current state before making changes.")
+    );
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(
+        names,
+        [
+            "update_counter",
+            "echo",
+            "slow",
+            "explode",
+            "fail",
+            "nan",
+            "manual"
+        ]
+    );
+    assert_eq!(
+        Value::Object((*tools[0].input_schema).clone()),
+        json!({"type": "object", "properties": {"delta": {"type": "integer"}}, "required": ["delta"], "additionalProperties": false})
+    );
+    assert_eq!(
+        tools[0].description.as_deref(),
+        Some("Update the visible counter by delta.")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn calls_succeed_and_fail_like_everywhere_else() {
+    quiet_deliberate_panics();
+    let client = client().await;
+    let r = client
+        .call_tool(call("update_counter", json!({"delta": 2})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(r.structured_content, Some(json!({"value": 2})));
+
+    let r = client
+        .call_tool(call("echo", json!({"text": "hi"})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(r.structured_content, None, "not an object: text only");
+    assert_eq!(
+        serde_json::to_value(&r.content).unwrap()[0]["text"],
+        json!("\"hi\"")
+    );
+
+    for (name, args, code) in [
+        ("update_counter", json!({"delta": "2"}), "TOOL_ARGS_INVALID"),
+        ("fail", json!({}), "TOOL_HANDLER_ERROR"),
+        ("explode", json!({}), "TOOL_HANDLER_ERROR"),
+        ("slow", json!({}), "TOOL_TIMEOUT"),
+        ("nan", json!({}), "TOOL_RESULT_INVALID"),
+        ("nope", json!({}), "TOOL_HANDLER_NOT_FOUND"),
+    ] {
+        let r = client.call_tool(call(name, args)).await.unwrap();
+        assert_eq!(r.is_error, Some(true), "{name}");
+        let error = r.structured_content.unwrap();
+        assert_eq!(error["code"], code, "{name}: {error}");
+        assert!(error["message"].is_string());
+    }
+    client.cancel().await.unwrap();
+}
