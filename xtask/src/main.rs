@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     let result = match task.to_str() {
         Some("ci") => run(Command::new("bash").arg(".ci/run").current_dir(&root)),
         Some("bless") => run(cargo(&root)
-            .args(["test", "--workspace"])
+            .args(["test", "--workspace", "--all-features"])
             .env("TRYBUILD", "overwrite")
             .env("UPDATE_EXPECT", "1")),
         Some("expand") => expand(&root, rest.first().and_then(|f| f.to_str())),
