@@ -1,8 +1,9 @@
 //! Small pieces every macro uses: the path to the runtime, "did you mean" suggestions, and
 //! an error accumulator.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
+use syn::parse::ParseStream;
 
 /// `::pedelec::__private`: the only path generated code uses to reach the runtime. Kept in
 /// one place so it can change in one place.
@@ -21,6 +22,23 @@ impl ToTokens for Private {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         tokens.extend(quote!(::pedelec::__private));
     }
+}
+
+/// The tokens up to the next top-level comma (commas inside groups do not count), for
+/// `key = value, …` lists whose values are parsed later, each with its own errors.
+pub fn until_comma(input: ParseStream) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        while let Some((tt, next)) = rest.token_tree() {
+            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            tokens.extend([tt]);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })
 }
 
 /// The candidate closest to `word`, when it is close enough to be what the user meant.

@@ -299,6 +299,31 @@ fn struct_body<'a>(
     }
 }
 
+/// Every `#[arg]` on a member serde skips is an error: it has no effect.
+fn args_without_effect(args: &ArgAttrs, member: &str, errors: &mut Errors) {
+    for attr in &args.attrs {
+        errors.at(
+            *attr,
+            format!(
+                "this `#[arg]` has no effect: {member} is skipped by serde, so it is not in the schema; remove it"
+            ),
+        );
+    }
+}
+
+/// `#[serde(with = …)]` without `#[arg(schema = …)]`: the schema of `what` may not apply.
+fn with_without_schema(with: &syn::Path, member: &str, what: &str, errors: &mut Errors) {
+    let key = with
+        .get_ident()
+        .map_or_else(|| "with".to_owned(), ToString::to_string);
+    errors.spanned(
+        with,
+        format!(
+            "`#[serde({key} = …)]` changes what {member} accepts, so the schema of {what} may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
+        ),
+    );
+}
+
 /// A field that deserializes; `None` when it is skipped (or cannot be described).
 fn field<'a>(
     f: &'a syn::Field,
@@ -311,14 +336,7 @@ fn field<'a>(
     let args = ArgAttrs::parse(&f.attrs, Position::Field, errors);
     let member = f.ident.as_ref().map_or_else(|| index.to_string(), unraw);
     if serde.skip {
-        for attr in &args.attrs {
-            errors.at(
-                *attr,
-                format!(
-                    "this `#[arg]` has no effect: field `{member}` is skipped by serde, so it is not in the schema; remove it"
-                ),
-            );
-        }
+        args_without_effect(&args, &format!("field `{member}`"), errors);
         return None;
     }
     if let Some(flatten) = &serde.flatten {
@@ -331,15 +349,7 @@ fn field<'a>(
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        let key = with
-            .get_ident()
-            .map_or_else(|| "with".to_owned(), ToString::to_string);
-        errors.spanned(
-            with,
-            format!(
-                "`#[serde({key} = …)]` changes what field `{member}` accepts, so the schema of its type may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
-            ),
-        );
+        with_without_schema(with, &format!("field `{member}`"), "its type", errors);
         return None;
     }
     let name = match (&serde.rename, &f.ident, rule) {
@@ -392,14 +402,7 @@ fn variant<'a>(
     let args = ArgAttrs::parse(&v.attrs, Position::Variant, errors);
     let ident = &v.ident;
     if serde.skip {
-        for attr in &args.attrs {
-            errors.at(
-                *attr,
-                format!(
-                    "this `#[arg]` has no effect: variant `{ident}` is skipped by serde, so it is not in the schema; remove it"
-                ),
-            );
-        }
+        args_without_effect(&args, &format!("variant `{ident}`"), errors);
         return None;
     }
     if let Some(other) = &serde.other {
@@ -412,15 +415,7 @@ fn variant<'a>(
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        let key = with
-            .get_ident()
-            .map_or_else(|| "with".to_owned(), ToString::to_string);
-        errors.spanned(
-            with,
-            format!(
-                "`#[serde({key} = …)]` changes what variant `{ident}` accepts, so the schema of its fields may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
-            ),
-        );
+        with_without_schema(with, &format!("variant `{ident}`"), "its fields", errors);
         return None;
     }
     let name = match (&serde.rename, container.rename_all) {

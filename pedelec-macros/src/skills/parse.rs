@@ -17,7 +17,7 @@ use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Expr, Ident, Token, Visibility};
 
-use crate::util::{Errors, did_you_mean, one_of};
+use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
 /// The keys `skills![]` accepts.
 const KEYS: &[&str] = &["guidance", "tools"];
@@ -112,21 +112,6 @@ fn skip_past_comma(input: ParseStream) {
 
 fn is_vis(input: ParseStream) -> bool {
     input.peek(Token![pub]) || input.peek(Token![crate])
-}
-
-fn until_comma(input: ParseStream) -> syn::Result<TokenStream> {
-    input.step(|cursor| {
-        let mut rest = *cursor;
-        let mut tokens = TokenStream::new();
-        while let Some((tt, next)) = rest.token_tree() {
-            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            tokens.extend([tt]);
-            rest = next;
-        }
-        Ok((tokens, rest))
-    })
 }
 
 /// One entry of `tools = [...]`.

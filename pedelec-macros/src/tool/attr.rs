@@ -6,13 +6,13 @@
 //! expression) still gets its dedicated error, and every message is ours (darling's are
 //! capitalized and cannot say what to write instead).
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Ident, Lit, LitInt, LitStr, Token};
 
-use crate::util::{Errors, did_you_mean, one_of};
+use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
 /// The keys `#[tool]` accepts.
 const KEYS: &[&str] = &["name", "description", "timeout_ms"];
@@ -154,22 +154,6 @@ fn parse_entries(input: ParseStream) -> syn::Result<Vec<Entry>> {
         }
     }
     Ok(entries)
-}
-
-/// The tokens up to the next top-level comma (commas inside groups do not count).
-fn until_comma(input: ParseStream) -> syn::Result<TokenStream> {
-    input.step(|cursor| {
-        let mut rest = *cursor;
-        let mut tokens = TokenStream::new();
-        while let Some((tt, next)) = rest.token_tree() {
-            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            tokens.extend([tt]);
-            rest = next;
-        }
-        Ok((tokens, rest))
-    })
 }
 
 fn name(value: &TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> Option<LitStr> {
