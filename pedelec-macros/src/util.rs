@@ -97,6 +97,18 @@ impl Errors {
         result.map_err(|e| self.push(e)).ok()
     }
 
+    /// All errors combined into one, or `Ok` when there is none.
+    pub fn finish(mut self) -> syn::Result<()> {
+        let mut errors = std::mem::take(&mut self.errors).into_iter();
+        match errors.next() {
+            None => Ok(()),
+            Some(mut first) => {
+                first.extend(errors);
+                Err(first)
+            }
+        }
+    }
+
     /// Every error as `compile_error!` invocations (empty when there is none).
     pub fn into_compile_errors(mut self) -> TokenStream {
         std::mem::take(&mut self.errors)

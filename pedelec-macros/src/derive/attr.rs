@@ -16,8 +16,9 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, ExprPath, Lit, LitStr, Meta, Token, WherePredicate};
 
 use super::case::RenameRule;
-use super::errors::{Errors, SpanRange};
+use super::span::SpanRange;
 use super::value::{self, Number, NumberError, Value};
+use crate::util::Errors;
 use crate::util::did_you_mean;
 
 /// A value of `#[arg(...)]` and where it was written.
@@ -179,7 +180,7 @@ impl ArgAttrs {
         for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
             out.attrs.push(SpanRange::of(attr));
             if !matches!(attr.meta, Meta::List(_)) {
-                errors.spanned(
+                errors.at(
                     attr,
                     "expected `#[arg(key = value, …)]`, like `#[arg(minimum = 0)]`",
                 );
@@ -201,18 +202,18 @@ impl ArgAttrs {
     ) -> syn::Result<()> {
         let Some(key) = meta.path.get_ident().cloned() else {
             skip_value(meta.input)?;
-            errors.spanned(&meta.path, "expected a key like `minimum`, not a path");
+            errors.at(&meta.path, "expected a key like `minimum`, not a path");
             return Ok(());
         };
         let name = key.to_string();
         if !position.keys().contains(&name.as_str()) {
             skip_value(meta.input)?;
-            errors.spanned(&key, unknown_key(&name, position));
+            errors.at(&key, unknown_key(&name, position));
             return Ok(());
         }
         if !seen.insert(name.clone()) {
             skip_value(meta.input)?;
-            errors.spanned(&key, format!("duplicate `#[arg]` key `{name}`"));
+            errors.at(&key, format!("duplicate `#[arg]` key `{name}`"));
             return Ok(());
         }
         if name == "unique_items" {
@@ -244,7 +245,7 @@ impl ArgAttrs {
         }
         if !meta.input.peek(Token![=]) {
             skip_value(meta.input)?;
-            errors.spanned(
+            errors.at(
                 &key,
                 format!("`{name}` needs a value: `{name} = {}`", example(&name)),
             );
@@ -610,7 +611,7 @@ mod tests {
     use syn::parse_quote;
 
     fn parse(attrs: &[Attribute], position: Position) -> (ArgAttrs, Vec<String>) {
-        let mut errors = Errors::new();
+        let mut errors = Errors::default();
         let parsed = ArgAttrs::parse(attrs, position, &mut errors);
         let messages = match errors.finish() {
             Ok(()) => Vec::new(),

@@ -12,11 +12,11 @@ use quote::ToTokens;
 use syn::{Ident, Type};
 
 use super::attr::{Applies, Constraint, Setting};
-use super::errors::Errors;
 use super::model::{Body, Container, Content, Field, Repr, Source};
 use super::pattern;
 use super::ty::{self, Kind};
 use super::value::{Number, Value};
+use crate::util::Errors;
 use crate::util::did_you_mean;
 
 use pedelec_rules::FORMATS;
@@ -31,7 +31,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
         Body::From(_) | Body::Override(_) => {}
         Body::Enum(e) => {
             if e.declared == 0 {
-                errors.spanned(
+                errors.at(
                     owner,
                     format!(
                         "enum `{owner}` has no variant to deserialize (none is declared, or all are skipped), so no value fits its schema; add a variant"
@@ -42,7 +42,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
             for v in &e.variants {
                 let tagged = !v.untagged;
                 if tagged && let Some(first) = names.insert(&v.name, v.ident) {
-                    errors.spanned(
+                    errors.at(
                         v.ident,
                         format!(
                             "variant `{}` deserializes from the same name \"{}\" as variant `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
@@ -55,7 +55,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
                     _ => None,
                 };
                 match &v.content {
-                    Content::Unit if v.untagged => errors.spanned(
+                    Content::Unit if v.untagged => errors.at(
                         v.original,
                         format!(
                             "unit variant `{}` of an untagged enum deserializes from `null`, which a tool-args schema cannot describe; give it a field, or tag the enum",
@@ -63,7 +63,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
                         ),
                     ),
                     Content::Newtype(_) | Content::Override(_) if tag.is_some() => {
-                        errors.spanned(
+                        errors.at(
                             &v.original.fields,
                             format!(
                                 "newtype variant `{}` cannot be inlined in an internally tagged enum: its fields would have to be merged with the tag \"{}\" at compile time; make it a struct variant listing those fields (`{} {{ … }}`), or add `content = \"…\"` to tag it adjacently",
@@ -99,7 +99,7 @@ fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, er
         if let Some((tag, variant)) = tag
             && field.name == tag
         {
-            errors.spanned(
+            errors.at(
                 at,
                 format!(
                     "field `{}` of variant `{variant}` deserializes from \"{tag}\", the name of the enum's tag; rename the field or the tag",
@@ -107,7 +107,7 @@ fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, er
                 ),
             );
         } else if let Some(first) = names.insert(&field.name, &field.member) {
-            errors.spanned(
+            errors.at(
                 at,
                 format!(
                     "field `{}` deserializes from the same property \"{}\" as field `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
@@ -145,7 +145,7 @@ fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
     if let Source::Type = field.source
         && ty::mentions(field.ty, owner)
     {
-        errors.spanned(
+        errors.at(
             field.ty,
             format!(
                 "recursive types cannot be inlined: field `{}` of `{owner}` contains `{owner}` itself, and a tool-args schema has no `$ref`; give the field a schema with `#[arg(schema = PATH)]`, or break the cycle (refer to the item by an id)",

@@ -13,8 +13,8 @@ use quote::{ToTokens, quote};
 use syn::{Generics, Ident, Type, WherePredicate, parse_quote};
 
 use super::attr::Constraint;
-use super::errors::SpanRange;
 use super::model::{Body, Container, Content, Field, Repr, Required, Source, Variant};
+use super::span::SpanRange;
 use super::ty;
 use crate::util::Private;
 

@@ -10,11 +10,11 @@ mod attr;
 mod case;
 mod check;
 pub mod docs; // also read by `#[tool]`: one way to turn doc comments into descriptions
-mod errors;
 mod expand;
 mod fallback;
 mod model;
 mod pattern;
+mod span;
 mod ty;
 mod value;
 
@@ -24,7 +24,7 @@ mod tests;
 use proc_macro2::TokenStream;
 use syn::DeriveInput;
 
-use errors::Errors;
+use crate::util::Errors;
 
 /// Expands `#[derive(ToolArgs)]` on `input`.
 pub fn derive(input: TokenStream) -> TokenStream {
@@ -32,7 +32,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    let mut errors = Errors::new();
+    let mut errors = Errors::default();
     let container = model::Container::build(&input, &mut errors);
     if let Some(container) = &container {
         check::check(container, &mut errors);

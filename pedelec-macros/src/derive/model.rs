@@ -11,9 +11,10 @@ use super::attr::{
 };
 use super::case::RenameRule;
 use super::docs;
-use super::errors::{Errors, SpanRange};
+use super::span::SpanRange;
 use super::ty::{self, Shape};
 use super::value::Value;
+use crate::util::Errors;
 
 pub struct Container<'a> {
     pub ident: &'a Ident,
@@ -122,7 +123,7 @@ impl<'a> Container<'a> {
             Data::Struct(_) => Position::Struct,
             Data::Enum(_) => Position::Enum,
             Data::Union(u) => {
-                errors.spanned(
+                errors.at(
                     u.union_token,
                     "`ToolArgs` cannot be derived for a union; use a struct with named fields or an enum",
                 );
@@ -218,7 +219,7 @@ fn no_arg_inside(input: &DeriveInput, source: &str, errors: &mut Errors) {
         Data::Union(_) => {}
     }
     for attr in attrs.into_iter().filter(|a| a.path().is_ident("arg")) {
-        errors.spanned(
+        errors.at(
             attr,
             format!(
                 "this `#[arg]` has no effect: `{}` takes its whole schema from {source}; remove it",
@@ -251,7 +252,7 @@ fn struct_body<'a>(
                         transparent: true,
                     }),
                     _ => {
-                        errors.spanned(
+                        errors.at(
                             transparent,
                             format!(
                                 "`#[serde(transparent)]` needs exactly one field that is not skipped, and `{}` has {count}",
@@ -283,11 +284,11 @@ fn struct_body<'a>(
                     "a tuple struct with {n} fields deserializes from a JSON array, which a tool-args schema cannot describe; name the fields: `struct {ident} {{ … }}`"
                 ),
             };
-            errors.spanned(unnamed, message);
+            errors.at(unnamed, message);
             None
         }
         Fields::Unit => {
-            errors.spanned(
+            errors.at(
                 &input.ident,
                 format!(
                     "a unit struct deserializes from `null`, which a tool-args schema cannot describe; give it braces to take no arguments: `struct {} {{}}`",
@@ -316,7 +317,7 @@ fn with_without_schema(with: &syn::Path, member: &str, what: &str, errors: &mut 
     let key = with
         .get_ident()
         .map_or_else(|| "with".to_owned(), ToString::to_string);
-    errors.spanned(
+    errors.at(
         with,
         format!(
             "`#[serde({key} = …)]` changes what {member} accepts, so the schema of {what} may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
@@ -340,7 +341,7 @@ fn field<'a>(
         return None;
     }
     if let Some(flatten) = &serde.flatten {
-        errors.spanned(
+        errors.at(
             flatten,
             format!(
                 "`#[serde(flatten)]` cannot be expressed in a tool-args schema: the properties of field `{member}` would have to be merged into this object at compile time; list those fields here instead, or remove `flatten` to nest them under \"{member}\""
@@ -406,7 +407,7 @@ fn variant<'a>(
         return None;
     }
     if let Some(other) = &serde.other {
-        errors.spanned(
+        errors.at(
             other,
             format!(
                 "`#[serde(other)]` makes `{ident}` accept any tag, which a tool-args schema cannot describe; remove it (unknown tags are then rejected), or give the enum a schema with `#[arg(schema = PATH)]`"
@@ -442,7 +443,7 @@ fn variant<'a>(
             } else {
                 format!("name its fields: `{ident} {{ … }}`")
             };
-            errors.spanned(
+            errors.at(
                 fields,
                 format!(
                     "tuple variant `{ident}` deserializes from a JSON array, which a tool-args schema cannot describe; {fix}"
