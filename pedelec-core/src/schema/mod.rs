@@ -211,6 +211,11 @@ impl ToolArgsSchema {
         self.compiled.as_deref()
     }
 
+    /// The compiled form, shared (the session keeps one per tool).
+    pub(crate) fn compiled_shared(&self) -> Option<&Arc<CompiledSchema>> {
+        self.compiled.as_ref()
+    }
+
     /// Validates tool arguments with the default options (plain JSON Schema 2020-12;
     /// the session uses [`validate_with`](Self::validate_with) and
     /// [`ValidationOptions::null_as_absent`]).

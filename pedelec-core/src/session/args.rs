@@ -1,9 +1,11 @@
 //! Decoding a call's arguments: the one place where args text becomes a handler's input.
 //!
-//! [`CompiledArgs::decode`] is the seam for the fast path: today it parses the text to a
-//! `Value`, turns `null`s of optional properties into absent ones, validates against the
-//! schema and deserializes with `from_value`; a streaming validating deserializer can replace
-//! its body without touching any caller.
+//! Typed handlers go through the schema's fast path
+//! ([`CompiledSchema::deserialize_args_with`]): valid args go from their text straight to
+//! the argument struct, checked on the way, with no `Value` in between; invalid ones are
+//! parsed again and validated in full, so the error lists every problem. JSON handlers get
+//! the validated, normalized `Value`. Both use [`ValidationOptions::null_as_absent`]: a
+//! `null` for an optional property means the property is absent.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -12,9 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::{
-    AdditionalProperties, SchemaKind, SchemaNode, ToolArgsSchema, ValidationOptions,
-};
+use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
 /// in-process caller.
@@ -30,12 +30,13 @@ pub(crate) struct CompiledArgs {
     /// The tool (for messages).
     tool: Arc<str>,
     /// `None` for a tool that is not in the manifest: nothing to validate against.
-    schema: Option<ToolArgsSchema>,
+    schema: Option<Arc<CompiledSchema>>,
 }
 
+const OPTIONS: ValidationOptions = ValidationOptions::new().null_as_absent(true);
+
 impl CompiledArgs {
-    /// `schema` should be compiled already ([`ToolArgsSchema::compile`]).
-    pub(crate) fn new(tool: Arc<str>, schema: ToolArgsSchema) -> Self {
+    pub(crate) fn new(tool: Arc<str>, schema: Arc<CompiledSchema>) -> Self {
         CompiledArgs {
             tool,
             schema: Some(schema),
@@ -50,123 +51,87 @@ impl CompiledArgs {
 
     /// Validates and deserializes the args into a handler's argument type.
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-        let value = self.prepare(args)?;
-        serde_json::from_value(value).map_err(|e| {
-            let message = e.to_string();
-            invalid(
-                format!("invalid arguments for `{}`: {message}", self.tool),
-                vec![serde_json::json!({"pointer": "", "message": message})],
-            )
-        })
+        let Some(schema) = &self.schema else {
+            let value = self.prepare(args)?;
+            return serde_json::from_value(value)
+                .map_err(|e| self.error(ArgsError::Mismatch(e)));
+        };
+        let decoded = match args {
+            ArgsIn::Text(text) if !is_null(text) => schema.deserialize_args_with(text, OPTIONS),
+            ArgsIn::Text(_) => schema.deserialize_value_with(Value::Object(Map::new()), OPTIONS),
+            ArgsIn::Value(value) => schema.deserialize_value_with(or_empty(value), OPTIONS),
+        };
+        decoded.map_err(|e| self.error(e))
     }
 
-    /// Parses, normalizes and validates the args, for handlers that take JSON.
+    /// Parses, validates and normalizes the args, for handlers that take JSON.
     pub(crate) fn prepare(&self, args: ArgsIn<'_>) -> Result<Value, ToolError> {
-        let mut value = match args {
+        let value = match args {
             ArgsIn::Value(v) => v,
-            ArgsIn::Text(text) => serde_json::from_str(text).map_err(|e| {
-                let message = format!("the arguments are not valid JSON: {e}");
-                invalid(
-                    format!("invalid arguments for `{}`: {message}", self.tool),
-                    vec![serde_json::json!({"pointer": "", "message": message})],
-                )
-            })?,
+            ArgsIn::Text(text) => {
+                serde_json::from_str(text).map_err(|e| self.error(ArgsError::Syntax(e)))?
+            }
         };
-        // No arguments at all counts as `{}`.
-        if value.is_null() {
-            value = Value::Object(Map::new());
-        }
+        let mut value = or_empty(value);
         if let Some(schema) = &self.schema {
-            drop_null_optionals(schema.node(), &mut value);
-            self.validate(schema, &value)?;
+            schema
+                .validate_with(&value, OPTIONS)
+                .map_err(|e| self.error(ArgsError::Invalid(e)))?;
+            schema.normalize(CompiledSchema::ROOT, &mut value, OPTIONS);
         }
         Ok(value)
     }
 
-    /// Validates against the schema; every error goes into `details`, the first few into
-    /// the message (the model reads the message first).
-    fn validate(&self, schema: &ToolArgsSchema, value: &Value) -> Result<(), ToolError> {
-        let options = ValidationOptions::new().null_as_absent(true);
-        schema.validate_with(value, options).map_err(|errors| {
-            const SHOWN: usize = 3;
-            let all = errors.errors();
-            let mut message = format!("invalid arguments for `{}`: ", self.tool);
-            for (i, e) in all.iter().take(SHOWN).enumerate() {
-                if i > 0 {
-                    message.push_str("; ");
-                }
-                message.push_str(&e.to_string());
+    /// `TOOL_ARGS_INVALID`, naming the tool. Validation errors all go into `details`, the
+    /// first few into the message (the model reads the message first); other errors are
+    /// one detail at the root.
+    fn error(&self, error: ArgsError) -> ToolError {
+        let mut message = format!("invalid arguments for `{}`: ", self.tool);
+        let details = match error {
+            ArgsError::Invalid(errors) => {
+                summarize(&errors, &mut message);
+                serde_json::to_value(&errors)
+                    .unwrap_or_else(|_| serde_json::json!({"errors": []}))
             }
-            let more = all.len().saturating_sub(SHOWN);
-            if errors.truncated() {
-                let _ = write!(message, " (and more than {more} other errors)");
-            } else if more > 0 {
-                let _ = write!(message, " (and {more} more)");
+            other => {
+                let text = other.to_string();
+                message.push_str(&text);
+                serde_json::json!({"errors": [{"pointer": "", "message": text}]})
             }
-            let details =
-                serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}));
-            ToolError::with_code(ErrorCode::ToolArgsInvalid, message).details(details)
-        })
+        };
+        ToolError::with_code(ErrorCode::ToolArgsInvalid, message).details(details)
     }
 }
 
-fn invalid(message: String, errors: Vec<Value>) -> ToolError {
-    ToolError::with_code(ErrorCode::ToolArgsInvalid, message)
-        .details(serde_json::json!({ "errors": errors }))
-}
-
-/// Removes `"key": null` where `key` is an optional property of the object's schema: a
-/// model that writes `null` for an argument it does not want to give means "absent".
-/// Recurses through properties, array items and map values. Under a `oneOf`, a `null` is
-/// removed when no object branch requires the key and some branch declares it.
-fn drop_null_optionals(node: &SchemaNode, value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(branches) = node.get_one_of() {
-                map.retain(|key, v| !(v.is_null() && optional_in_branches(branches, key)));
-                return;
-            }
-            if node.kind() != Some(SchemaKind::Object) {
-                return;
-            }
-            map.retain(|key, v| {
-                !(v.is_null() && node.property(key).is_some_and(|p| !p.is_required()))
-            });
-            for (key, v) in map.iter_mut() {
-                if let Some(p) = node.property(key) {
-                    drop_null_optionals(p.schema(), v);
-                } else if let Some(AdditionalProperties::Schema(s)) =
-                    node.get_additional_properties()
-                {
-                    drop_null_optionals(s, v);
-                }
-            }
+/// Appends the first few errors, and how many more there are.
+fn summarize(errors: &ValidationErrors, message: &mut String) {
+    const SHOWN: usize = 3;
+    let all = errors.errors();
+    for (i, e) in all.iter().take(SHOWN).enumerate() {
+        if i > 0 {
+            message.push_str("; ");
         }
-        Value::Array(items) => {
-            if let Some(item) = node.get_items() {
-                for v in items {
-                    drop_null_optionals(item, v);
-                }
-            }
-        }
-        _ => {}
+        let _ = write!(message, "{e}");
+    }
+    let more = all.len().saturating_sub(SHOWN);
+    if errors.truncated() {
+        let _ = write!(message, " (and more than {more} other errors)");
+    } else if more > 0 {
+        let _ = write!(message, " (and {more} more)");
     }
 }
 
-fn optional_in_branches(branches: &[SchemaNode], key: &str) -> bool {
-    let mut declared = false;
-    for b in branches {
-        if let Some(p) = b.property(key) {
-            if p.is_required() {
-                return false;
-            }
-            declared = true;
-        }
-        if b.required().any(|r| r == key) {
-            return false;
-        }
+/// No arguments at all counts as `{}`.
+fn or_empty(value: Value) -> Value {
+    if value.is_null() {
+        Value::Object(Map::new())
+    } else {
+        value
     }
-    declared
+}
+
+fn is_null(text: &str) -> bool {
+    text.trim_ascii() == "null"
 }
 
 #[cfg(test)]
@@ -174,7 +139,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::schema::Property;
+    use crate::schema::{Property, SchemaNode};
 
     const INNER: SchemaNode = SchemaNode::object(
         const {
@@ -198,24 +163,64 @@ mod tests {
     )
     .closed();
 
+    fn compiled() -> CompiledArgs {
+        CompiledArgs::new("t".into(), Arc::new(CompiledSchema::compile(&ROOT).unwrap()))
+    }
+
     #[test]
     fn nulls_of_optional_properties_become_absent_at_every_level() {
-        let mut v = json!({
-            "x": null, "y": null,
-            "inner": {"a": null, "b": null},
-            "list": [{"a": 1, "b": null}, {"a": null}],
-            "extra": null
+        let v = json!({
+            "x": 1, "y": null,
+            "inner": {"a": 2, "b": null},
+            "list": [{"a": 1, "b": null}, {"a": 3.0}]
         });
-        drop_null_optionals(&ROOT, &mut v);
         assert_eq!(
-            v,
-            json!({
-                "x": null,
-                "inner": {"a": null},
-                "list": [{"a": 1}, {"a": null}],
-                "extra": null
-            })
+            compiled().prepare(ArgsIn::Value(v)).unwrap(),
+            json!({"x": 1, "inner": {"a": 2}, "list": [{"a": 1}, {"a": 3}]})
         );
+        // A null for a required property is an error, not an absence.
+        let err = compiled()
+            .prepare(ArgsIn::Value(json!({"x": null})))
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ToolArgsInvalid);
+        assert!(err.message().contains("/x: expected integer, got null"), "{err}");
+    }
+
+    #[test]
+    fn typed_decoding_agrees_with_json_decoding() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Inner {
+            a: i64,
+            b: Option<String>,
+        }
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Args {
+            x: i64,
+            y: Option<String>,
+            inner: Option<Inner>,
+            #[serde(default)]
+            list: Vec<Inner>,
+        }
+        let text = r#"{"x": 1, "y": null, "inner": {"a": 2.0, "b": null}, "list": []}"#;
+        let expected = Args {
+            x: 1,
+            y: None,
+            inner: Some(Inner { a: 2, b: None }),
+            list: vec![],
+        };
+        assert_eq!(compiled().decode::<Args>(ArgsIn::Text(text)).unwrap(), expected);
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(compiled().decode::<Args>(ArgsIn::Value(value)).unwrap(), expected);
+        // Absent args are `{}`, which lacks the required `x`.
+        for absent in [ArgsIn::Text(" null "), ArgsIn::Value(Value::Null)] {
+            let err = compiled().decode::<Args>(absent).unwrap_err();
+            assert!(err.message().contains("\"x\""), "{err}");
+        }
+        let err = compiled()
+            .decode::<Args>(ArgsIn::Text(r#"{"x": "1", "y": 2, "z": 0, "w": 0}"#))
+            .unwrap_err();
+        assert_eq!(err.get_details().unwrap()["errors"].as_array().unwrap().len(), 4);
+        assert!(err.message().ends_with(" (and 1 more)"), "{err}");
     }
 
     #[test]
@@ -236,8 +241,7 @@ mod tests {
         struct Args {
             x: i64,
         }
-        let args = CompiledArgs::new("t".into(), ToolArgsSchema::from_node(ROOT));
-        let err = args
+        let err = compiled()
             .decode::<Args>(ArgsIn::Value(json!({"x": "five"})))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::ToolArgsInvalid);

@@ -166,8 +166,13 @@ impl<N> SessionBuilder<N> {
                     message: p.message.clone(),
                 }));
             }
+            let args = match schema.compiled_shared() {
+                Some(compiled) => CompiledArgs::new(name.clone(), compiled.clone()),
+                // Reported above; the session is not created.
+                None => CompiledArgs::unchecked(name.clone()),
+            };
             tools.push(ToolEntry {
-                args: CompiledArgs::new(name.clone(), schema),
+                args,
                 name,
                 timeout: Duration::from_millis(timeout_ms),
                 inline: def.get_handler().cloned(),
