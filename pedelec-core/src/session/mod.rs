@@ -149,7 +149,10 @@ impl<N> SessionBuilder<N> {
             return Err(Error::invalid_input(problems));
         }
         let manifest = self.skills.manifest();
-        let mut by_name = HashMap::with_capacity(self.skills.tools().len());
+        let mut by_name = HashMap::with_capacity_and_hasher(
+            self.skills.tools().len(),
+            foldhash::fast::RandomState::default(),
+        );
         let mut tools = Vec::with_capacity(self.skills.tools().len());
         let mut problems = Vec::new();
         for (i, def) in self.skills.tools().iter().enumerate() {
@@ -569,7 +572,7 @@ impl ToolEntry {
 pub(crate) struct Shared {
     manifest: SerializableSkillsManifest,
     tools: Vec<ToolEntry>,
-    by_name: HashMap<Box<str>, usize>,
+    by_name: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
     fallback: RwLock<Option<FallbackHandler>>,
     state: Arc<StateMap>,
     pub(crate) events: events::EventHub,
