@@ -401,8 +401,22 @@ impl<N> Session<N> {
                 Encoding::Text,
             )
             .await;
-        let mut out = Vec::with_capacity(64);
-        write_result(&mut out, result);
+        let out = match result {
+            // The common case wraps the value's buffer (it has room) instead of copying it.
+            Ok(Encoded::Text(mut text)) => {
+                let len = text.len();
+                text.resize(OK_PREFIX.len() + len, 0);
+                text.copy_within(..len, OK_PREFIX.len());
+                text[..OK_PREFIX.len()].copy_from_slice(OK_PREFIX);
+                text.push(b'}');
+                text
+            }
+            result => {
+                let mut out = Vec::with_capacity(64);
+                write_result(&mut out, result);
+                out
+            }
+        };
         String::from_utf8(out).unwrap_or_default()
     }
 
@@ -476,11 +490,13 @@ fn to_tool_result(result: Result<Encoded, ToolError>) -> ToolResult {
     }
 }
 
+const OK_PREFIX: &[u8] = br#"{"ok":true,"value":"#;
+
 /// Appends `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
 pub(crate) fn write_result(out: &mut Vec<u8>, result: Result<Encoded, ToolError>) {
     let result = match result {
         Ok(Encoded::Text(text)) => {
-            out.extend_from_slice(b"{\"ok\":true,\"value\":");
+            out.extend_from_slice(OK_PREFIX);
             out.extend_from_slice(&text);
             out.push(b'}');
             return;

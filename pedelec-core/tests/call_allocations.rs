@@ -1,0 +1,38 @@
+//! What one in-process call costs in allocations, pinned so that a change that adds one to
+//! every call shows up here (the counting allocator of `allocation-counter` replaces the
+//! global one in this test binary only).
+//!
+//! The five of a typed call through `call_raw`: the call id, the cancellation flag, the
+//! context, the boxed handler future, and the serialized value (which becomes the result
+//! text).
+
+#[path = "support/mod.rs"]
+mod support;
+
+use pedelec_core::{Session, SkillSet};
+use serde_json::value::RawValue;
+use support::{Counter, ToolName};
+
+#[test]
+fn a_typed_call_allocates_five_times_and_frees_everything() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).unwrap();
+    // Warm up: tracing's callsite registration and tokio's thread-local context.
+    let first = rt.block_on(session.call_raw("update_counter", &args));
+    assert_eq!(first, r#"{"ok":true,"value":{"value":1}}"#);
+    let mut result = String::new();
+    let info = allocation_counter::measure(|| {
+        result = rt.block_on(session.call_raw("update_counter", &args));
+    });
+    assert_eq!(result, r#"{"ok":true,"value":{"value":2}}"#);
+    // The result text is still alive: everything else was freed.
+    assert_eq!(info.count_current, 1, "{info:?}");
+    assert!(info.count_total <= 5, "{info:?}");
+}
