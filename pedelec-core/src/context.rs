@@ -4,8 +4,8 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
@@ -155,8 +155,28 @@ pub struct ToolCallContext {
     inner: Arc<ContextInner>,
 }
 
+/// A call's id: the one Core (or the caller) gave, or a session-local number that is only
+/// formatted (`local-7`) when someone asks for it: most handlers never do, and the text would
+/// cost an allocation on every in-process call.
+#[derive(Clone, Debug)]
+pub(crate) enum CallId {
+    Given(Arc<str>),
+    Local(u64),
+}
+
+impl fmt::Display for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallId::Given(id) => f.write_str(id),
+            CallId::Local(n) => write!(f, "local-{n}"),
+        }
+    }
+}
+
 struct ContextInner {
-    call_id: Arc<str>,
+    call_id: CallId,
+    /// The text of a [`CallId::Local`], made on first use.
+    local_id_text: OnceLock<Box<str>>,
     tool_name: Arc<str>,
     deadline: Instant,
     cancellation: Cancellation,
@@ -194,9 +214,27 @@ impl ToolCallContext {
         cancellation: Cancellation,
         state: Arc<StateMap>,
     ) -> Self {
+        ToolCallContext::of_call(
+            CallId::Given(call_id),
+            tool_name,
+            deadline,
+            cancellation,
+            state,
+        )
+    }
+
+    /// What [`with_deadline`](Self::with_deadline) makes, for any kind of call id.
+    pub(crate) fn of_call(
+        call_id: CallId,
+        tool_name: Arc<str>,
+        deadline: Instant,
+        cancellation: Cancellation,
+        state: Arc<StateMap>,
+    ) -> Self {
         ToolCallContext {
             inner: Arc::new(ContextInner {
                 call_id,
+                local_id_text: OnceLock::new(),
                 tool_name,
                 deadline,
                 cancellation,
@@ -221,7 +259,13 @@ impl ToolCallContext {
     /// The call's id, as Core sent it.
     #[must_use]
     pub fn call_id(&self) -> &str {
-        &self.inner.call_id
+        match &self.inner.call_id {
+            CallId::Given(id) => id,
+            CallId::Local(_) => self
+                .inner
+                .local_id_text
+                .get_or_init(|| self.inner.call_id.to_string().into()),
+        }
     }
 
     /// The name of the tool being called.
@@ -303,16 +347,42 @@ pub(crate) fn far_future(now: Instant) -> Instant {
 
 fn missing_state<T>() -> ToolError {
     let name = std::any::type_name::<T>();
-    let short = name.rsplit("::").next().unwrap_or(name);
+    let short = without_paths(name);
+    let register = if short
+        .bytes()
+        .all(|b| b == b'_' || b.is_ascii_alphanumeric())
+    {
+        format!("`Session::builder(..).state({short} {{ .. }})`")
+    } else {
+        format!("`Session::builder(..).state(value)` where `value: {short}`")
+    };
     ToolError::new(format!(
-        "no state of type `{name}` is registered on this session; register it with `Session::builder(..).state({short} {{ .. }})`"
+        "no state of type `{name}` is registered on this session; register it with {register}"
     ))
+}
+
+/// A type name without its module paths: `std::sync::Mutex<alloc::vec::Vec<i64>>` →
+/// `Mutex<Vec<i64>>`.
+fn without_paths(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut segment_start = 0;
+    for (i, c) in name.char_indices() {
+        if !(c == '_' || c == ':' || c.is_alphanumeric()) {
+            let segment = &name[segment_start..i];
+            out.push_str(segment.rsplit("::").next().unwrap_or(segment));
+            out.push(c);
+            segment_start = i + c.len_utf8();
+        }
+    }
+    let segment = &name[segment_start..];
+    out.push_str(segment.rsplit("::").next().unwrap_or(segment));
+    out
 }
 
 impl fmt::Debug for ToolCallContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolCallContext")
-            .field("call_id", &self.inner.call_id)
+            .field("call_id", &self.call_id())
             .field("tool_name", &self.inner.tool_name)
             .field("remaining", &self.remaining())
             .field("cancelled", &self.is_cancelled())
@@ -354,6 +424,34 @@ mod tests {
         );
         assert_eq!(ctx.state::<Counter>().unwrap(), &Counter(3));
         let err = ctx.state::<String>().unwrap_err();
-        assert!(err.message().contains("alloc::string::String"), "{err}");
+        assert_eq!(
+            err.message(),
+            "no state of type `alloc::string::String` is registered on this session; \
+             register it with `Session::builder(..).state(String { .. })`"
+        );
+        let err = ctx
+            .state::<std::sync::Mutex<Vec<(i64, Counter)>>>()
+            .unwrap_err();
+        assert!(
+            err.message().ends_with(
+                "register it with `Session::builder(..).state(value)` \
+                 where `value: Mutex<Vec<(i64, Counter)>>`"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn local_call_ids_are_formatted_when_asked_for() {
+        let ctx = ToolCallContext::of_call(
+            CallId::Local(7),
+            "t".into(),
+            Instant::now(),
+            Cancellation::new(),
+            Arc::default(),
+        );
+        assert_eq!(ctx.call_id(), "local-7");
+        assert_eq!(ctx.call_id(), "local-7");
+        assert!(format!("{ctx:?}").contains(r#"call_id: "local-7""#));
     }
 }

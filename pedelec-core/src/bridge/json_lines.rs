@@ -25,7 +25,7 @@ use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
 use super::Bridge;
-use crate::context::Cancellation;
+use crate::context::{CallId, Cancellation};
 use crate::error::{Error, ErrorCode};
 use crate::handler::Encoding;
 use crate::session::args::ArgsIn;
@@ -723,7 +723,13 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 None => ArgsIn::Value(Value::Null),
             };
             let result = shared
-                .run(call_id.clone(), &name, args, cancel, Encoding::Text)
+                .run(
+                    CallId::Given(call_id.clone()),
+                    &name,
+                    args,
+                    cancel,
+                    Encoding::Text,
+                )
                 .await;
             // Out of the table before the result leaves, so Core may reuse the id at once.
             inflight.lock().remove(&call_id);

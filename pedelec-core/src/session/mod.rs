@@ -49,7 +49,7 @@ pub use events::{EventStream, SessionEvent};
 pub(crate) use input::describe as describe_value;
 
 use crate::bridge::Bridge;
-use crate::context::{Cancellation, StateMap, ToolCallContext};
+use crate::context::{CallId, Cancellation, StateMap, ToolCallContext};
 use crate::error::{Error, ErrorCode, Problem, ToolError, ToolResult};
 use crate::handler::{
     Encoded, Encoding, FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error,
@@ -362,8 +362,7 @@ impl<N> Session<N> {
     /// Core would: validated, resolved, under the timeout. The call runs in the caller's
     /// task; dropping the future cancels it.
     pub async fn call(&self, name: &str, args: Value) -> ToolResult {
-        let call_id = self.shared.local_call_id();
-        self.call_with_id(call_id, name, args).await
+        self.call_as(self.shared.local_call_id(), name, args).await
     }
 
     /// [`call`](Self::call) with a call id chosen by the caller (seen by the handler as
@@ -374,10 +373,15 @@ impl<N> Session<N> {
         name: &str,
         args: Value,
     ) -> ToolResult {
+        self.call_as(CallId::Given(call_id.into()), name, args)
+            .await
+    }
+
+    async fn call_as(&self, call_id: CallId, name: &str, args: Value) -> ToolResult {
         let result = self
             .shared
             .run(
-                call_id.into(),
+                call_id,
                 name,
                 ArgsIn::Value(args),
                 Cancellation::new(),
@@ -426,7 +430,7 @@ impl<N> Session<N> {
     /// Must be called within a tokio runtime.
     #[must_use]
     pub fn start_call(&self, name: &str, args: Value) -> PendingCall {
-        let call_id = self.shared.local_call_id();
+        let call_id: Arc<str> = self.shared.local_call_id().to_string().into();
         let cancel = Cancellation::new();
         let shared = self.shared.clone();
         let name: Box<str> = name.into();
@@ -436,7 +440,13 @@ impl<N> Session<N> {
             async move {
                 to_tool_result(
                     shared
-                        .run(call_id, &name, ArgsIn::Value(args), cancel, Encoding::Value)
+                        .run(
+                            CallId::Given(call_id),
+                            &name,
+                            ArgsIn::Value(args),
+                            cancel,
+                            Encoding::Value,
+                        )
                         .await,
                 )
             }
@@ -600,16 +610,8 @@ impl Shared {
         &self.manifest
     }
 
-    fn local_call_id(&self) -> Arc<str> {
-        const PREFIX: &[u8] = b"local-";
-        let n = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let mut digits = itoa::Buffer::new();
-        let digits = digits.format(n).as_bytes();
-        let mut id = [0u8; PREFIX.len() + 20];
-        id[..PREFIX.len()].copy_from_slice(PREFIX);
-        id[PREFIX.len()..PREFIX.len() + digits.len()].copy_from_slice(digits);
-        // ASCII by construction.
-        Arc::from(std::str::from_utf8(&id[..PREFIX.len() + digits.len()]).unwrap_or("local"))
+    fn local_call_id(&self) -> CallId {
+        CallId::Local(self.next_call.fetch_add(1, Ordering::Relaxed))
     }
 
     fn register(&self, name: &str, handler: ToolHandler) -> Result<(), Error> {
@@ -648,7 +650,7 @@ impl Shared {
     /// the call when the future is dropped before it finished. Never panics.
     pub(crate) fn run<'a>(
         &'a self,
-        call_id: Arc<str>,
+        call_id: CallId,
         name: &'a str,
         args: ArgsIn<'a>,
         cancel: Cancellation,
@@ -686,7 +688,7 @@ impl Shared {
 
     async fn execute(
         &self,
-        call_id: &Arc<str>,
+        call_id: &CallId,
         name: &str,
         args: ArgsIn<'_>,
         cancel: &Cancellation,
@@ -707,7 +709,7 @@ impl Shared {
         if cancel.is_cancelled() {
             return Err(cancelled_error());
         }
-        let ctx = ToolCallContext::with_deadline(
+        let ctx = ToolCallContext::of_call(
             call_id.clone(),
             tool_name.clone(),
             deadline.into_std(),
