@@ -6,8 +6,12 @@
 //! of a bridge, or `serde_json`'s `Value` builder) and stops at the first value that is not
 //! representable, naming where it is (`/scores/2 is NaN`). The result of such a call is
 //! `TOOL_RESULT_INVALID`.
+//!
+//! Results are almost always representable, so the first pass only checks: it keeps no
+//! path. When it finds a violation, a second pass over the same value (into a sink) tracks
+//! the path to name where the violation is.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
 
 use serde::ser::{
@@ -31,7 +35,7 @@ pub(crate) fn to_writer<T: Serialize + ?Sized>(
         inner: &mut ser,
         state: &state,
     });
-    finish(&state, result)
+    finish(value, &state, result)
 }
 
 /// Serializes `value` to a `serde_json::Value`.
@@ -41,13 +45,28 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, ToolEr
         inner: serde_json::value::Serializer,
         state: &state,
     });
-    finish(&state, result)
+    finish(value, &state, result)
 }
 
-fn finish<T>(state: &State, result: Result<T, serde_json::Error>) -> Result<T, ToolError> {
+fn finish<T: Serialize + ?Sized, O>(
+    value: &T,
+    state: &State,
+    result: Result<O, serde_json::Error>,
+) -> Result<O, ToolError> {
     // A violation counts even when some `Serialize` impl swallowed our error and went on: the
     // output may then be missing a value (or, for text, be cut in the middle).
-    if let Some(violation) = state.violation.borrow_mut().take() {
+    if state.violated.get() {
+        let tracking = State {
+            track: true,
+            ..State::default()
+        };
+        let _ = value.serialize(Strict {
+            inner: &mut serde_json::Serializer::new(std::io::sink()),
+            state: &tracking,
+        });
+        // A `Serialize` impl that violates only every other time is not found again.
+        let violation = tracking.violation.borrow_mut().take();
+        let violation = violation.unwrap_or_else(|| "a value is not finite".to_owned());
         return Err(ToolError::with_code(
             ErrorCode::ToolResultInvalid,
             format!("the result is not representable in JSON: {violation}"),
@@ -73,26 +92,20 @@ enum Seg {
 /// How deep the path is tracked (deeper values are reported at this depth, with `…`).
 const TRACKED: usize = 32;
 
-/// The path to the value being serialized, kept without allocating.
+/// The path to the value being serialized (second pass only).
+#[derive(Default)]
 struct Path {
-    segs: [Seg; TRACKED],
-    len: usize,
+    segs: Vec<Seg>,
     /// Levels below the tracked ones.
     untracked: usize,
 }
 
-impl Default for Path {
-    fn default() -> Self {
-        Path {
-            segs: [Seg::Index(0); TRACKED],
-            len: 0,
-            untracked: 0,
-        }
-    }
-}
-
 #[derive(Default)]
 struct State {
+    /// Whether to track the path (the second pass).
+    track: bool,
+    /// Set at the first violation, on either pass.
+    violated: Cell<bool>,
     path: RefCell<Path>,
     /// The text of the current map key at each depth (buffers reused across entries;
     /// allocated only when the value has maps).
@@ -102,32 +115,39 @@ struct State {
 
 impl State {
     fn push(&self, seg: Seg) {
+        if !self.track {
+            return;
+        }
         let mut path = self.path.borrow_mut();
-        if path.len < TRACKED {
-            let len = path.len;
-            path.segs[len] = seg;
-            path.len += 1;
+        if path.segs.len() < TRACKED {
+            path.segs.push(seg);
         } else {
             path.untracked += 1;
         }
     }
 
     fn pop(&self) {
+        if !self.track {
+            return;
+        }
         let mut path = self.path.borrow_mut();
         if path.untracked > 0 {
             path.untracked -= 1;
         } else {
-            path.len = path.len.saturating_sub(1);
+            path.segs.pop();
         }
     }
 
     fn set_key(&self, key: &str) {
+        if !self.track {
+            return;
+        }
         let depth = {
             let path = self.path.borrow();
             if path.untracked > 0 {
                 return;
             }
-            path.len
+            path.segs.len()
         };
         if depth >= TRACKED {
             return;
@@ -142,12 +162,13 @@ impl State {
 
     /// Records the first violation, at the current path, and returns the error to bubble up.
     fn violation<E: ser::Error>(&self, what: fmt::Arguments<'_>) -> E {
+        self.violated.set(true);
         let mut slot = self.violation.borrow_mut();
-        if slot.is_none() {
+        if self.track && slot.is_none() {
             let mut pointer = String::new();
             let keys = self.keys.borrow();
             let path = self.path.borrow();
-            for (depth, seg) in path.segs[..path.len].iter().enumerate() {
+            for (depth, seg) in path.segs.iter().enumerate() {
                 pointer.push('/');
                 match *seg {
                     Seg::Index(i) => {
