@@ -8,6 +8,11 @@
 //! See the README for a tour, and `DESIGN.md` for the architecture.
 
 pub use pedelec_core::*;
+
+/// The README's tour, compiled and run as a doctest so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeTour;
 pub use pedelec_macros::ToolArgs;
 
 /// # Declaring a tool
