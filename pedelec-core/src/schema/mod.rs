@@ -236,13 +236,7 @@ impl ToolArgsSchema {
         args: &Value,
         options: ValidationOptions,
     ) -> Result<(), ValidationErrors> {
-        match &self.compiled {
-            Some(compiled) => compiled.validate_with(args, options),
-            None => match CompiledSchema::compile(&self.root) {
-                Ok(compiled) => compiled.validate_with(args, options),
-                Err(e) => Err(unusable_schema(&e)),
-            },
-        }
+        self.with_compiled(|compiled| compiled.validate_with(args, options), Err)
     }
 
     /// Deserializes a call's arguments from their JSON text into `T`, validating them on the
@@ -269,17 +263,13 @@ impl ToolArgsSchema {
         json: &str,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        match &self.compiled {
-            Some(compiled) => compiled.deserialize_args_with(json, options),
-            None => match CompiledSchema::compile(&self.root) {
-                Ok(compiled) => compiled.deserialize_args_with(json, options),
-                Err(e) => {
-                    serde_json::from_str::<serde::de::IgnoredAny>(json)
-                        .map_err(ArgsError::Syntax)?;
-                    Err(ArgsError::Invalid(unusable_schema(&e)))
-                }
+        self.with_compiled(
+            |compiled| compiled.deserialize_args_with(json, options),
+            |errors| {
+                serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(ArgsError::Syntax)?;
+                Err(ArgsError::Invalid(errors))
             },
-        }
+        )
     }
 
     /// Deserializes already-parsed arguments into `T` after validating them, with the
@@ -301,13 +291,10 @@ impl ToolArgsSchema {
         args: Value,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        match &self.compiled {
-            Some(compiled) => compiled.deserialize_value_with(args, options),
-            None => match CompiledSchema::compile(&self.root) {
-                Ok(compiled) => compiled.deserialize_value_with(args, options),
-                Err(e) => Err(ArgsError::Invalid(unusable_schema(&e))),
-            },
-        }
+        self.with_compiled(
+            |compiled| compiled.deserialize_value_with(args, options),
+            |errors| Err(ArgsError::Invalid(errors)),
+        )
     }
 
     /// Whether `args` match, with the default options. Stops at the first error.
@@ -320,10 +307,23 @@ impl ToolArgsSchema {
     /// is compiled.
     #[must_use]
     pub fn is_valid_with(&self, args: &Value, options: ValidationOptions) -> bool {
+        self.with_compiled(|compiled| compiled.is_valid_with(args, options), |_| false)
+    }
+
+    /// Runs `f` on the compiled form, compiling it for this one call when the schema never
+    /// was; a schema that cannot be compiled gets `unusable` with the errors that say why
+    /// it rejects every value.
+    fn with_compiled<R>(
+        &self,
+        f: impl FnOnce(&CompiledSchema) -> R,
+        unusable: impl FnOnce(ValidationErrors) -> R,
+    ) -> R {
         match &self.compiled {
-            Some(compiled) => compiled.is_valid_with(args, options),
-            None => CompiledSchema::compile(&self.root)
-                .is_ok_and(|compiled| compiled.is_valid_with(args, options)),
+            Some(compiled) => f(compiled),
+            None => match CompiledSchema::compile(&self.root) {
+                Ok(compiled) => f(&compiled),
+                Err(e) => unusable(unusable_schema(&e)),
+            },
         }
     }
 }

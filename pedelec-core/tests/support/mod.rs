@@ -259,6 +259,17 @@ impl InSkillSet<ToolName> for explode {}
 impl InSkillSet<ToolName> for fail {}
 impl InSkillSet<ToolName> for nan {}
 
+/// The tools of the manifest, in order.
+pub const TOOL_NAMES: [&str; 7] = [
+    "update_counter",
+    "echo",
+    "slow",
+    "explode",
+    "fail",
+    "nan",
+    "manual",
+];
+
 /// Silences the default panic output for the deliberate panics of these tests only.
 pub fn quiet_deliberate_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
