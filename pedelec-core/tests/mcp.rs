@@ -35,7 +35,7 @@ async fn tools_are_listed_with_their_schemas_and_guidance() {
     );
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(names, support::TOOL_NAMES);
+    assert_eq!(names, TOOL_NAMES);
     assert_eq!(
         Value::Object((*tools[0].input_schema).clone()),
         json!({"type": "object", "properties": {"delta": {"type": "integer"}}, "required": ["delta"], "additionalProperties": false})

@@ -54,7 +54,7 @@ async fn the_manifest_lists_every_tool_without_handlers() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, support::TOOL_NAMES);
+    assert_eq!(names, TOOL_NAMES);
     assert_eq!(manifest["tools"][2]["timeoutMs"], 30);
     assert!(manifest["tools"][0].get("timeoutMs").is_none());
     assert_eq!(
