@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 /// The counter shown on the page, shared by every call (registered as session state).
 #[derive(Debug, Default)]
@@ -137,60 +138,66 @@ pub fn demo_session() -> Result<pedelec::Session, pedelec::Error> {
         .create()
 }
 
-async fn show(session: &pedelec::Session, title: &str, name: &str, args: serde_json::Value) {
-    println!("# {title}");
-    println!("-> {name} {args}");
-    let result = session.call(name, args).await;
-    println!(
-        "<- {}\n",
-        serde_json::to_string(&result).expect("results always serialize")
-    );
+/// Makes one call and appends it to the transcript.
+async fn show(
+    out: &mut String,
+    session: &pedelec::Session,
+    title: &str,
+    name: &str,
+    args: serde_json::Value,
+) {
+    let result = session.call(name, args.clone()).await;
+    let result = serde_json::to_string(&result).expect("results always serialize");
+    out.push_str(&format!("# {title}\n-> {name} {args}\n<- {result}\n\n"));
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// What `cargo run --example counter` prints: the manifest, then a call of each kind
+/// against the in-process Core.
+///
+/// # Errors
+/// When the session cannot be created (it can).
+pub async fn transcript() -> Result<String, pedelec::Error> {
     let session = demo_session()?;
-    if std::env::args().any(|a| a == "--stdio") {
-        // Standard output is the protocol channel: nothing else may be printed on it.
-        session.serve(pedelec::bridge::JsonLines::stdio()).await?;
-        return Ok(());
-    }
-    println!("# manifest (sent to Core)");
-    print!("{}", manifest_json());
-    println!();
+    let mut out = format!("# manifest (sent to Core)\n{}\n", manifest_json());
+    let out = &mut out;
     show(
+        out,
         &session,
         "a valid call",
         "update_counter",
-        serde_json::json!({"delta": 2}),
+        json!({"delta": 2}),
     )
     .await;
     show(
+        out,
         &session,
         "bad args: every problem, with its JSON pointer",
         "update_counter",
-        serde_json::json!({"delta": "5", "step": 1}),
+        json!({"delta": "5", "step": 1}),
     )
     .await;
     show(
+        out,
         &session,
         "an unknown tool",
         "update_countr",
-        serde_json::json!({"delta": 1}),
+        json!({"delta": 1}),
     )
     .await;
     show(
+        out,
         &session,
         "a handler error",
         "update_counter",
-        serde_json::json!({"delta": i64::MAX}),
+        json!({"delta": i64::MAX}),
     )
     .await;
     show(
+        out,
         &session,
         "a timeout (`render_page` has timeout_ms = 100)",
         "render_page",
-        serde_json::json!({}),
+        json!({}),
     )
     .await;
     // A named handler replaces the inline one (resolution: named, inline, fallback).
@@ -199,18 +206,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(CounterValue { value })
     });
     show(
+        out,
         &session,
         "a named handler overriding the inline one (it multiplies by 10)",
         "update_counter",
-        serde_json::json!({"delta": 2}),
+        json!({"delta": 2}),
     )
     .await;
-    show(
-        &session,
-        "the page",
-        "get_current_page",
-        serde_json::json!({}),
-    )
-    .await;
+    show(out, &session, "the page", "get_current_page", json!({})).await;
+    Ok(std::mem::take(out))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--stdio") {
+        // Standard output is the protocol channel: nothing else may be printed on it.
+        demo_session()?
+            .serve(pedelec::bridge::JsonLines::stdio())
+            .await?;
+        return Ok(());
+    }
+    print!("{}", transcript().await?);
     Ok(())
 }

@@ -1,54 +1,31 @@
-//! The counter example as a user runs it: `cargo run --example counter` prints the manifest
-//! and the transcript in `tests/golden/counter_transcript.txt` (refresh with
+//! The counter example: what `cargo run --example counter` prints is
+//! `tests/golden/counter_transcript.txt` (refresh with
 //! `UPDATE_EXPECT=1 cargo test --test counter_example`, or `cargo xtask bless`, and review
-//! the diff), and `--stdio` answers JSON Lines per `docs/protocol.md`.
-//!
-//! The example is built with the features of this test, so `cargo test` has built it
-//! already and `cargo run` only starts it.
+//! the diff), and what `--stdio` serves answers JSON Lines per `docs/protocol.md` (here over
+//! an in-memory pipe instead of standard input and output).
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+#[path = "../examples/counter.rs"]
+mod counter;
 
-/// Runs the example with `args`, writing `stdin` to it; returns its standard output.
-fn run_counter(args: &[&str], stdin: &str) -> String {
-    let mut command = Command::new(env!("CARGO"));
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "-q", "--example", "counter"]);
-    if cfg!(feature = "mcp") {
-        command.args(["--features", "mcp"]);
-    }
-    let mut child = command
-        .arg("--")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cargo runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "the example failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
+use pedelec::bridge::JsonLines;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-#[test]
-fn the_transcript_matches_the_golden_file() {
-    let transcript = run_counter(&[], "");
+#[tokio::test]
+async fn the_transcript_matches_the_golden_file() {
+    let transcript = counter::transcript().await.unwrap();
     expect_test::expect_file!["golden/counter_transcript.txt"].assert_eq(&transcript);
 }
 
-#[test]
-fn stdio_answers_each_line_and_says_what_is_wrong_with_bad_ones() {
+#[tokio::test]
+async fn the_stdio_session_answers_each_line_and_says_what_is_wrong_with_bad_ones() {
+    let (core, session_end) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(
+        counter::demo_session()
+            .unwrap()
+            .serve(JsonLines::new(session_end)),
+    );
+    let (reader, mut writer) = tokio::io::split(core);
     let input = [
         r#"{"type":"tool_call","callId":"1","name":"update_counter","args":{"delta":2}}"#,
         r#"{"type":"tool_call","callId":"2","name":"update_counter","args":{"delta":"x"}}"#,
@@ -57,19 +34,32 @@ fn stdio_answers_each_line_and_says_what_is_wrong_with_bad_ones() {
     ]
     .join("\n")
         + "\n";
-    let output = run_counter(&["--stdio"], &input);
-    let lines: Vec<serde_json::Value> = output
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
-        .collect();
-    assert_eq!(lines.len(), 5, "{output}");
-    assert_eq!(lines[0]["type"], "manifest");
-    assert_eq!(lines[0]["manifest"]["tools"][1]["name"], "update_counter");
+    writer.write_all(input.as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(reader).lines();
+    let mut received = Vec::new();
+    while received.len() < 5 {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the session answers");
+        received.push(serde_json::from_str::<serde_json::Value>(&line).expect("JSON lines"));
+    }
+    // Core hangs up: the session stops serving.
+    drop(writer);
+    drop(lines);
+    serving.await.unwrap().ok();
+
+    assert_eq!(received[0]["type"], "manifest");
+    assert_eq!(
+        received[0]["manifest"]["tools"][1]["name"],
+        "update_counter"
+    );
     let result = |id: &str| {
-        lines
+        received
             .iter()
             .find(|l| l["type"] == "tool_result" && l["callId"] == id)
-            .unwrap_or_else(|| panic!("no result for {id}: {output}"))["result"]
+            .unwrap_or_else(|| panic!("no result for {id}: {received:?}"))["result"]
             .clone()
     };
     assert_eq!(
@@ -83,7 +73,7 @@ fn stdio_answers_each_line_and_says_what_is_wrong_with_bad_ones() {
     );
     // Calls run concurrently: the page is read, whatever the counter shows by then.
     assert_eq!(result("3")["ok"], true);
-    let protocol_error = lines
+    let protocol_error = received
         .iter()
         .find(|l| l["type"] == "protocol_error")
         .unwrap();
