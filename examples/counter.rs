@@ -12,6 +12,7 @@
 //!     | cargo run -q --example counter -- --stdio
 //!   ```
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};
@@ -148,7 +149,8 @@ async fn show(
 ) {
     let result = session.call(name, args.clone()).await;
     let result = serde_json::to_string(&result).expect("results always serialize");
-    out.push_str(&format!("# {title}\n-> {name} {args}\n<- {result}\n\n"));
+    // Writing to a `String` cannot fail.
+    let _ = write!(out, "# {title}\n-> {name} {args}\n<- {result}\n\n");
 }
 
 /// What `cargo run --example counter` prints: the manifest, then a call of each kind
