@@ -53,8 +53,7 @@ impl CompiledArgs {
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
         let Some(schema) = &self.schema else {
             let value = self.prepare(args)?;
-            return serde_json::from_value(value)
-                .map_err(|e| self.error(ArgsError::Mismatch(e)));
+            return serde_json::from_value(value).map_err(|e| self.error(ArgsError::Mismatch(e)));
         };
         let decoded = match args {
             ArgsIn::Text(text) if !is_null(text) => schema.deserialize_args_with(text, OPTIONS),
@@ -90,8 +89,7 @@ impl CompiledArgs {
         let details = match error {
             ArgsError::Invalid(errors) => {
                 summarize(&errors, &mut message);
-                serde_json::to_value(&errors)
-                    .unwrap_or_else(|_| serde_json::json!({"errors": []}))
+                serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}))
             }
             other => {
                 let text = other.to_string();
@@ -164,7 +162,10 @@ mod tests {
     .closed();
 
     fn compiled() -> CompiledArgs {
-        CompiledArgs::new("t".into(), Arc::new(CompiledSchema::compile(&ROOT).unwrap()))
+        CompiledArgs::new(
+            "t".into(),
+            Arc::new(CompiledSchema::compile(&ROOT).unwrap()),
+        )
     }
 
     #[test]
@@ -183,7 +184,10 @@ mod tests {
             .prepare(ArgsIn::Value(json!({"x": null})))
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::ToolArgsInvalid);
-        assert!(err.message().contains("/x: expected integer, got null"), "{err}");
+        assert!(
+            err.message().contains("/x: expected integer, got null"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -208,9 +212,15 @@ mod tests {
             inner: Some(Inner { a: 2, b: None }),
             list: vec![],
         };
-        assert_eq!(compiled().decode::<Args>(ArgsIn::Text(text)).unwrap(), expected);
+        assert_eq!(
+            compiled().decode::<Args>(ArgsIn::Text(text)).unwrap(),
+            expected
+        );
         let value: Value = serde_json::from_str(text).unwrap();
-        assert_eq!(compiled().decode::<Args>(ArgsIn::Value(value)).unwrap(), expected);
+        assert_eq!(
+            compiled().decode::<Args>(ArgsIn::Value(value)).unwrap(),
+            expected
+        );
         // Absent args are `{}`, which lacks the required `x`.
         for absent in [ArgsIn::Text(" null "), ArgsIn::Value(Value::Null)] {
             let err = compiled().decode::<Args>(absent).unwrap_err();
@@ -219,7 +229,13 @@ mod tests {
         let err = compiled()
             .decode::<Args>(ArgsIn::Text(r#"{"x": "1", "y": 2, "z": 0, "w": 0}"#))
             .unwrap_err();
-        assert_eq!(err.get_details().unwrap()["errors"].as_array().unwrap().len(), 4);
+        assert_eq!(
+            err.get_details().unwrap()["errors"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
         assert!(err.message().ends_with(" (and 1 more)"), "{err}");
     }
 
