@@ -264,6 +264,7 @@ impl ToolArgsSchema {
     ///
     /// # Errors
     /// As [`deserialize_args`](Self::deserialize_args).
+    #[inline]
     pub fn deserialize_args_with<T: DeserializeOwned>(
         &self,
         json: &str,
@@ -271,14 +272,25 @@ impl ToolArgsSchema {
     ) -> Result<T, ArgsError> {
         match &self.compiled {
             Some(compiled) => compiled.deserialize_args_with(json, options),
-            None => match CompiledSchema::compile(&self.root) {
-                Ok(compiled) => compiled.deserialize_args_with(json, options),
-                Err(e) => {
-                    serde_json::from_str::<serde::de::IgnoredAny>(json)
-                        .map_err(ArgsError::Syntax)?;
-                    Err(ArgsError::Invalid(unusable_schema(&e)))
-                }
-            },
+            None => self.deserialize_args_uncompiled(json, options),
+        }
+    }
+
+    /// [`deserialize_args_with`](Self::deserialize_args_with) on a schema that was not
+    /// compiled (kept out of line: the compiled case is the hot one).
+    #[cold]
+    #[inline(never)]
+    fn deserialize_args_uncompiled<T: DeserializeOwned>(
+        &self,
+        json: &str,
+        options: ValidationOptions,
+    ) -> Result<T, ArgsError> {
+        match CompiledSchema::compile(&self.root) {
+            Ok(compiled) => compiled.deserialize_args_with(json, options),
+            Err(e) => {
+                serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(ArgsError::Syntax)?;
+                Err(ArgsError::Invalid(unusable_schema(&e)))
+            }
         }
     }
 
