@@ -168,6 +168,10 @@ pub(crate) struct CompiledNode {
     /// with two comparisons (see [`Self::int_in_bounds`]). `None` when a bound is a float
     /// or out of `i64`'s range: the general comparisons decide.
     pub(crate) int_bounds: Option<(i64, i64)>,
+    /// For a node that allows strings and has no `enum`, `pattern` or `format`: the byte
+    /// lengths with which any string satisfies `minLength` and `maxLength` (see
+    /// [`plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
+    pub(crate) plain_string_bytes: Option<(u64, u64)>,
 }
 
 impl CompiledNode {
@@ -261,6 +265,23 @@ fn int_bounds(node: &SchemaNode) -> Option<(i64, i64)> {
         hi = hi.min(int(max)?.checked_sub(1)?);
     }
     Some((lo, hi))
+}
+
+/// The byte lengths with which any string passes `node`'s string keywords, when it has
+/// only `minLength` and `maxLength` (and accepts strings). A string has at most as many
+/// code points as bytes, and at least a quarter as many (rounded up): `b` bytes hold at
+/// least `min` code points when `b >= 4 * min - 3`, and at most `max` when `b <= max`.
+fn plain_string_bytes(node: &SchemaNode) -> Option<(u64, u64)> {
+    let plain = node.kind.is_none_or(|k| k == SchemaKind::String)
+        && node.enum_values.is_none()
+        && node.pattern.is_none()
+        && node.format.is_none();
+    plain.then(|| {
+        let lo = node
+            .min_length
+            .map_or(0, |min| min.saturating_mul(4).saturating_sub(3));
+        (lo, node.max_length.unwrap_or(u64::MAX))
+    })
 }
 
 impl CompiledNode {
@@ -421,6 +442,7 @@ impl Builder {
                 || node.exclusive_maximum.is_some()
                 || node.multiple_of.is_some(),
             int_bounds: int_bounds(node),
+            plain_string_bytes: plain_string_bytes(node),
         });
 
         let pattern = match &node.pattern {

@@ -1095,6 +1095,56 @@ fn integer_bounds_at_the_ends_of_their_range() {
 }
 
 #[test]
+fn string_lengths_count_code_points() {
+    // Lengths in bytes decide the common case; strings of multi-byte characters near the
+    // bounds take the count of code points. Both must agree with the reference.
+    let bounds = [
+        json!({"minLength": 2, "maxLength": 3}),
+        json!({"minLength": 1}),
+        json!({"maxLength": 1}),
+        json!({"minLength": 3, "maxLength": 3}),
+        json!({"minLength": 2, "maxLength": 3, "pattern": "^a"}),
+        json!({"maxLength": 2, "enum": ["ab", "abc", "éé", 1]}),
+        json!({}),
+    ];
+    let strings = [
+        "",
+        "a",
+        "é",
+        "ab",
+        "aé",
+        "éé",
+        "😀",
+        "a😀",
+        "😀😀",
+        "abc",
+        "éééé",
+        "😀😀😀",
+        "abcd",
+        "ab😀",
+        "😀😀😀😀",
+        "abcdefghijklm",
+    ];
+    let mut stats = Stats::default();
+    for bound in &bounds {
+        for kind in [Some("string"), None] {
+            let mut schema = bound.clone();
+            if let Some(kind) = kind {
+                schema["type"] = json!(kind);
+            }
+            let node = SchemaNode::from_json_with(&schema, &ParseOptions::lenient()).unwrap();
+            let compiled = CompiledSchema::compile(&node).unwrap();
+            for s in strings {
+                let text = Value::from(s).to_string();
+                check::<Value>(&node, &compiled, &text, &mut stats);
+                check::<String>(&node, &compiled, &text, &mut stats);
+            }
+        }
+    }
+    assert!(stats.fast > 100 && stats.rejected > 100, "{stats:?}");
+}
+
+#[test]
 fn raw_values_get_the_checked_text() {
     #[derive(Deserialize, Debug)]
     struct Raw {
