@@ -258,6 +258,7 @@ impl ToolArgsSchema {
     ///
     /// # Errors
     /// As [`deserialize_args`](Self::deserialize_args).
+    #[inline]
     pub fn deserialize_args_with<T: DeserializeOwned>(
         &self,
         json: &str,
@@ -313,6 +314,7 @@ impl ToolArgsSchema {
     /// Runs `f` on the compiled form, compiling it for this one call when the schema never
     /// was; a schema that cannot be compiled gets `unusable` with the errors that say why
     /// it rejects every value.
+    #[inline]
     fn with_compiled<R>(
         &self,
         f: impl FnOnce(&CompiledSchema) -> R,
@@ -320,10 +322,22 @@ impl ToolArgsSchema {
     ) -> R {
         match &self.compiled {
             Some(compiled) => f(compiled),
-            None => match CompiledSchema::compile(&self.root) {
-                Ok(compiled) => f(&compiled),
-                Err(e) => unusable(unusable_schema(&e)),
-            },
+            None => self.with_uncompiled(f, unusable),
+        }
+    }
+
+    /// [`with_compiled`](Self::with_compiled) for a schema that was not compiled, kept out
+    /// of line: the compiled case is the hot one.
+    #[cold]
+    #[inline(never)]
+    fn with_uncompiled<R>(
+        &self,
+        f: impl FnOnce(&CompiledSchema) -> R,
+        unusable: impl FnOnce(ValidationErrors) -> R,
+    ) -> R {
+        match CompiledSchema::compile(&self.root) {
+            Ok(compiled) => f(&compiled),
+            Err(e) => unusable(unusable_schema(&e)),
         }
     }
 }

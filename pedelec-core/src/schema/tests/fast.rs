@@ -648,6 +648,16 @@ fn counter_cases() {
             r#"{"delta": 0, "tags": [], "label" :null}"#,
             r#"{"delta": 0, "tags": [], "label":
                 null}"#,
+            // The same without whitespace (the look-ahead's shortcut).
+            r#"{"delta":0,"tags":[],"label":null}"#,
+            r#"{"delta":0,"tags":[],"label":"null"}"#,
+            r#"{"delta":0,"tags":[],"label":nul}"#,
+            r#"{"delta":0,"tags":[],"label":nullx}"#,
+            r#"{"delta":0,"tags":[],"label":n"#,
+            r#"{"delta":0,"tags":[],"label":"#,
+            r#"{"delta":0,"tags":[],"label""#,
+            r#"{"delta":0,"tags":[],"label":
+null}"#,
             r#"{"delta": null, "tags": []}"#,
             r#"{"delta": 0, "tags": null}"#,
             // Repeated names: `Value` keeps the last one, the struct rejects them.
@@ -1028,6 +1038,110 @@ fn large_objects_and_non_string_keys() {
     for text in [r#"{"true": "a", "false": "b"}"#, r#"{"yes": "a"}"#] {
         check::<BTreeMap<bool, String>>(&node, &schema, text, &mut stats);
     }
+}
+
+#[test]
+fn integer_bounds_at_the_ends_of_their_range() {
+    // Integer bounds become one `i64` range; float bounds, bounds beyond `i64` and exclusive
+    // bounds at its ends take the general comparisons. Both must agree with the reference.
+    let bounds = [
+        json!({"minimum": -3, "maximum": 5}),
+        json!({"exclusiveMinimum": -3, "exclusiveMaximum": 5}),
+        json!({"minimum": 0, "exclusiveMaximum": 5, "multipleOf": 2}),
+        json!({"exclusiveMinimum": i64::MAX}),
+        json!({"exclusiveMaximum": i64::MIN}),
+        json!({"exclusiveMinimum": i64::MIN, "exclusiveMaximum": i64::MAX}),
+        json!({"minimum": i64::MAX, "maximum": u64::MAX}),
+        json!({"minimum": u64::MAX}),
+        json!({"exclusiveMaximum": 9_223_372_036_854_775_808_u64}),
+        json!({"minimum": -2.5, "maximum": 4.5}),
+        json!({"minimum": -3, "exclusiveMaximum": 4.5}),
+    ];
+    let instances = [
+        i64::MIN.to_string(),
+        (i64::MIN + 1).to_string(),
+        "-4".into(),
+        "-3".into(),
+        "-2".into(),
+        "0".into(),
+        "2".into(),
+        "4".into(),
+        "5".into(),
+        "6".into(),
+        (i64::MAX - 1).to_string(),
+        i64::MAX.to_string(),
+        "9223372036854775808".into(),
+        u64::MAX.to_string(),
+        "4.0".into(),
+        "4.5".into(),
+        "-3.5".into(),
+    ];
+    let mut stats = Stats::default();
+    for bound in &bounds {
+        for kind in ["integer", "number"] {
+            let mut schema = bound.clone();
+            schema["type"] = json!(kind);
+            let node = SchemaNode::from_json(&schema).unwrap();
+            let compiled = CompiledSchema::compile(&node).unwrap();
+            for text in &instances {
+                check::<Value>(&node, &compiled, text, &mut stats);
+                check::<i64>(&node, &compiled, text, &mut stats);
+                check::<u64>(&node, &compiled, text, &mut stats);
+                check::<f64>(&node, &compiled, text, &mut stats);
+            }
+        }
+    }
+    assert!(stats.fast > 100 && stats.rejected > 100, "{stats:?}");
+}
+
+#[test]
+fn string_lengths_count_code_points() {
+    // Lengths in bytes decide the common case; strings of multi-byte characters near the
+    // bounds take the count of code points. Both must agree with the reference.
+    let bounds = [
+        json!({"minLength": 2, "maxLength": 3}),
+        json!({"minLength": 1}),
+        json!({"maxLength": 1}),
+        json!({"minLength": 3, "maxLength": 3}),
+        json!({"minLength": 2, "maxLength": 3, "pattern": "^a"}),
+        json!({"maxLength": 2, "enum": ["ab", "abc", "éé", 1]}),
+        json!({}),
+    ];
+    let strings = [
+        "",
+        "a",
+        "é",
+        "ab",
+        "aé",
+        "éé",
+        "😀",
+        "a😀",
+        "😀😀",
+        "abc",
+        "éééé",
+        "😀😀😀",
+        "abcd",
+        "ab😀",
+        "😀😀😀😀",
+        "abcdefghijklm",
+    ];
+    let mut stats = Stats::default();
+    for bound in &bounds {
+        for kind in [Some("string"), None] {
+            let mut schema = bound.clone();
+            if let Some(kind) = kind {
+                schema["type"] = json!(kind);
+            }
+            let node = SchemaNode::from_json_with(&schema, &ParseOptions::lenient()).unwrap();
+            let compiled = CompiledSchema::compile(&node).unwrap();
+            for s in strings {
+                let text = Value::from(s).to_string();
+                check::<Value>(&node, &compiled, &text, &mut stats);
+                check::<String>(&node, &compiled, &text, &mut stats);
+            }
+        }
+    }
+    assert!(stats.fast > 100 && stats.rejected > 100, "{stats:?}");
 }
 
 #[test]
