@@ -4,6 +4,7 @@
 //! - `cargo run --example counter` prints the manifest (what is sent to Core), then a
 //!   transcript of calls against the in-process Core: a valid call, bad args, an unknown
 //!   tool, a handler error, a timeout, and a named handler overriding the inline one.
+//! - `cargo run --example counter -- --manifest` prints the manifest alone.
 //! - `cargo run --example counter -- --stdio` serves the same session over JSON Lines on
 //!   stdin/stdout (`docs/protocol.md`):
 //!
@@ -221,6 +222,10 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().any(|a| a == "--manifest") {
+        print!("{}", manifest_json());
+        return Ok(());
+    }
     if std::env::args().any(|a| a == "--stdio") {
         // Standard output is the protocol channel: nothing else may be printed on it.
         demo_session()?

@@ -5,7 +5,7 @@
 //!   expectations by running the whole test suite; review the diff afterwards.
 //! - `expand [FILTER]`: print the expansion snapshots (`pedelec-macros/src/tests/snapshots`),
 //!   those whose name contains `FILTER` when given.
-//! - `manifest`: print the counter example's manifest (runs `cargo run --example counter`).
+//! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
 
 use std::ffi::OsString;
@@ -36,7 +36,9 @@ fn main() -> ExitCode {
             .env("TRYBUILD", "overwrite")
             .env("UPDATE_EXPECT", "1")),
         Some("expand") => expand(&root, rest.first().and_then(|f| f.to_str())),
-        Some("manifest") => run(cargo(&root).args(["run", "--quiet", "--example", "counter"])),
+        Some("manifest") => {
+            run(cargo(&root).args(["run", "--quiet", "--example", "counter", "--", "--manifest"]))
+        }
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
