@@ -209,13 +209,23 @@ impl CompiledSchema {
     /// [`deserialize_args`](Self::deserialize_args).
     pub fn deserialize_value_with<T: DeserializeOwned>(
         &self,
-        mut args: Value,
+        args: Value,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        self.validate_with(&args, options)
-            .map_err(ArgsError::Invalid)?;
-        self.normalize(CompiledSchema::ROOT, &mut args, options);
+        let args = self.validated(args, options).map_err(ArgsError::Invalid)?;
         serde_json::from_value(args).map_err(ArgsError::Mismatch)
+    }
+
+    /// Validates `args` (every error) and normalizes them (see the module docs): what the
+    /// target of the slow path, or a handler taking JSON, gets.
+    pub(crate) fn validated(
+        &self,
+        mut args: Value,
+        options: ValidationOptions,
+    ) -> Result<Value, ValidationErrors> {
+        self.validate_with(&args, options)?;
+        self.normalize(CompiledSchema::ROOT, &mut args, options);
+        Ok(args)
     }
 
     /// The fast path alone: `Some` when `json` matches the schema and deserializes into

@@ -71,14 +71,13 @@ impl CompiledArgs {
                 serde_json::from_str(text).map_err(|e| self.error(ArgsError::Syntax(e)))?
             }
         };
-        let mut value = or_empty(value);
-        if let Some(schema) = &self.schema {
-            schema
-                .validate_with(&value, OPTIONS)
-                .map_err(|e| self.error(ArgsError::Invalid(e)))?;
-            schema.normalize(CompiledSchema::ROOT, &mut value, OPTIONS);
+        let value = or_empty(value);
+        match &self.schema {
+            Some(schema) => schema
+                .validated(value, OPTIONS)
+                .map_err(|e| self.error(ArgsError::Invalid(e))),
+            None => Ok(value),
         }
-        Ok(value)
     }
 
     /// `TOOL_ARGS_INVALID`, naming the tool. Validation errors all go into `details`, the
