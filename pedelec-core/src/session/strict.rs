@@ -64,9 +64,11 @@ fn finish<T: Serialize + ?Sized, O>(
             inner: &mut serde_json::Serializer::new(std::io::sink()),
             state: &tracking,
         });
-        // A `Serialize` impl that violates only every other time is not found again.
+        // A `Serialize` impl that violates only some of the time may not violate again.
         let violation = tracking.violation.borrow_mut().take();
-        let violation = violation.unwrap_or_else(|| "a value is not finite".to_owned());
+        let violation = violation.unwrap_or_else(|| {
+            "a value (a NaN, an infinity or a non-string map key) could not be located".to_owned()
+        });
         return Err(ToolError::with_code(
             ErrorCode::ToolResultInvalid,
             format!("the result is not representable in JSON: {violation}"),
