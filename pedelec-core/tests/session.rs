@@ -624,6 +624,21 @@ fn skills_from_json_report_every_problem() {
     }
     assert_eq!(problems.len(), expect.len(), "{problems:#?}");
 
+    let err = SkillsInput::from_json(&json!({
+        "tools": [{"argsSchema": {"type": "object"}}, {"name": "t", "description": 1, "argsSchema": {"type": "object"}}]
+    }))
+    .unwrap_err();
+    let problems: Vec<String> = err.problems().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        problems,
+        [
+            "guidance: missing `guidance`: a string telling the model how to use the tools",
+            "tools[0].name: missing `name`: the agent-facing tool name",
+            "tools[0].description: missing `description`: explain what the tool does, its side effects and when to use it",
+            "tools[1].description: `description` must be a string, not a number (`1`)",
+        ]
+    );
+
     let err = SkillsInput::from_json(&json!({"guidance": "g", "tools": {}})).unwrap_err();
     assert_eq!(
         err.problems()[0].to_string(),

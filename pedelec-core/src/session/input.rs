@@ -73,24 +73,15 @@ impl SkillsInput<String> {
             }]));
         };
         unknown_keys(root, SKILLS_KEYS, "", &mut problems);
-        let guidance = match root.get("guidance") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => {
-                problems.push(Problem {
-                    path: "guidance".into(),
-                    message: format!("`guidance` must be a string, not {}", describe(other)),
-                });
-                String::new()
-            }
-            None => {
-                problems.push(Problem {
-                    path: "guidance".into(),
-                    message: "missing `guidance`: a string telling the model how to use the tools"
-                        .into(),
-                });
-                String::new()
-            }
-        };
+        let guidance = required_string(
+            root,
+            "guidance",
+            "guidance".into(),
+            "a string telling the model how to use the tools",
+            &mut problems,
+        )
+        .cloned()
+        .unwrap_or_default();
         let mut tools = Vec::new();
         match root.get("tools") {
             Some(Value::Array(entries)) => {
@@ -180,57 +171,37 @@ fn read_tool(
         .collect();
     unknown_keys(obj, &ignore, &format!("tools[{i}]."), problems);
 
-    let name = match obj.get("name") {
-        Some(Value::String(s)) => {
-            if let Err(p) = pedelec_rules::check_tool_name(s) {
-                problems.push(Problem {
-                    path: at("name"),
-                    message: format!("{p} (got {s:?})"),
-                });
-            }
-            names.push((i, s.clone()));
-            Some(s.clone())
-        }
-        Some(other) => {
+    let name = required_string(
+        obj,
+        "name",
+        at("name"),
+        "the agent-facing tool name",
+        problems,
+    )
+    .cloned();
+    if let Some(s) = &name {
+        if let Err(p) = pedelec_rules::check_tool_name(s) {
             problems.push(Problem {
                 path: at("name"),
-                message: format!("`name` must be a string, not {}", describe(other)),
+                message: format!("{p} (got {s:?})"),
             });
-            None
         }
-        None => {
-            problems.push(Problem {
-                path: at("name"),
-                message: "missing `name`: the agent-facing tool name".into(),
-            });
-            None
-        }
-    };
-    let description = match obj.get("description") {
-        Some(Value::String(s)) => {
-            if pedelec_rules::is_blank(s) {
-                problems.push(Problem {
-                    path: at("description"),
-                    message: pedelec_rules::BLANK_DESCRIPTION.into(),
-                });
-            }
-            Some(s.clone())
-        }
-        Some(other) => {
-            problems.push(Problem {
-                path: at("description"),
-                message: format!("`description` must be a string, not {}", describe(other)),
-            });
-            None
-        }
-        None => {
-            problems.push(Problem {
-                path: at("description"),
-                message: "missing `description`: explain what the tool does, its side effects and when to use it".into(),
-            });
-            None
-        }
-    };
+        names.push((i, s.clone()));
+    }
+    let description = required_string(
+        obj,
+        "description",
+        at("description"),
+        "explain what the tool does, its side effects and when to use it",
+        problems,
+    )
+    .cloned();
+    if description.as_deref().is_some_and(pedelec_rules::is_blank) {
+        problems.push(Problem {
+            path: at("description"),
+            message: pedelec_rules::BLANK_DESCRIPTION.into(),
+        });
+    }
     let schema = match obj.get("argsSchema") {
         Some(json) => match ToolArgsSchema::from_json(json) {
             Ok(schema) => Some(schema),
@@ -289,6 +260,24 @@ fn read_tool(
         def = def.timeout_ms(ms);
     }
     Some(def)
+}
+
+/// The string at `key`, which must be there: `None`, with a problem at `path`, when it is
+/// missing (`missing` says what belongs there) or not a string.
+fn required_string<'v>(
+    obj: &'v Map<String, Value>,
+    key: &str,
+    path: String,
+    missing: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<&'v String> {
+    let message = match obj.get(key) {
+        Some(Value::String(s)) => return Some(s),
+        Some(other) => format!("`{key}` must be a string, not {}", describe(other)),
+        None => format!("missing `{key}`: {missing}"),
+    };
+    problems.push(Problem { path, message });
+    None
 }
 
 fn unknown_keys(
