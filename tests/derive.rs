@@ -22,7 +22,7 @@ fn root<T: ToolArgsRoot + ?Sized>() -> Value {
 }
 
 fn names(node: &SchemaNode) -> Vec<&str> {
-    node.get_properties().iter().map(Property::name).collect()
+    node.properties().iter().map(Property::name).collect()
 }
 
 // ----- structs -----
@@ -419,7 +419,7 @@ impl From<Option<[i32; 2]>> for Point {
     }
 }
 
-const RGB: SchemaNode = SchemaNode::string().pattern("^#[0-9a-f]{6}$");
+const RGB: SchemaNode = SchemaNode::string().with_pattern("^#[0-9a-f]{6}$");
 
 /// A colour.
 #[derive(ToolArgs)]
@@ -434,7 +434,7 @@ const LENIENT_NUMBER: SchemaNode = SchemaNode::one_of(
     const {
         &[
             SchemaNode::number(),
-            SchemaNode::string().pattern("^[0-9.]+$"),
+            SchemaNode::string().with_pattern("^[0-9.]+$"),
         ]
     },
 );
@@ -888,7 +888,7 @@ fn untagged() {
     assert_eq!(mixed["oneOf"][1], json!({"type": "string"}));
 }
 
-const DIGITS: SchemaNode = SchemaNode::string().pattern("^[0-9]+$");
+const DIGITS: SchemaNode = SchemaNode::string().with_pattern("^[0-9]+$");
 
 /// Ignored.
 #[derive(ToolArgs, Deserialize)]
@@ -1008,18 +1008,18 @@ fn generics() {
 /// A value the schema describes: `branch` picks among `oneOf` branches, `full` adds the
 /// optional properties too.
 fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
-    if let Some(default) = node.get_default() {
+    if let Some(default) = node.default_value() {
         return default.to_value();
     }
-    if let Some(values) = node.get_enum() {
+    if let Some(values) = node.enum_values() {
         return values[branch % values.len()].to_value();
     }
-    if let Some(branches) = node.get_one_of() {
+    if let Some(branches) = node.one_of_branches() {
         return sample(&branches[branch % branches.len()], 0, full);
     }
     match node.kind().expect("typed node") {
         pedelec::SchemaKind::String => {
-            if let Some(pattern) = node.get_pattern() {
+            if let Some(pattern) = node.pattern() {
                 let sample = match pattern {
                     "^[0-9]{4,6}$" => "12345",
                     "^[0-9]{4}$" => "1234",
@@ -1027,18 +1027,18 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
                 };
                 return Value::String(sample.to_owned());
             }
-            let len = node.get_min_length().unwrap_or(1).max(1);
+            let len = node.min_length().unwrap_or(1).max(1);
             Value::String("a".repeat(usize::try_from(len).unwrap()))
         }
         pedelec::SchemaKind::Boolean => Value::Bool(true),
         kind @ (pedelec::SchemaKind::Integer | pedelec::SchemaKind::Number) => {
-            let n = match (node.get_minimum(), node.get_exclusive_minimum()) {
+            let n = match (node.minimum(), node.exclusive_minimum()) {
                 (Some(Num::Int(i)), _) => i,
                 (Some(Num::Uint(u)), _) => i64::try_from(u).unwrap(),
                 (_, Some(Num::Int(i))) => i + 1,
                 _ => 1,
             };
-            let n = match node.get_multiple_of() {
+            let n = match node.multiple_of() {
                 Some(Num::Int(m)) => (n + m - 1) / m * m,
                 _ => n,
             };
@@ -1049,13 +1049,13 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
             }
         }
         pedelec::SchemaKind::Array => {
-            let items = node.get_items().expect("items");
-            let count = node.get_min_items().unwrap_or(1).max(1);
+            let items = node.items().expect("items");
+            let count = node.min_items().unwrap_or(1).max(1);
             let count = usize::try_from(count).unwrap();
             Value::Array(
                 (0..count)
                     .map(|i| {
-                        if node.get_unique_items() == Some(true) {
+                        if node.unique_items() == Some(true) {
                             unique_sample(items, i)
                         } else {
                             sample(items, branch, full)
@@ -1066,13 +1066,13 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
         }
         pedelec::SchemaKind::Object => {
             let mut map = serde_json::Map::new();
-            for p in node.get_properties() {
+            for p in node.properties() {
                 if p.is_required() || full {
                     map.insert(p.name().to_owned(), sample(p.schema(), branch, full));
                 }
             }
             if let Some(pedelec::AdditionalProperties::Schema(values)) =
-                node.get_additional_properties()
+                node.additional_properties()
             {
                 map.insert("key".to_owned(), sample(values, branch, full));
             }
@@ -1083,7 +1083,7 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
 
 fn unique_sample(node: &SchemaNode, i: usize) -> Value {
     match node.kind() {
-        Some(pedelec::SchemaKind::String) if node.get_max_length() == Some(1) => {
+        Some(pedelec::SchemaKind::String) if node.max_length() == Some(1) => {
             Value::String(char::from(b'a' + u8::try_from(i).unwrap()).to_string())
         }
         Some(pedelec::SchemaKind::String) => Value::String(format!("s{i}")),
@@ -1101,8 +1101,8 @@ fn round_trip<T: ToolArgs + DeserializeOwned>() {
     let reparsed = SchemaNode::from_json(&node.to_json()).unwrap();
     assert_eq!(&reparsed, node);
     let compiled = pedelec::CompiledSchema::compile(node).unwrap();
-    let branches = node.get_one_of().map_or(1, <[SchemaNode]>::len);
-    let enums = node.get_enum().map_or(1, <[Literal]>::len);
+    let branches = node.one_of_branches().map_or(1, <[SchemaNode]>::len);
+    let enums = node.enum_values().map_or(1, <[Literal]>::len);
     for branch in 0..branches.max(enums) {
         for full in [false, true] {
             let value = sample(node, branch, full);
@@ -1112,12 +1112,12 @@ fn round_trip<T: ToolArgs + DeserializeOwned>() {
             if let Err(e) = serde_json::from_value::<T>(value.clone()) {
                 panic!("serde rejects {value} (described by {node}): {e}");
             }
-            let object = match node.get_one_of() {
+            let object = match node.one_of_branches() {
                 Some(b) => &b[branch % b.len()],
                 None => node,
             };
             let Value::Object(map) = &value else { continue };
-            for p in object.get_properties() {
+            for p in object.properties() {
                 let mut without = map.clone();
                 if without.remove(p.name()).is_none() {
                     continue;

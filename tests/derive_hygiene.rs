@@ -154,22 +154,22 @@ fn expansions_compile_under_shadowed_names() {
     );
     assert!(
         pedelec::schema_for::<shadowed::Adjacent>()
-            .get_one_of()
+            .one_of_branches()
             .is_some()
     );
     assert!(
         pedelec::schema_for::<shadowed::Internal>()
-            .get_one_of()
+            .one_of_branches()
             .is_some()
     );
     assert!(
         pedelec::schema_for::<shadowed::Untagged>()
-            .get_one_of()
+            .one_of_branches()
             .is_some()
     );
     assert!(
         pedelec::schema_for::<shadowed::External>()
-            .get_one_of()
+            .one_of_branches()
             .is_some()
     );
     assert!(pedelec::schema_for::<shadowed::Borrowed<'_>>().is_object());

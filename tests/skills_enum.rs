@@ -154,7 +154,7 @@ fn skills_hold_the_guidance_and_every_definition_in_order() {
         .map(pedelec::ToolDefinition::name)
         .collect();
     assert_eq!(names, ["get_current_page", "update_counter"]);
-    assert!(skills.tools().iter().all(|t| t.get_handler().is_some()));
+    assert!(skills.tools().iter().all(|t| t.handler().is_some()));
     assert_eq!(BrowserTool::skills().guidance(), BROWSER_GUIDANCE);
     assert_eq!(
         <BrowserTool as SkillSet>::skills().tools().len(),
@@ -205,7 +205,7 @@ fn membership_is_recorded_per_set() {
 async fn inline_handlers_are_reachable_from_the_skill_set() {
     let skills = ToolName::skills();
     let def = &skills.tools()[0];
-    let handler = def.get_handler().unwrap();
+    let handler = def.handler().unwrap();
     let value = handler
         .call(json!({}), ToolCallContext::detached(def.name()))
         .await

@@ -182,8 +182,8 @@ fn definitions_carry_everything_and_an_inline_handler() {
     let def = add_async::definition();
     assert_eq!(def.name(), "math.add-async");
     assert_eq!(def.description(), "Adds two numbers, asynchronously.");
-    assert_eq!(def.get_timeout_ms(), Some(1_500));
-    assert!(def.get_handler().is_some());
+    assert_eq!(def.timeout_ms(), Some(1_500));
+    assert!(def.handler().is_some());
     assert_eq!(
         def.args_schema().to_json(),
         json!({
@@ -214,7 +214,7 @@ fn definitions_carry_everything_and_an_inline_handler() {
 /// Calls `T`'s inline handler (what `T::definition()` carries) with JSON args.
 async fn call<T: Tool>(args: Value) -> Result<Value, ToolError> {
     let def = pedelec::ToolDefinition::of::<T>();
-    let handler = def.get_handler().expect("an inline handler").clone();
+    let handler = def.handler().expect("an inline handler").clone();
     handler
         .call(args, ToolCallContext::detached(def.name()))
         .await

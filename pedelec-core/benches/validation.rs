@@ -48,7 +48,7 @@ enum Tag {
 
 // As `#[derive(ToolArgs)]` writes them (`#[arg(minimum = -100, maximum = 100)]`, …).
 impl ToolArgs for Tag {
-    const SCHEMA: SchemaNode = SchemaNode::string().enum_values(
+    const SCHEMA: SchemaNode = SchemaNode::string().with_enum_values(
         const {
             &[
                 Literal::str("urgent"),
@@ -66,18 +66,18 @@ impl ToolArgs for UpdateCounterArgs {
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .minimum(Num::Int(-100))
-                        .maximum(Num::Int(100)),
+                        .with_minimum(Num::Int(-100))
+                        .with_maximum(Num::Int(100)),
                     true,
                 ),
                 Property::new(
                     "label",
-                    SchemaNode::string().min_length(1).max_length(40),
+                    SchemaNode::string().with_min_length(1).with_max_length(40),
                     false,
                 ),
                 Property::new(
                     "tags",
-                    SchemaNode::array(const { &Tag::SCHEMA }).max_items(8),
+                    SchemaNode::array(const { &Tag::SCHEMA }).with_max_items(8),
                     true,
                 ),
             ]
@@ -129,7 +129,7 @@ struct Entry {
 }
 
 impl ToolArgs for SectionKind {
-    const SCHEMA: SchemaNode = SchemaNode::string().enum_values(
+    const SCHEMA: SchemaNode = SchemaNode::string().with_enum_values(
         const {
             &[
                 Literal::str("hardware"),
@@ -146,17 +146,22 @@ impl ToolArgs for Entry {
             &[
                 Property::new(
                     "sku",
-                    SchemaNode::string().min_length(3).max_length(16),
+                    SchemaNode::string().with_min_length(3).with_max_length(16),
                     true,
                 ),
                 Property::of::<u32>("quantity"),
-                Property::new("price", SchemaNode::number().minimum(Num::Int(0)), true),
                 Property::new(
-                    "tags",
-                    SchemaNode::array(const { &SchemaNode::string().max_length(20) }).max_items(8),
+                    "price",
+                    SchemaNode::number().with_minimum(Num::Int(0)),
                     true,
                 ),
-                Property::new("note", SchemaNode::string().max_length(200), false),
+                Property::new(
+                    "tags",
+                    SchemaNode::array(const { &SchemaNode::string().with_max_length(20) })
+                        .with_max_items(8),
+                    true,
+                ),
+                Property::new("note", SchemaNode::string().with_max_length(200), false),
                 Property::of::<bool>("active"),
             ]
         },
@@ -170,13 +175,13 @@ impl ToolArgs for Section {
             &[
                 Property::new(
                     "title",
-                    SchemaNode::string().min_length(1).max_length(80),
+                    SchemaNode::string().with_min_length(1).with_max_length(80),
                     true,
                 ),
                 Property::of::<SectionKind>("kind"),
                 Property::new(
                     "entries",
-                    SchemaNode::array(const { &Entry::SCHEMA }).max_items(100),
+                    SchemaNode::array(const { &Entry::SCHEMA }).with_max_items(100),
                     true,
                 ),
             ]
@@ -191,7 +196,7 @@ impl ToolArgs for Catalog {
             &[
                 Property::new(
                     "name",
-                    SchemaNode::string().min_length(1).max_length(80),
+                    SchemaNode::string().with_min_length(1).with_max_length(80),
                     true,
                 ),
                 Property::of::<u32>("revision"),

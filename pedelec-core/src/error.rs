@@ -96,7 +96,7 @@ impl ToolError {
 
     /// Attaches structured details (sent to the model as `error.details`).
     #[must_use]
-    pub fn details(mut self, details: Value) -> Self {
+    pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
@@ -115,7 +115,7 @@ impl ToolError {
 
     /// The structured details, if any.
     #[must_use]
-    pub const fn get_details(&self) -> Option<&Value> {
+    pub const fn details(&self) -> Option<&Value> {
         self.details.as_ref()
     }
 }

@@ -85,14 +85,14 @@ impl ToolDefinition {
 
     /// Sets the timeout in milliseconds.
     #[must_use]
-    pub fn timeout_ms(mut self, timeout_ms: u64) -> Self {
+    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Self {
         self.timeout_ms = Some(timeout_ms);
         self
     }
 
     /// Sets (or replaces) the inline handler.
     #[must_use]
-    pub fn handler(mut self, handler: impl Into<ToolHandler>) -> Self {
+    pub fn with_handler(mut self, handler: impl Into<ToolHandler>) -> Self {
         self.handler = Some(handler.into());
         self
     }
@@ -117,13 +117,13 @@ impl ToolDefinition {
 
     /// The timeout in milliseconds, if set.
     #[must_use]
-    pub const fn get_timeout_ms(&self) -> Option<u64> {
+    pub const fn timeout_ms(&self) -> Option<u64> {
         self.timeout_ms
     }
 
     /// The inline handler, if any.
     #[must_use]
-    pub const fn get_handler(&self) -> Option<&ToolHandler> {
+    pub const fn handler(&self) -> Option<&ToolHandler> {
         self.handler.as_ref()
     }
 

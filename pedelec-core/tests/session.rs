@@ -158,7 +158,7 @@ async fn a_handler_may_choose_its_error_code_and_details() {
         if args.text.is_empty() {
             return Err(
                 ToolError::with_code(ErrorCode::ToolArgsInvalid, "`text` is empty")
-                    .details(json!({"pointer": "/text"})),
+                    .with_details(json!({"pointer": "/text"})),
             );
         }
         Ok(args.text)
@@ -234,7 +234,7 @@ async fn typed_args_that_do_not_deserialize_are_args_invalid() {
         message(&r).starts_with("invalid arguments for `update_counter`"),
         "{r:?}"
     );
-    assert!(r.error().unwrap().get_details().is_some());
+    assert!(r.error().unwrap().details().is_some());
 }
 
 #[tokio::test]
@@ -437,10 +437,10 @@ async fn inline_handlers_of_run_time_definitions_and_typed_handlers_on_untyped_s
     let skills = SkillsInput::new(
         "Guidance.",
         vec![
-            manual_definition().handler(ToolHandler::json(|args: Value, _ctx| async move {
+            manual_definition().with_handler(ToolHandler::json(|args: Value, _ctx| async move {
                 Ok(json!({"inline": args["text"]}))
             })),
-            ToolDefinition::of::<update_counter>().timeout_ms(1_000),
+            ToolDefinition::of::<update_counter>().with_timeout_ms(1_000),
         ],
     );
     let session = Session::builder(skills)
@@ -494,7 +494,7 @@ fn creation_collects_every_problem_with_its_path() {
                     <EchoArgs as pedelec_core::ToolArgs>::SCHEMA,
                 ),
             )
-            .timeout_ms(0),
+            .with_timeout_ms(0),
             ToolDefinition::of::<echo>(),
             manual_definition(),
         ],
@@ -550,7 +550,7 @@ async fn invalid_args_list_every_validator_error_in_details() {
             .starts_with("invalid arguments for `echo`: /text: "),
         "{error}"
     );
-    let details = error.get_details().unwrap();
+    let details = error.details().unwrap();
     let pointers: Vec<&str> = details["errors"]
         .as_array()
         .unwrap()

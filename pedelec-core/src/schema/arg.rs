@@ -23,7 +23,7 @@ use super::node::{AdditionalProperties, Literal, Num, SchemaNode, SchemaRef, Str
 /// `description` (a field's doc comment or `#[arg(description = "…")]`): replaces the type's.
 #[must_use]
 pub const fn description(schema: SchemaNode, description: &'static str) -> SchemaNode {
-    schema.description(description)
+    schema.with_description(description)
 }
 
 /// `minimum`
@@ -39,7 +39,7 @@ pub const fn minimum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`minimum` is below the field type's own `minimum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.minimum(n);
+    let schema = schema.with_minimum(n);
     check_range(&schema);
     schema
 }
@@ -57,7 +57,7 @@ pub const fn maximum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`maximum` is above the field type's own `maximum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.maximum(n);
+    let schema = schema.with_maximum(n);
     check_range(&schema);
     schema
 }
@@ -75,7 +75,7 @@ pub const fn exclusive_minimum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`exclusive_minimum` is below the field type's own `exclusive_minimum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.exclusive_minimum(n);
+    let schema = schema.with_exclusive_minimum(n);
     check_range(&schema);
     schema
 }
@@ -93,7 +93,7 @@ pub const fn exclusive_maximum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`exclusive_maximum` is above the field type's own `exclusive_maximum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.exclusive_maximum(n);
+    let schema = schema.with_exclusive_maximum(n);
     check_range(&schema);
     schema
 }
@@ -111,7 +111,7 @@ pub const fn multiple_of(schema: SchemaNode, n: Num) -> SchemaNode {
             "`multiple_of` is not a multiple of the field type's own `multiple_of`; a constraint can only narrow the type's values"
         );
     }
-    schema.multiple_of(n)
+    schema.with_multiple_of(n)
 }
 
 /// `minLength`
@@ -130,7 +130,7 @@ pub const fn min_length(schema: SchemaNode, n: u64) -> SchemaNode {
     if let Some(max) = schema.max_length {
         assert!(n <= max, "`min_length` is greater than `max_length`");
     }
-    schema.min_length(n)
+    schema.with_min_length(n)
 }
 
 /// `maxLength`
@@ -149,7 +149,7 @@ pub const fn max_length(schema: SchemaNode, n: u64) -> SchemaNode {
     if let Some(min) = schema.min_length {
         assert!(min <= n, "`min_length` is greater than `max_length`");
     }
-    schema.max_length(n)
+    schema.with_max_length(n)
 }
 
 /// `pattern` (the derive has already checked that it compiles).
@@ -163,7 +163,7 @@ pub const fn pattern(schema: SchemaNode, pattern: &'static str) -> SchemaNode {
         schema.pattern.is_none(),
         "the field type's schema already has a `pattern`, and a schema holds only one"
     );
-    schema.pattern(pattern)
+    schema.with_pattern(pattern)
 }
 
 /// `format`
@@ -179,7 +179,7 @@ pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
             "the field type's schema already has another `format`"
         );
     }
-    schema.format(format)
+    schema.with_format(format)
 }
 
 /// `minItems`
@@ -198,7 +198,7 @@ pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {
     if let Some(max) = schema.max_items {
         assert!(n <= max, "`min_items` is greater than `max_items`");
     }
-    schema.min_items(n)
+    schema.with_min_items(n)
 }
 
 /// `maxItems`
@@ -217,13 +217,13 @@ pub const fn max_items(schema: SchemaNode, n: u64) -> SchemaNode {
     if let Some(min) = schema.min_items {
         assert!(min <= n, "`min_items` is greater than `max_items`");
     }
-    schema.max_items(n)
+    schema.with_max_items(n)
 }
 
 /// `uniqueItems: true`
 #[must_use]
 pub const fn unique_items(schema: SchemaNode) -> SchemaNode {
-    schema.unique_items(true)
+    schema.with_unique_items(true)
 }
 
 /// `default`: the value must be valid against the schema built so far (its kind, `enum`,
@@ -233,7 +233,7 @@ pub const fn default(schema: SchemaNode, value: Literal) -> SchemaNode {
     if let Err(message) = validate(&schema, &value) {
         panic!("{}", message);
     }
-    schema.default_value(value)
+    schema.with_default(value)
 }
 
 // ----- checks -----
@@ -684,7 +684,7 @@ mod tests {
                 .contains("min_length")
         );
         const SPEED: SchemaNode = SchemaNode::string()
-            .enum_values(const { &[Literal::str("slow"), Literal::str("fast")] });
+            .with_enum_values(const { &[Literal::str("slow"), Literal::str("fast")] });
         assert_eq!(check(&SPEED, json!("fast")), Ok(()));
         assert!(
             check(&SPEED, json!("medium"))

@@ -21,7 +21,7 @@ use super::node::{Literal, Num, SchemaNode};
 /// struct Timestamp(String);
 ///
 /// impl ToolArgs for Timestamp {
-///     const SCHEMA: SchemaNode = SchemaNode::string().format("date-time");
+///     const SCHEMA: SchemaNode = SchemaNode::string().with_format("date-time");
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
@@ -72,7 +72,7 @@ impl ToolArgs for Cow<'_, str> {
 }
 
 impl ToolArgs for char {
-    const SCHEMA: SchemaNode = SchemaNode::string().min_length(1).max_length(1);
+    const SCHEMA: SchemaNode = SchemaNode::string().with_min_length(1).with_max_length(1);
 }
 
 impl ToolArgs for bool {
@@ -83,8 +83,8 @@ macro_rules! signed {
     ($($ty:ty),* $(,)?) => {$(
         impl ToolArgs for $ty {
             const SCHEMA: SchemaNode = SchemaNode::integer()
-                .minimum(Num::Int(<$ty>::MIN as i64))
-                .maximum(Num::Int(<$ty>::MAX as i64));
+                .with_minimum(Num::Int(<$ty>::MIN as i64))
+                .with_maximum(Num::Int(<$ty>::MAX as i64));
         }
     )*};
 }
@@ -95,8 +95,8 @@ macro_rules! unsigned {
     ($($ty:ty),* $(,)?) => {$(
         impl ToolArgs for $ty {
             const SCHEMA: SchemaNode = SchemaNode::integer()
-                .minimum(Num::Int(0))
-                .maximum(Num::Uint(<$ty>::MAX as u64));
+                .with_minimum(Num::Int(0))
+                .with_maximum(Num::Uint(<$ty>::MAX as u64));
         }
     )*};
 }
@@ -108,14 +108,14 @@ impl ToolArgs for i64 {
 }
 
 impl ToolArgs for u64 {
-    const SCHEMA: SchemaNode = SchemaNode::integer().minimum(Num::Int(0));
+    const SCHEMA: SchemaNode = SchemaNode::integer().with_minimum(Num::Int(0));
 }
 
 impl ToolArgs for isize {
     const SCHEMA: SchemaNode = if isize::BITS < 64 {
         SchemaNode::integer()
-            .minimum(Num::Int(isize::MIN as i64))
-            .maximum(Num::Int(isize::MAX as i64))
+            .with_minimum(Num::Int(isize::MIN as i64))
+            .with_maximum(Num::Int(isize::MAX as i64))
     } else {
         SchemaNode::integer()
     };
@@ -124,10 +124,10 @@ impl ToolArgs for isize {
 impl ToolArgs for usize {
     const SCHEMA: SchemaNode = if usize::BITS < 64 {
         SchemaNode::integer()
-            .minimum(Num::Int(0))
-            .maximum(Num::Uint(usize::MAX as u64))
+            .with_minimum(Num::Int(0))
+            .with_maximum(Num::Uint(usize::MAX as u64))
     } else {
-        SchemaNode::integer().minimum(Num::Int(0))
+        SchemaNode::integer().with_minimum(Num::Int(0))
     };
 }
 
@@ -156,7 +156,7 @@ impl<T: ToolArgs> ToolArgs for [T] {
 macro_rules! set {
     ($($ty:ident),* $(,)?) => {$(
         impl<T: ToolArgs, S> ToolArgs for $ty<T, S> {
-            const SCHEMA: SchemaNode = SchemaNode::array(const { &T::SCHEMA }).unique_items(true);
+            const SCHEMA: SchemaNode = SchemaNode::array(const { &T::SCHEMA }).with_unique_items(true);
         }
     )*};
 }
@@ -164,13 +164,13 @@ macro_rules! set {
 set!(HashSet);
 
 impl<T: ToolArgs> ToolArgs for BTreeSet<T> {
-    const SCHEMA: SchemaNode = SchemaNode::array(const { &T::SCHEMA }).unique_items(true);
+    const SCHEMA: SchemaNode = SchemaNode::array(const { &T::SCHEMA }).with_unique_items(true);
 }
 
 impl<T: ToolArgs, const N: usize> ToolArgs for [T; N] {
     const SCHEMA: SchemaNode = SchemaNode::array(const { &T::SCHEMA })
-        .min_items(N as u64)
-        .max_items(N as u64);
+        .with_min_items(N as u64)
+        .with_max_items(N as u64);
 }
 
 /// Key types of maps that serialize as JSON object keys (strings).

@@ -43,25 +43,23 @@ pub(crate) fn check_tree(
 ) {
     let before = problems.len();
     let len = pointer.len();
-    if let Some(items) = node.get_items() {
+    if let Some(items) = node.items() {
         push_token(pointer, "items");
         check_tree(items, pointer, checks, problems);
         pointer.truncate(len);
     }
-    for p in node.get_properties() {
+    for p in node.properties() {
         push_token(pointer, "properties");
         push_token(pointer, p.name());
         check_tree(p.schema(), pointer, checks, problems);
         pointer.truncate(len);
     }
-    if let Some(super::node::AdditionalProperties::Schema(schema)) =
-        node.get_additional_properties()
-    {
+    if let Some(super::node::AdditionalProperties::Schema(schema)) = node.additional_properties() {
         push_token(pointer, "additionalProperties");
         check_tree(schema, pointer, checks, problems);
         pointer.truncate(len);
     }
-    for (i, branch) in node.get_one_of().unwrap_or(&[]).iter().enumerate() {
+    for (i, branch) in node.one_of_branches().unwrap_or(&[]).iter().enumerate() {
         push_token(pointer, "oneOf");
         push_token(pointer, &i.to_string());
         check_tree(branch, pointer, checks, problems);
@@ -99,12 +97,12 @@ pub(crate) fn check_local(
         check_kind(node, kind_explained, &mut report);
     }
 
-    if let Some(pattern) = node.get_pattern()
+    if let Some(pattern) = node.pattern()
         && let Err(e) = compile_pattern(pattern)
     {
         report("pattern", format!("invalid regular expression: {e}"));
     }
-    if let Some(n) = node.get_multiple_of()
+    if let Some(n) = node.multiple_of()
         && !is_positive(n)
     {
         report(
@@ -116,7 +114,7 @@ pub(crate) fn check_local(
         return;
     }
 
-    if let Some(values) = node.get_enum() {
+    if let Some(values) = node.enum_values() {
         if values.is_empty() {
             report("enum", "`enum` must list at least one value".to_owned());
         }
@@ -136,11 +134,11 @@ pub(crate) fn check_local(
             }
         }
     }
-    if node.get_one_of().is_some_and(<[SchemaNode]>::is_empty) {
+    if node.one_of_branches().is_some_and(<[SchemaNode]>::is_empty) {
         report("oneOf", "`oneOf` must list at least one branch".to_owned());
     }
 
-    if let (Some(min), Some(max)) = (node.get_min_length(), node.get_max_length())
+    if let (Some(min), Some(max)) = (node.min_length(), node.max_length())
         && min > max
     {
         report(
@@ -148,7 +146,7 @@ pub(crate) fn check_local(
             format!("`minLength` ({min}) is greater than `maxLength` ({max}): no string can match"),
         );
     }
-    if let (Some(min), Some(max)) = (node.get_min_items(), node.get_max_items())
+    if let (Some(min), Some(max)) = (node.min_items(), node.max_items())
         && min > max
     {
         report(
@@ -171,7 +169,7 @@ pub(crate) fn check_local(
     }
 
     if subtree_sound
-        && let Some(default) = node.get_default()
+        && let Some(default) = node.default_value()
         && let Ok(compiled) = CompiledSchema::compile(node)
         && let Err(errors) = compiled.validate(&default.to_value())
     {
@@ -191,7 +189,7 @@ pub(crate) fn check_local(
 /// `type` and which keywords may sit beside it.
 fn check_kind(node: &SchemaNode, kind_explained: bool, report: &mut impl FnMut(&str, String)) {
     let present = present_keywords(node);
-    match (node.kind(), node.get_one_of()) {
+    match (node.kind(), node.one_of_branches()) {
         (None, None) => {
             if !kind_explained {
                 report(
@@ -220,7 +218,7 @@ fn check_kind(node: &SchemaNode, kind_explained: bool, report: &mut impl FnMut(&
                     report(keyword, message);
                 }
             }
-            if kind == SchemaKind::Array && node.get_items().is_none() {
+            if kind == SchemaKind::Array && node.items().is_none() {
                 report(
                     "",
                     "an array schema needs `items`, the schema of its elements".to_owned(),
@@ -238,29 +236,29 @@ fn present_keywords(node: &SchemaNode) -> Vec<&'static str> {
             out.push(keyword);
         }
     };
-    add(node.get_description().is_some(), "description");
-    add(node.get_enum().is_some(), "enum");
-    add(node.get_default().is_some(), "default");
-    add(node.get_format().is_some(), "format");
-    add(node.get_min_length().is_some(), "minLength");
-    add(node.get_max_length().is_some(), "maxLength");
-    add(node.get_pattern().is_some(), "pattern");
-    add(node.get_minimum().is_some(), "minimum");
-    add(node.get_maximum().is_some(), "maximum");
-    add(node.get_exclusive_minimum().is_some(), "exclusiveMinimum");
-    add(node.get_exclusive_maximum().is_some(), "exclusiveMaximum");
-    add(node.get_multiple_of().is_some(), "multipleOf");
-    add(node.get_items().is_some(), "items");
-    add(node.get_min_items().is_some(), "minItems");
-    add(node.get_max_items().is_some(), "maxItems");
-    add(node.get_unique_items().is_some(), "uniqueItems");
+    add(node.description().is_some(), "description");
+    add(node.enum_values().is_some(), "enum");
+    add(node.default_value().is_some(), "default");
+    add(node.format().is_some(), "format");
+    add(node.min_length().is_some(), "minLength");
+    add(node.max_length().is_some(), "maxLength");
+    add(node.pattern().is_some(), "pattern");
+    add(node.minimum().is_some(), "minimum");
+    add(node.maximum().is_some(), "maximum");
+    add(node.exclusive_minimum().is_some(), "exclusiveMinimum");
+    add(node.exclusive_maximum().is_some(), "exclusiveMaximum");
+    add(node.multiple_of().is_some(), "multipleOf");
+    add(node.items().is_some(), "items");
+    add(node.min_items().is_some(), "minItems");
+    add(node.max_items().is_some(), "maxItems");
+    add(node.unique_items().is_some(), "uniqueItems");
     add(node.properties.is_some(), "properties");
     add(node.required().next().is_some(), "required");
     add(
-        node.get_additional_properties().is_some(),
+        node.additional_properties().is_some(),
         "additionalProperties",
     );
-    add(node.get_one_of().is_some(), "oneOf");
+    add(node.one_of_branches().is_some(), "oneOf");
     out
 }
 
@@ -325,14 +323,14 @@ fn tightest(
 /// at least one number (and one integer, for an integer schema).
 fn check_range(node: &SchemaNode, report: &mut impl FnMut(&str, String)) {
     let lower = tightest(
-        node.get_minimum().map(|n| (n, false, "minimum")),
-        node.get_exclusive_minimum()
+        node.minimum().map(|n| (n, false, "minimum")),
+        node.exclusive_minimum()
             .map(|n| (n, true, "exclusiveMinimum")),
         Ordering::Greater,
     );
     let upper = tightest(
-        node.get_maximum().map(|n| (n, false, "maximum")),
-        node.get_exclusive_maximum()
+        node.maximum().map(|n| (n, false, "maximum")),
+        node.exclusive_maximum()
             .map(|n| (n, true, "exclusiveMaximum")),
         Ordering::Less,
     );

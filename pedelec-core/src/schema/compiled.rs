@@ -486,8 +486,8 @@ impl Builder {
             child
         });
 
-        let mut properties = Vec::with_capacity(node.get_properties().len());
-        for p in node.get_properties() {
+        let mut properties = Vec::with_capacity(node.properties().len());
+        for p in node.properties() {
             let len = pointer.len();
             push_token(pointer, "properties");
             push_token(pointer, p.name());

@@ -88,7 +88,7 @@ impl ArgsError {
         let error = ToolError::with_code(self.code(), self.to_string());
         match &self {
             ArgsError::Invalid(errors) => match serde_json::to_value(errors) {
-                Ok(details) => error.details(details),
+                Ok(details) => error.with_details(details),
                 Err(_) => error,
             },
             _ => error,

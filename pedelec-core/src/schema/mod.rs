@@ -351,7 +351,7 @@ fn root_problem(root: &SchemaNode) -> Option<SchemaProblem> {
                 "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
                 kind.as_str()
             ),
-            None if root.get_one_of().is_some() => "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
+            None if root.one_of_branches().is_some() => "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
             None => "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
                 .to_owned(),
         },

@@ -598,28 +598,28 @@ impl SchemaNode {
 
     /// Sets `description`.
     #[must_use]
-    pub const fn description(mut self, description: &'static str) -> Self {
+    pub const fn with_description(mut self, description: &'static str) -> Self {
         set(&mut self.description, Some(Cow::Borrowed(description)));
         self
     }
 
     /// Sets `enum`: the instance must equal one of `values`.
     #[must_use]
-    pub const fn enum_values(mut self, values: &'static [Literal]) -> Self {
+    pub const fn with_enum_values(mut self, values: &'static [Literal]) -> Self {
         set(&mut self.enum_values, Some(Cow::Borrowed(values)));
         self
     }
 
     /// Sets `default` (an annotation for the model).
     #[must_use]
-    pub const fn default_value(mut self, value: Literal) -> Self {
+    pub const fn with_default(mut self, value: Literal) -> Self {
         set(&mut self.default, Some(value));
         self
     }
 
     /// Sets `format` (`"date-time"`, `"email"`, `"uri"`, …). Strings only.
     #[must_use]
-    pub const fn format(mut self, format: &'static str) -> Self {
+    pub const fn with_format(mut self, format: &'static str) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`format` applies to string schemas only"
@@ -630,7 +630,7 @@ impl SchemaNode {
 
     /// Sets `minLength` (in Unicode code points). Strings only.
     #[must_use]
-    pub const fn min_length(mut self, n: u64) -> Self {
+    pub const fn with_min_length(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`min_length` applies to string schemas only"
@@ -644,7 +644,7 @@ impl SchemaNode {
 
     /// Sets `maxLength` (in Unicode code points). Strings only.
     #[must_use]
-    pub const fn max_length(mut self, n: u64) -> Self {
+    pub const fn with_max_length(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`max_length` applies to string schemas only"
@@ -659,7 +659,7 @@ impl SchemaNode {
     /// Sets `pattern` (an ECMA-262 regular expression, matched anywhere in the string).
     /// Strings only.
     #[must_use]
-    pub const fn pattern(mut self, pattern: &'static str) -> Self {
+    pub const fn with_pattern(mut self, pattern: &'static str) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`pattern` applies to string schemas only"
@@ -670,7 +670,7 @@ impl SchemaNode {
 
     /// Sets `minimum`. Numbers and integers only.
     #[must_use]
-    pub const fn minimum(mut self, n: Num) -> Self {
+    pub const fn with_minimum(mut self, n: Num) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`minimum` applies to number and integer schemas only"
@@ -681,7 +681,7 @@ impl SchemaNode {
 
     /// Sets `maximum`. Numbers and integers only.
     #[must_use]
-    pub const fn maximum(mut self, n: Num) -> Self {
+    pub const fn with_maximum(mut self, n: Num) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`maximum` applies to number and integer schemas only"
@@ -692,7 +692,7 @@ impl SchemaNode {
 
     /// Sets `exclusiveMinimum`. Numbers and integers only.
     #[must_use]
-    pub const fn exclusive_minimum(mut self, n: Num) -> Self {
+    pub const fn with_exclusive_minimum(mut self, n: Num) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`exclusive_minimum` applies to number and integer schemas only"
@@ -703,7 +703,7 @@ impl SchemaNode {
 
     /// Sets `exclusiveMaximum`. Numbers and integers only.
     #[must_use]
-    pub const fn exclusive_maximum(mut self, n: Num) -> Self {
+    pub const fn with_exclusive_maximum(mut self, n: Num) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`exclusive_maximum` applies to number and integer schemas only"
@@ -714,7 +714,7 @@ impl SchemaNode {
 
     /// Sets `multipleOf` (must be positive). Numbers and integers only.
     #[must_use]
-    pub const fn multiple_of(mut self, n: Num) -> Self {
+    pub const fn with_multiple_of(mut self, n: Num) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`multiple_of` applies to number and integer schemas only"
@@ -731,7 +731,7 @@ impl SchemaNode {
 
     /// Sets `minItems`. Arrays only.
     #[must_use]
-    pub const fn min_items(mut self, n: u64) -> Self {
+    pub const fn with_min_items(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::Array),
             "`min_items` applies to array schemas only"
@@ -745,7 +745,7 @@ impl SchemaNode {
 
     /// Sets `maxItems`. Arrays only.
     #[must_use]
-    pub const fn max_items(mut self, n: u64) -> Self {
+    pub const fn with_max_items(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::Array),
             "`max_items` applies to array schemas only"
@@ -759,7 +759,7 @@ impl SchemaNode {
 
     /// Sets `uniqueItems`. Arrays only.
     #[must_use]
-    pub const fn unique_items(mut self, unique: bool) -> Self {
+    pub const fn with_unique_items(mut self, unique: bool) -> Self {
         assert!(
             self.is_kind(SchemaKind::Array),
             "`unique_items` applies to array schemas only"
@@ -785,7 +785,7 @@ impl SchemaNode {
     /// `additionalProperties: <schema>`: every extra property must match `schema`.
     /// Objects only.
     #[must_use]
-    pub const fn additional_properties(mut self, schema: &'static SchemaNode) -> Self {
+    pub const fn with_additional_properties(mut self, schema: &'static SchemaNode) -> Self {
         assert!(
             self.is_kind(SchemaKind::Object),
             "`additionalProperties` applies to object schemas only"
@@ -814,115 +814,115 @@ impl SchemaNode {
 
     /// `description`
     #[must_use]
-    pub fn get_description(&self) -> Option<&str> {
+    pub fn description(&self) -> Option<&str> {
         self.description.as_deref()
     }
 
     /// `enum`
     #[must_use]
-    pub fn get_enum(&self) -> Option<&[Literal]> {
+    pub fn enum_values(&self) -> Option<&[Literal]> {
         self.enum_values.as_deref()
     }
 
     /// `default`
     #[must_use]
-    pub const fn get_default(&self) -> Option<&Literal> {
+    pub const fn default_value(&self) -> Option<&Literal> {
         self.default.as_ref()
     }
 
     /// `format`
     #[must_use]
-    pub fn get_format(&self) -> Option<&str> {
+    pub fn format(&self) -> Option<&str> {
         self.format.as_deref()
     }
 
     /// `minLength`
     #[must_use]
-    pub const fn get_min_length(&self) -> Option<u64> {
+    pub const fn min_length(&self) -> Option<u64> {
         self.min_length
     }
 
     /// `maxLength`
     #[must_use]
-    pub const fn get_max_length(&self) -> Option<u64> {
+    pub const fn max_length(&self) -> Option<u64> {
         self.max_length
     }
 
     /// `pattern`
     #[must_use]
-    pub fn get_pattern(&self) -> Option<&str> {
+    pub fn pattern(&self) -> Option<&str> {
         self.pattern.as_deref()
     }
 
     /// `minimum`
     #[must_use]
-    pub const fn get_minimum(&self) -> Option<Num> {
+    pub const fn minimum(&self) -> Option<Num> {
         self.minimum
     }
 
     /// `maximum`
     #[must_use]
-    pub const fn get_maximum(&self) -> Option<Num> {
+    pub const fn maximum(&self) -> Option<Num> {
         self.maximum
     }
 
     /// `exclusiveMinimum`
     #[must_use]
-    pub const fn get_exclusive_minimum(&self) -> Option<Num> {
+    pub const fn exclusive_minimum(&self) -> Option<Num> {
         self.exclusive_minimum
     }
 
     /// `exclusiveMaximum`
     #[must_use]
-    pub const fn get_exclusive_maximum(&self) -> Option<Num> {
+    pub const fn exclusive_maximum(&self) -> Option<Num> {
         self.exclusive_maximum
     }
 
     /// `multipleOf`
     #[must_use]
-    pub const fn get_multiple_of(&self) -> Option<Num> {
+    pub const fn multiple_of(&self) -> Option<Num> {
         self.multiple_of
     }
 
     /// `items`
     #[must_use]
-    pub fn get_items(&self) -> Option<&SchemaNode> {
+    pub fn items(&self) -> Option<&SchemaNode> {
         self.items.as_deref()
     }
 
     /// `minItems`
     #[must_use]
-    pub const fn get_min_items(&self) -> Option<u64> {
+    pub const fn min_items(&self) -> Option<u64> {
         self.min_items
     }
 
     /// `maxItems`
     #[must_use]
-    pub const fn get_max_items(&self) -> Option<u64> {
+    pub const fn max_items(&self) -> Option<u64> {
         self.max_items
     }
 
     /// `uniqueItems`
     #[must_use]
-    pub const fn get_unique_items(&self) -> Option<bool> {
+    pub const fn unique_items(&self) -> Option<bool> {
         self.unique_items
     }
 
     /// `properties`, in declaration order.
     #[must_use]
-    pub fn get_properties(&self) -> &[Property] {
+    pub fn properties(&self) -> &[Property] {
         self.properties.as_deref().unwrap_or(&[])
     }
 
     /// The property named `name`.
     #[must_use]
     pub fn property(&self, name: &str) -> Option<&Property> {
-        self.get_properties().iter().find(|p| p.name() == name)
+        self.properties().iter().find(|p| p.name() == name)
     }
 
     /// `required`: the required properties in declaration order.
     pub fn required(&self) -> impl Iterator<Item = &str> {
-        self.get_properties()
+        self.properties()
             .iter()
             .filter(|p| p.required)
             .map(Property::name)
@@ -931,13 +931,13 @@ impl SchemaNode {
 
     /// `additionalProperties`
     #[must_use]
-    pub const fn get_additional_properties(&self) -> Option<&AdditionalProperties> {
+    pub const fn additional_properties(&self) -> Option<&AdditionalProperties> {
         self.additional_properties.as_ref()
     }
 
     /// `oneOf`
     #[must_use]
-    pub fn get_one_of(&self) -> Option<&[SchemaNode]> {
+    pub fn one_of_branches(&self) -> Option<&[SchemaNode]> {
         self.one_of.as_deref()
     }
 
@@ -1076,26 +1076,26 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const ITEM: SchemaNode = SchemaNode::string().min_length(1);
+    const ITEM: SchemaNode = SchemaNode::string().with_min_length(1);
     const ARGS: SchemaNode = SchemaNode::object(
         const {
             &[
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .minimum(Num::Int(-100))
-                        .maximum(Num::Int(100)),
+                        .with_minimum(Num::Int(-100))
+                        .with_maximum(Num::Int(100)),
                     true,
                 ),
                 Property::new(
                     "tags",
-                    SchemaNode::array(const { &ITEM }).unique_items(true),
+                    SchemaNode::array(const { &ITEM }).with_unique_items(true),
                     false,
                 ),
             ]
         },
     )
-    .description("Counter args.")
+    .with_description("Counter args.")
     .closed();
 
     #[test]

@@ -96,7 +96,7 @@ impl CompiledArgs {
                 serde_json::json!({"errors": [{"pointer": "", "message": text}]})
             }
         };
-        ToolError::with_code(ErrorCode::ToolArgsInvalid, message).details(details)
+        ToolError::with_code(ErrorCode::ToolArgsInvalid, message).with_details(details)
     }
 }
 
@@ -229,10 +229,7 @@ mod tests {
             .decode::<Args>(ArgsIn::Text(r#"{"x": "1", "y": 2, "z": 0, "w": 0}"#))
             .unwrap_err();
         assert_eq!(
-            err.get_details().unwrap()["errors"]
-                .as_array()
-                .unwrap()
-                .len(),
+            err.details().unwrap()["errors"].as_array().unwrap().len(),
             4
         );
         assert!(err.message().ends_with(" (and 1 more)"), "{err}");
@@ -264,7 +261,7 @@ mod tests {
             err.message().starts_with("invalid arguments for `t`: "),
             "{err}"
         );
-        assert!(err.get_details().unwrap()["errors"].is_array());
+        assert!(err.details().unwrap()["errors"].is_array());
         let deep = "[".repeat(200) + &"]".repeat(200);
         let err = CompiledArgs::unchecked("t".into())
             .prepare(ArgsIn::Text(&deep))

@@ -257,7 +257,7 @@ fn read_tool(
     };
     let mut def = ToolDefinition::new(name?, description?, schema?);
     if let Some(ms) = timeout_ms {
-        def = def.timeout_ms(ms);
+        def = def.with_timeout_ms(ms);
     }
     Some(def)
 }

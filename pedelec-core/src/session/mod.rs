@@ -159,7 +159,7 @@ impl<N> SessionBuilder<N> {
             let name: Arc<str> = Arc::from(def.name());
             by_name.insert(Box::from(def.name()), i);
             let timeout_ms = def
-                .get_timeout_ms()
+                .timeout_ms()
                 .unwrap_or(pedelec_rules::DEFAULT_TIMEOUT_MS);
             // Compiled once here; every call validates against the compiled form.
             let mut schema = def.args_schema().clone();
@@ -178,7 +178,7 @@ impl<N> SessionBuilder<N> {
                 args,
                 name,
                 timeout: Duration::from_millis(timeout_ms),
-                inline: def.get_handler().cloned(),
+                inline: def.handler().cloned(),
                 named: RwLock::new(None),
             });
         }
@@ -821,7 +821,7 @@ async fn wait(
                 ErrorCode::ToolTimeout,
                 format!("`{tool}` did not finish within its timeout of {ms} ms"),
             )
-            .details(serde_json::json!({ "timeoutMs": ms })))
+            .with_details(serde_json::json!({ "timeoutMs": ms })))
         }
     }
 }

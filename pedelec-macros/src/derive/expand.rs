@@ -185,7 +185,7 @@ fn type_const(ty: &Type, name: &str) -> TokenStream {
 
 fn describe(schema: TokenStream, description: Option<&str>) -> TokenStream {
     match description {
-        Some(d) => quote!(#schema.description(#d)),
+        Some(d) => quote!(#schema.with_description(#d)),
         None => schema,
     }
 }
@@ -285,7 +285,7 @@ fn string_enum(names: &[&str]) -> TokenStream {
     let values = names
         .iter()
         .map(|name| quote!(#Private::Literal::str(#name)));
-    quote!(#Private::SchemaNode::string().enum_values(const { &[#(#values),*] }))
+    quote!(#Private::SchemaNode::string().with_enum_values(const { &[#(#values),*] }))
 }
 
 fn closed_object(props: &[TokenStream]) -> TokenStream {

@@ -67,7 +67,7 @@ fn reference<T: DeserializeOwned>(
     reason = "integral floats, range-checked"
 )]
 fn reference_normalize(node: &SchemaNode, value: &mut Value, options: ValidationOptions) {
-    if let Some(branches) = node.get_one_of() {
+    if let Some(branches) = node.one_of_branches() {
         let matching: Vec<&SchemaNode> = branches
             .iter()
             .filter(|b| {
@@ -90,7 +90,7 @@ fn reference_normalize(node: &SchemaNode, value: &mut Value, options: Validation
             }
         }
         Value::Array(items) => {
-            if let Some(item) = node.get_items() {
+            if let Some(item) = node.items() {
                 for v in items {
                     reference_normalize(item, v, options);
                 }
@@ -105,9 +105,7 @@ fn reference_normalize(node: &SchemaNode, value: &mut Value, options: Validation
             for (k, v) in map.iter_mut() {
                 if let Some(p) = node.property(k) {
                     reference_normalize(p.schema(), v, options);
-                } else if let Some(AdditionalProperties::Schema(s)) =
-                    node.get_additional_properties()
-                {
+                } else if let Some(AdditionalProperties::Schema(s)) = node.additional_properties() {
                     reference_normalize(s, v, options);
                 }
             }
@@ -220,7 +218,7 @@ enum Tag {
 }
 
 impl ToolArgs for Tag {
-    const SCHEMA: SchemaNode = SchemaNode::string().enum_values(
+    const SCHEMA: SchemaNode = SchemaNode::string().with_enum_values(
         const {
             &[
                 Literal::str("urgent"),
@@ -238,18 +236,18 @@ impl ToolArgs for Counter {
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .minimum(Num::Int(-1000))
-                        .maximum(Num::Int(1000)),
+                        .with_minimum(Num::Int(-1000))
+                        .with_maximum(Num::Int(1000)),
                     true,
                 ),
                 Property::new(
                     "label",
-                    SchemaNode::string().min_length(1).max_length(20),
+                    SchemaNode::string().with_min_length(1).with_max_length(20),
                     false,
                 ),
                 Property::new(
                     "tags",
-                    SchemaNode::array(const { &Tag::SCHEMA }).max_items(5),
+                    SchemaNode::array(const { &Tag::SCHEMA }).with_max_items(5),
                     true,
                 ),
             ]
@@ -301,7 +299,7 @@ struct Item {
 }
 
 impl ToolArgs for Priority {
-    const SCHEMA: SchemaNode = SchemaNode::string().enum_values(
+    const SCHEMA: SchemaNode = SchemaNode::string().with_enum_values(
         const {
             &[
                 Literal::str("low"),
@@ -320,13 +318,13 @@ impl ToolArgs for Item {
                 Property::new(
                     "qty",
                     SchemaNode::number()
-                        .exclusive_minimum(Num::Int(0))
-                        .maximum(Num::Int(1000))
-                        .multiple_of(Num::Float(0.25)),
+                        .with_exclusive_minimum(Num::Int(0))
+                        .with_maximum(Num::Int(1000))
+                        .with_multiple_of(Num::Float(0.25)),
                     true,
                 ),
                 Property::of::<Option<bool>>("done"),
-                Property::new("note", SchemaNode::string().max_length(40), false),
+                Property::new("note", SchemaNode::string().with_max_length(40), false),
                 Property::of::<Option<u64>>("unitPrice"),
                 Property::of::<Option<[u8; 3]>>("dims"),
             ]
@@ -355,13 +353,13 @@ impl ToolArgs for Plan {
                 Property::new(
                     "name",
                     SchemaNode::string()
-                        .max_length(32)
-                        .pattern("^[a-z][a-z0-9_-]*$"),
+                        .with_max_length(32)
+                        .with_pattern("^[a-z][a-z0-9_-]*$"),
                     true,
                 ),
                 Property::new(
                     "sections",
-                    SchemaNode::array(const { &Section::SCHEMA }).min_items(1),
+                    SchemaNode::array(const { &Section::SCHEMA }).with_min_items(1),
                     true,
                 ),
                 Property::of::<Priority>("priority").optional(),
@@ -406,7 +404,7 @@ impl ToolArgs for Action {
     const SCHEMA: SchemaNode = SchemaNode::one_of(
         const {
             &[
-                SchemaNode::string().enum_values(const { &[Literal::str("Stop")] }),
+                SchemaNode::string().with_enum_values(const { &[Literal::str("Stop")] }),
                 SchemaNode::object(
                     const {
                         &[Property::new(
@@ -436,7 +434,7 @@ impl ToolArgs for Shape {
                             Property::new(
                                 "kind",
                                 SchemaNode::string()
-                                    .enum_values(const { &[Literal::str("circle")] }),
+                                    .with_enum_values(const { &[Literal::str("circle")] }),
                                 true,
                             ),
                             Property::of::<f64>("radius"),
@@ -448,7 +446,8 @@ impl ToolArgs for Shape {
                     const {
                         &[Property::new(
                             "kind",
-                            SchemaNode::string().enum_values(const { &[Literal::str("empty")] }),
+                            SchemaNode::string()
+                                .with_enum_values(const { &[Literal::str("empty")] }),
                             true,
                         )]
                     },
@@ -479,7 +478,7 @@ impl ToolArgs for Drawing {
             &[
                 Property::new(
                     "actions",
-                    SchemaNode::array(const { &Action::SCHEMA }).max_items(4),
+                    SchemaNode::array(const { &Action::SCHEMA }).with_max_items(4),
                     true,
                 ),
                 Property::of::<Option<Shape>>("shape"),
@@ -509,11 +508,11 @@ impl ToolArgs for Bag {
             &[
                 Property::of::<BTreeSet<String>>("labels"),
                 Property::of::<char>("initial"),
-                Property::new("boxed", SchemaNode::string().min_length(2), true),
+                Property::new("boxed", SchemaNode::string().with_min_length(2), true),
                 Property::of::<Option<Arc<i16>>>("shared"),
                 Property::new(
                     "level",
-                    <u8 as ToolArgs>::SCHEMA.enum_values(
+                    <u8 as ToolArgs>::SCHEMA.with_enum_values(
                         const {
                             &[
                                 Literal::Num(Num::Int(1)),
@@ -526,7 +525,7 @@ impl ToolArgs for Bag {
                 ),
                 Property::new(
                     "pair",
-                    <Vec<i32> as ToolArgs>::SCHEMA.enum_values(
+                    <Vec<i32> as ToolArgs>::SCHEMA.with_enum_values(
                         const {
                             &[
                                 Literal::Array(Cow::Borrowed(&[
@@ -560,7 +559,11 @@ struct Loose {
 const OPEN_DATA: SchemaNode = SchemaNode::object(
     const {
         &[
-            Property::new("n", SchemaNode::integer().multiple_of(Num::Int(3)), true),
+            Property::new(
+                "n",
+                SchemaNode::integer().with_multiple_of(Num::Int(3)),
+                true,
+            ),
             Property::new("s", SchemaNode::string(), false),
         ]
     },
@@ -578,7 +581,7 @@ impl ToolArgs for Loose {
                 ),
                 Property::new(
                     "rest",
-                    SchemaNode::map(const { &SchemaNode::number().minimum(Num::Float(-1.5)) }),
+                    SchemaNode::map(const { &SchemaNode::number().with_minimum(Num::Float(-1.5)) }),
                     false,
                 ),
             ]
@@ -865,10 +868,10 @@ fn errors_list_every_problem_and_become_tool_errors() {
     let tool_error = error.into_tool_error();
     assert_eq!(tool_error.code(), ErrorCode::ToolArgsInvalid);
     assert_eq!(
-        tool_error.get_details().unwrap()["errors"][0]["pointer"],
+        tool_error.details().unwrap()["errors"][0]["pointer"],
         "/delta"
     );
-    assert_eq!(tool_error.get_details().unwrap()["truncated"], false);
+    assert_eq!(tool_error.details().unwrap()["truncated"], false);
 
     let syntax = schema
         .deserialize_args::<Counter>("{\"delta\": ")
@@ -904,7 +907,13 @@ fn tool_args_schema_deserializes_compiled_or_not() {
     );
     // A schema that cannot compile rejects everything, saying why; bad JSON first.
     let broken = ToolArgsSchema::from_node(SchemaNode::object(
-        const { &[Property::new("x", SchemaNode::string().pattern("("), true)] },
+        const {
+            &[Property::new(
+                "x",
+                SchemaNode::string().with_pattern("("),
+                true,
+            )]
+        },
     ));
     let error = broken
         .deserialize_args::<Value>(r#"{"x": "a"}"#)
@@ -1239,10 +1248,10 @@ fn number(n: Num) -> Value {
 )]
 fn gen_number(node: &SchemaNode, rng: &mut Rng) -> Value {
     let bounds: Vec<Num> = [
-        node.get_minimum(),
-        node.get_maximum(),
-        node.get_exclusive_minimum(),
-        node.get_exclusive_maximum(),
+        node.minimum(),
+        node.maximum(),
+        node.exclusive_minimum(),
+        node.exclusive_maximum(),
     ]
     .into_iter()
     .flatten()
@@ -1336,11 +1345,11 @@ impl Generator {
         if self.rng.chance(self.mistakes) || depth > 8 {
             return gen_any(&mut self.rng, depth);
         }
-        if let Some(branches) = node.get_one_of() {
+        if let Some(branches) = node.one_of_branches() {
             let branch = self.rng.pick(branches);
             return self.generate(branch, depth);
         }
-        if let Some(values) = node.get_enum()
+        if let Some(values) = node.enum_values()
             && !self.rng.chance(self.mistakes * 3)
         {
             return self.rng.pick(values).to_value();
@@ -1359,9 +1368,9 @@ impl Generator {
 
     fn array(&mut self, node: &SchemaNode, depth: u32) -> Value {
         let rng = &mut self.rng;
-        let min = usize::try_from(node.get_min_items().unwrap_or(0)).unwrap();
+        let min = usize::try_from(node.min_items().unwrap_or(0)).unwrap();
         let max = node
-            .get_max_items()
+            .max_items()
             .map_or(min + 4, |m| usize::try_from(m).unwrap())
             .min(min + 4);
         let len = if rng.chance(100 - self.mistakes * 2) {
@@ -1371,11 +1380,11 @@ impl Generator {
         };
         let mut items: Vec<Value> = Vec::with_capacity(len);
         for _ in 0..len {
-            let item = match node.get_items() {
+            let item = match node.items() {
                 Some(item) => self.generate(item, depth + 1),
                 None => gen_any(&mut self.rng, depth + 1),
             };
-            if node.get_unique_items() == Some(true)
+            if node.unique_items() == Some(true)
                 && self.mistakes == 0
                 && items.iter().any(|i| crate::json_equal(i, &item))
             {
@@ -1392,7 +1401,7 @@ impl Generator {
 
     fn object(&mut self, node: &SchemaNode, depth: u32) -> Value {
         let mut map = serde_json::Map::new();
-        for p in node.get_properties() {
+        for p in node.properties() {
             let include = if p.is_required() {
                 !self.rng.chance(self.mistakes)
             } else {
@@ -1407,7 +1416,7 @@ impl Generator {
                 map.insert(p.name().to_owned(), value);
             }
         }
-        match node.get_additional_properties() {
+        match node.additional_properties() {
             Some(AdditionalProperties::Schema(values)) => {
                 for i in 0..self.rng.below(4) {
                     let value = self.generate(values, depth + 1);
@@ -1586,8 +1595,8 @@ fn formats_are_asserted_on_request() {
     let node = SchemaNode::object(
         const {
             &[
-                Property::new("day", SchemaNode::string().format("date"), true),
-                Property::new("host", SchemaNode::string().format("email"), false),
+                Property::new("day", SchemaNode::string().with_format("date"), true),
+                Property::new("host", SchemaNode::string().with_format("email"), false),
             ]
         },
     )

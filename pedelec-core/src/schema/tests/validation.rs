@@ -506,7 +506,7 @@ const ARGS: SchemaNode = SchemaNode::object(
     const {
         &[
             Property::new("delta", SchemaNode::integer(), true),
-            Property::new("note", SchemaNode::string().pattern("^[a-z]*$"), false),
+            Property::new("note", SchemaNode::string().with_pattern("^[a-z]*$"), false),
         ]
     },
 )
@@ -539,8 +539,15 @@ fn tool_args_schema_compiles_once_and_shares_it() {
     let _ = Arc::new(clone);
 }
 
-const BROKEN: SchemaNode =
-    SchemaNode::object(const { &[Property::new("id", SchemaNode::string().pattern("("), true)] });
+const BROKEN: SchemaNode = SchemaNode::object(
+    const {
+        &[Property::new(
+            "id",
+            SchemaNode::string().with_pattern("("),
+            true,
+        )]
+    },
+);
 
 #[test]
 fn a_schema_that_cannot_compile_rejects_everything_and_says_why() {

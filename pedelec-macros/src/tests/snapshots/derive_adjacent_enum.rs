@@ -8,7 +8,7 @@ impl ::pedelec::__private::ToolArgs for Message {
                         ::pedelec::__private::Property::new(
                             "t",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("Text")]
                                 }),
                             true,
@@ -26,7 +26,7 @@ impl ::pedelec::__private::ToolArgs for Message {
                         ::pedelec::__private::Property::new(
                             "t",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("Ping")]
                                 }),
                             true,
@@ -53,7 +53,7 @@ impl ::pedelec::__private::ToolArgs for Message {
                         ::pedelec::__private::Property::new(
                             "t",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("Quit")]
                                 }),
                             true,

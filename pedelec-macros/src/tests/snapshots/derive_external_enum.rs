@@ -4,7 +4,9 @@ impl ::pedelec::__private::ToolArgs for Action {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[
             ::pedelec::__private::SchemaNode::string()
-                .enum_values(const { &[::pedelec::__private::Literal::str("Stop")] }),
+                .with_enum_values(const {
+                    &[::pedelec::__private::Literal::str("Stop")]
+                }),
             ::pedelec::__private::SchemaNode::object(const {
                     &[
                         ::pedelec::__private::Property::new(
@@ -39,7 +41,7 @@ impl ::pedelec::__private::ToolArgs for Action {
                     ]
                 })
                 .closed()
-                .description("Say something."),
+                .with_description("Say something."),
         ]
     });
 }

@@ -8,7 +8,7 @@ impl ::pedelec::__private::ToolArgs for Shape {
                         ::pedelec::__private::Property::new(
                             "kind",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("circle")]
                                 }),
                             true,
@@ -26,7 +26,7 @@ impl ::pedelec::__private::ToolArgs for Shape {
                         ::pedelec::__private::Property::new(
                             "kind",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("empty")]
                                 }),
                             true,

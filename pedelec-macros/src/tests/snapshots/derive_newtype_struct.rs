@@ -3,7 +3,7 @@
 impl ::pedelec::__private::ToolArgs for Name {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::arg::min_length(
         <String as ::pedelec::__private::ToolArgs>::SCHEMA
-            .description("A name, as people write it."),
+            .with_description("A name, as people write it."),
         1,
     );
 }

@@ -8,7 +8,7 @@ impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
                     ::pedelec::__private::arg::maximum(
                         ::pedelec::__private::arg::minimum(
                             <i32 as ::pedelec::__private::ToolArgs>::SCHEMA
-                                .description("How much to add; negative to subtract."),
+                                .with_description("How much to add; negative to subtract."),
                             ::pedelec::__private::Num::Int(-100),
                         ),
                         ::pedelec::__private::Num::Int(100),
@@ -18,12 +18,12 @@ impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
                 ::pedelec::__private::Property::new(
                     "reasonText",
                     <Option<String> as ::pedelec::__private::ToolArgs>::SCHEMA
-                        .description("Shown next to the counter."),
+                        .with_description("Shown next to the counter."),
                     !<Option<String> as ::pedelec::__private::ToolArgs>::OPTIONAL,
                 ),
             ]
         })
-        .description("Update the visible counter by `delta`.")
+        .with_description("Update the visible counter by `delta`.")
         .closed();
 }
 #[automatically_derived]

@@ -48,7 +48,7 @@ impl ::pedelec::__private::ToolArgs for Search {
                     "since",
                     ::pedelec::__private::arg::format(
                         <Option<String> as ::pedelec::__private::ToolArgs>::SCHEMA
-                            .description("Not before."),
+                            .with_description("Not before."),
                         "date-time",
                     ),
                     false,

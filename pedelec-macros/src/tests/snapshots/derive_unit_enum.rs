@@ -2,12 +2,12 @@
 #[allow(clippy::absolute_paths)]
 impl ::pedelec::__private::ToolArgs for Speed {
     const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::string()
-        .enum_values(const {
+        .with_enum_values(const {
             &[
                 ::pedelec::__private::Literal::str("slow"),
                 ::pedelec::__private::Literal::str("very_fast"),
             ]
         })
-        .description("How fast to go.\n\n- `slow`: Careful.");
+        .with_description("How fast to go.\n\n- `slow`: Careful.");
 }
 const _: &::pedelec::__private::SchemaNode = &<Speed as ::pedelec::__private::ToolArgs>::SCHEMA;
