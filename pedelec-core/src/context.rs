@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
 use tokio::sync::Notify;
 
 use crate::error::ToolError;
@@ -173,6 +174,37 @@ impl fmt::Display for CallId {
     }
 }
 
+/// How far a call has come, as its handler reports it with [`ToolCallContext::progress`].
+///
+/// The JSON Lines bridge sends it as a `tool_progress` message; the MCP bridge as
+/// `notifications/progress` when the client asked for progress.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ProgressUpdate {
+    /// Work done so far (in whatever unit the tool counts; it should only grow).
+    pub done: u64,
+    /// The total, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// What is happening now, for a person (may be empty).
+    pub message: String,
+}
+
+impl ProgressUpdate {
+    /// An update: `done` of `total` (if known), with a message.
+    #[must_use]
+    pub fn new(done: u64, total: Option<u64>, message: impl Into<String>) -> Self {
+        ProgressUpdate {
+            done,
+            total,
+            message: message.into(),
+        }
+    }
+}
+
+/// A call's progress callback (given with `CallOptions::on_progress`).
+pub(crate) type ProgressFn = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+
 struct ContextInner {
     call_id: CallId,
     /// The text of a [`CallId::Local`], made on first use.
@@ -181,6 +213,7 @@ struct ContextInner {
     deadline: Instant,
     cancellation: Cancellation,
     state: Arc<StateMap>,
+    progress: Option<ProgressFn>,
 }
 
 impl ToolCallContext {
@@ -220,6 +253,7 @@ impl ToolCallContext {
             deadline,
             cancellation,
             state,
+            None,
         )
     }
 
@@ -230,6 +264,7 @@ impl ToolCallContext {
         deadline: Instant,
         cancellation: Cancellation,
         state: Arc<StateMap>,
+        progress: Option<ProgressFn>,
     ) -> Self {
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -239,6 +274,7 @@ impl ToolCallContext {
                 deadline,
                 cancellation,
                 state,
+                progress,
             }),
         }
     }
@@ -307,6 +343,29 @@ impl ToolCallContext {
     #[must_use]
     pub fn cancellation(&self) -> &Cancellation {
         &self.inner.cancellation
+    }
+
+    /// Reports how far the call has come: `done` of `total` (when known), with a message
+    /// for a person. It reaches the caller when the caller asked for progress (a JSON Lines
+    /// `tool_progress` message, an MCP `notifications/progress`, a
+    /// `CallOptions::on_progress` callback); otherwise it does nothing, and costs nothing
+    /// (the message is not even converted). Reports after the call's result was delivered
+    /// are dropped.
+    pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        if let Some(report) = &self.inner.progress {
+            report(ProgressUpdate {
+                done,
+                total,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Whether the caller listens to [`progress`](Self::progress) reports (to skip work
+    /// that only serves them).
+    #[must_use]
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress.is_some()
     }
 
     /// The session's shared state of type `T`.
@@ -449,6 +508,7 @@ mod tests {
             Instant::now(),
             Cancellation::new(),
             Arc::default(),
+            None,
         );
         assert_eq!(ctx.call_id(), "local-7");
         assert_eq!(ctx.call_id(), "local-7");

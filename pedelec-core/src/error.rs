@@ -336,6 +336,25 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// "a number (`5`)", "an array", …: what a JSON value is, for messages.
+pub(crate) fn describe_value(v: &Value) -> String {
+    match v {
+        Value::Null => "`null`".into(),
+        Value::Bool(b) => format!("a boolean (`{b}`)"),
+        Value::Number(n) => format!("a number (`{n}`)"),
+        Value::String(s) => {
+            let shown: String = s.chars().take(40).collect();
+            if shown.len() < s.len() {
+                format!("a string (\"{shown}…\")")
+            } else {
+                format!("a string ({s:?})")
+            }
+        }
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,9 @@
 //! together with the macros.
 
 pub mod bridge;
+pub mod call;
 pub mod context;
 pub mod error;
-pub mod handler;
 #[doc(hidden)]
 pub mod macro_support;
 pub mod manifest;
@@ -16,9 +16,9 @@ pub mod session;
 pub mod skills;
 pub mod tool;
 
-pub use context::{Cancellation, StateMap, ToolCallContext};
+pub use call::{BoxFuture, ToolCall, ToolHandler, run_blocking};
+pub use context::{Cancellation, ProgressUpdate, StateMap, ToolCallContext};
 pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
-pub use handler::{BoxFuture, ToolCall, ToolHandler, run_blocking};
 pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
 pub use schema::{
     AdditionalProperties, ArgsError, CompiledSchema, Literal, MapKey, NoArgs, Num, ParseOptions,
@@ -27,8 +27,8 @@ pub use schema::{
     schema_for,
 };
 pub use session::{
-    EventStream, HandlerFn, PendingCall, Session, SessionBuilder, SessionEvent, ToolKey,
-    create_session,
+    CallOptions, EventStream, HandlerFn, PendingCall, Session, SessionBuilder, SessionEvent,
+    ToolKey, create_session,
 };
 pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
 pub use tool::{Tool, ToolDefinition};

@@ -7,9 +7,9 @@ use std::future::Future;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::call::ToolHandler;
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
-use crate::handler::ToolHandler;
 use crate::manifest::SerializableToolManifest;
 use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
 
@@ -39,6 +39,14 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         ctx: ToolCallContext,
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'static;
+}
+
+impl ToolHandler {
+    /// The inline handler of a compile-time tool (its function, through [`Tool::call`]).
+    #[must_use]
+    pub fn of_tool<T: Tool>() -> Self {
+        ToolHandler::typed(T::call)
+    }
 }
 
 /// A tool as the runtime sees it: the `defineTool()` equivalent. Name, description,

@@ -496,3 +496,43 @@ async fn ten_thousand_concurrent_calls_over_tcp() {
     assert!(lines.next_line().await.unwrap().is_none());
     server.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn progress_reports_come_before_the_result_and_never_after() {
+    let session = session();
+    let (late_tx, late_rx) = tokio::sync::oneshot::channel::<pedelec_core::ToolCallContext>();
+    let late_tx = std::sync::Mutex::new(Some(late_tx));
+    session.on_tool_name(ToolName::Slow, move |_args: Value, ctx| {
+        ctx.progress(1, Some(2), "halfway");
+        ctx.progress(2, None, String::new());
+        // Keep the context past the result, to report once more after it was sent.
+        if let Some(tx) = late_tx.lock().unwrap().take() {
+            let _ = tx.send(ctx.clone());
+        }
+        async move { Ok::<_, pedelec_core::ToolError>(json!("done")) }
+    });
+    let (mut core, task) = connect(&session, JsonLines::new).await;
+    core.send_json(json!({"type": "tool_call", "callId": "p1", "name": "slow"}))
+        .await;
+    assert_eq!(
+        core.recv().await,
+        json!({"type": "tool_progress", "callId": "p1", "done": 1, "total": 2, "message": "halfway"})
+    );
+    assert_eq!(
+        core.recv().await,
+        json!({"type": "tool_progress", "callId": "p1", "done": 2, "message": ""})
+    );
+    let result = core.recv().await;
+    assert_eq!(result["type"], "tool_result", "{result}");
+    assert_eq!(result["result"], json!({"ok": true, "value": "done"}));
+
+    // After the result: dropped. The next line Core sees is the next call's result.
+    let ctx = late_rx.await.unwrap();
+    ctx.progress(3, Some(3), "too late");
+    assert_eq!(
+        core.call("c2", "update_counter", json!({"delta": 1})).await,
+        json!({"ok": true, "value": {"value": 1}})
+    );
+    drop(core);
+    task.await.unwrap().unwrap();
+}

@@ -1,7 +1,8 @@
 //! The JSON Lines bridge: one JSON message per line, both ways (`docs/protocol.md`).
 //!
 //! The session writes the manifest first, then reads `tool_call` and `cancel` messages and
-//! writes a `tool_result` for every call, many in flight at once. Every line it cannot use
+//! writes a `tool_result` for every call (after its `tool_progress` messages, if the handler
+//! reports progress), many in flight at once. Every line it cannot use
 //! (not JSON, not a message, too long, nested too deep, an unknown message type, a cancel
 //! of an unknown call) is answered with a `protocol_error` line; the session keeps serving.
 
@@ -24,12 +25,10 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
-use super::Bridge;
-use crate::context::{CallId, Cancellation};
-use crate::error::{Error, ErrorCode};
-use crate::handler::Encoding;
-use crate::session::args::ArgsIn;
-use crate::session::{Session, SessionEvent, Shared, write_result};
+// Public API only: a bridge of a user's own can do all this.
+use crate::context::{Cancellation, ProgressUpdate};
+use crate::error::{Error, ErrorCode, describe_value};
+use crate::session::{Bridge, CallOptions, Session};
 
 /// The version of the protocol, sent in the manifest message.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -255,6 +254,21 @@ impl OutQueue {
         Ok(())
     }
 
+    /// Appends a call's progress line unless its result was already queued (`answered`,
+    /// set under the same lock as the result is appended) or writing failed.
+    fn push_progress(&self, answered: &AtomicBool, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut state = self.lock();
+        if answered.load(Ordering::Relaxed) || state.failed.is_some() {
+            return;
+        }
+        let was_empty = state.bytes.is_empty();
+        write(&mut state.bytes);
+        drop(state);
+        if was_empty {
+            self.ready.notify_one();
+        }
+    }
+
     fn start_call(&self) {
         self.lock().pending += 1;
     }
@@ -309,7 +323,6 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let shared = session.shared().clone();
     let inflight = Arc::new(Inflight::default());
     let _cancel_all = CancelAll(inflight.clone());
     let stop = Arc::new(Stop::default());
@@ -323,7 +336,7 @@ where
                 &serde_json::json!({
                     "type": "manifest",
                     "protocol": PROTOCOL_VERSION,
-                    "manifest": shared.manifest(),
+                    "manifest": session.manifest(),
                 }),
             );
             out.push(b'\n');
@@ -333,7 +346,7 @@ where
     let writer = tokio::spawn(write_loop(
         bridge.writer,
         queue.clone(),
-        shared.clone(),
+        session.clone(),
         stop.clone(),
     ));
     let reader = Reader {
@@ -342,7 +355,7 @@ where
             max: bridge.max_line_bytes,
         },
         max_depth: bridge.max_depth,
-        shared,
+        session,
         inflight,
         queue: queue.clone(),
         line_no: 0,
@@ -374,7 +387,7 @@ where
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     queue: Arc<OutQueue>,
-    shared: Arc<Shared>,
+    session: Session,
     stop: Arc<Stop>,
 ) -> io::Result<()> {
     let mut batch: Vec<u8> = Vec::new();
@@ -413,7 +426,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             queue.lock().failed = Some(why.clone());
             queue.room.notify_waiters();
             for (call_id, tool) in calls.drain(..) {
-                undeliverable(&shared, call_id, &tool, why.clone());
+                session.report_undelivered(&call_id, &tool, why.clone());
             }
             stop.stopped.store(true, Ordering::Release);
             stop.notify.notify_one();
@@ -421,15 +434,6 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
         batch.clear();
     }
-}
-
-fn undeliverable(shared: &Shared, call_id: Arc<str>, tool: &str, why: String) {
-    tracing::error!(call_id = %call_id, tool, "{why}");
-    shared.events.emit(|| SessionEvent::SubmitToolResultFailed {
-        call_id: call_id.to_string(),
-        tool: tool.to_owned(),
-        error: Error::new(ErrorCode::SubmitToolResultFailed, why),
-    });
 }
 
 /// Reads lines up to a limit without buffering longer ones.
@@ -541,7 +545,7 @@ impl ProtocolError {
 struct Reader<R> {
     lines: LineReader<R>,
     max_depth: usize,
-    shared: Arc<Shared>,
+    session: Session,
     inflight: Arc<Inflight>,
     queue: Arc<OutQueue>,
     line_no: u64,
@@ -710,39 +714,41 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             );
             return self.protocol_error(ProtocolError::DuplicateCallId, &message, Some(&call_id));
         }
-        let shared = self.shared.clone();
+        let session = self.session.clone();
         let inflight = self.inflight.clone();
         let queue = self.queue.clone();
         queue.start_call();
         let mut guard = PendingGuard {
             queue: Some(queue.clone()),
         };
+        // Set (under the queue's lock) when the result is queued: later progress is dropped.
+        let answered = Arc::new(AtomicBool::new(false));
+        let options = CallOptions::new()
+            .call_id(call_id.clone())
+            .cancellation(cancel)
+            .on_progress({
+                let (queue, call_id, answered) = (queue.clone(), call_id.clone(), answered.clone());
+                move |update: ProgressUpdate| {
+                    queue.push_progress(&answered, |out| write_progress(out, &call_id, &update));
+                }
+            });
         let mut call = Box::pin(async move {
-            let args = match &args {
-                Some(range) => ArgsIn::Text(&line[range.clone()]),
-                None => ArgsIn::Value(Value::Null),
-            };
-            let result = shared
-                .run(
-                    CallId::Given(call_id.clone()),
-                    &name,
-                    args,
-                    cancel,
-                    Encoding::Text,
-                )
-                .await;
+            // No args is `null`, which the session reads as `{}`.
+            let args = args.map_or("null", |range| &line[range]);
+            let result = session.call_raw_with(&name, args, options).await;
             // Out of the table before the result leaves, so Core may reuse the id at once.
             inflight.lock().remove(&call_id);
             guard.disarm();
             let pushed = queue.push(Some((call_id.clone(), name)), true, |out| {
+                answered.store(true, Ordering::Relaxed);
                 out.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
                 let _ = serde_json::to_writer(&mut *out, &*call_id);
                 out.extend_from_slice(b",\"result\":");
-                write_result(out, result);
+                out.extend_from_slice(result.as_bytes());
                 out.extend_from_slice(b"}\n");
             });
             if let Err((why, Some((call_id, name)))) = pushed {
-                undeliverable(&shared, call_id, &name, why);
+                session.report_undelivered(&call_id, &name, why);
             }
         });
         // Most calls finish at once: answer those here, and give only the ones that wait
@@ -776,6 +782,23 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             out.push(b'\n');
         });
     }
+}
+
+/// Appends `{"type":"tool_progress","callId":…,"done":…,"total":…,"message":…}` (`total`
+/// omitted when unknown).
+fn write_progress(out: &mut Vec<u8>, call_id: &str, update: &ProgressUpdate) {
+    out.extend_from_slice(b"{\"type\":\"tool_progress\",\"callId\":");
+    // Strings and integers: these cannot fail.
+    let _ = serde_json::to_writer(&mut *out, call_id);
+    out.extend_from_slice(b",\"done\":");
+    let _ = serde_json::to_writer(&mut *out, &update.done);
+    if let Some(total) = update.total {
+        out.extend_from_slice(b",\"total\":");
+        let _ = serde_json::to_writer(&mut *out, &total);
+    }
+    out.extend_from_slice(b",\"message\":");
+    let _ = serde_json::to_writer(&mut *out, &update.message);
+    out.extend_from_slice(b"}\n");
 }
 
 /// Whether arrays and objects nest deeper than `max` (strings skipped). Cheap for the usual
@@ -823,7 +846,7 @@ fn explain_invalid(line: &str, error: &serde_json::Error) -> (String, Option<Str
         return (
             format!(
                 "a message is a JSON object with a `type`, not {}",
-                crate::session::describe_value(&value)
+                describe_value(&value)
             ),
             None,
         );
@@ -845,10 +868,7 @@ fn explain_invalid(line: &str, error: &serde_json::Error) -> (String, Option<Str
             }
             Some(v) if !fine(v) => {
                 return (
-                    format!(
-                        "`{field}` must be {what}, not {}",
-                        crate::session::describe_value(v)
-                    ),
+                    format!("`{field}` must be {what}, not {}", describe_value(v)),
                     call_id,
                 );
             }

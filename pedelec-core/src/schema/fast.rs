@@ -45,11 +45,10 @@ use super::node::{Num, SchemaKind};
 use super::validate::{
     ValidationErrors, ValidationOptions, compare, is_integer, longer_than, shorter_than,
 };
-use crate::error::{ErrorCode, ToolError};
 
 /// Why tool arguments could not be turned into the tool's argument type.
 ///
-/// Every variant is a `TOOL_ARGS_INVALID` call result ([`ArgsError::into_tool_error`]).
+/// A session answers each of them as a `TOOL_ARGS_INVALID` call result naming the tool.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ArgsError {
@@ -65,33 +64,12 @@ pub enum ArgsError {
 }
 
 impl ArgsError {
-    /// The error code of the call's result: always [`ErrorCode::ToolArgsInvalid`].
-    #[must_use]
-    pub const fn code(&self) -> ErrorCode {
-        ErrorCode::ToolArgsInvalid
-    }
-
     /// The validation errors, for [`ArgsError::Invalid`].
     #[must_use]
     pub fn validation_errors(&self) -> Option<&ValidationErrors> {
         match self {
             ArgsError::Invalid(errors) => Some(errors),
             _ => None,
-        }
-    }
-
-    /// The call result's error: `TOOL_ARGS_INVALID`, this error's message, and for
-    /// [`ArgsError::Invalid`] the errors as details (`{"errors": [{"pointer", "keyword",
-    /// "message"}, …], "truncated": bool}`).
-    #[must_use]
-    pub fn into_tool_error(self) -> ToolError {
-        let error = ToolError::with_code(self.code(), self.to_string());
-        match &self {
-            ArgsError::Invalid(errors) => match serde_json::to_value(errors) {
-                Ok(details) => error.with_details(details),
-                Err(_) => error,
-            },
-            _ => error,
         }
     }
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Problem};
+use crate::error::{Error, Problem, describe_value as describe};
 use crate::schema::ToolArgsSchema;
 use crate::skills::SkillsInput;
 use crate::tool::ToolDefinition;
@@ -315,24 +315,5 @@ fn unknown_keys(
             path: format!("{prefix}{key}"),
             message,
         });
-    }
-}
-
-/// "a number (`5`)", "an array", …: what a JSON value is, for messages.
-pub(crate) fn describe(v: &Value) -> String {
-    match v {
-        Value::Null => "`null`".into(),
-        Value::Bool(b) => format!("a boolean (`{b}`)"),
-        Value::Number(n) => format!("a number (`{n}`)"),
-        Value::String(s) => {
-            let shown: String = s.chars().take(40).collect();
-            if shown.len() < s.len() {
-                format!("a string (\"{shown}…\")")
-            } else {
-                format!("a string ({s:?})")
-            }
-        }
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
     }
 }

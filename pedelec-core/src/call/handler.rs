@@ -18,45 +18,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::args::{ArgsIn, CompiledArgs};
+use super::encode::{Encoded, Encoding, encode};
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, ToolError};
-use crate::session::args::{ArgsIn, CompiledArgs};
-use crate::session::strict;
-use crate::tool::Tool;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// The form a result is serialized to: what the bridge sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Encoding {
-    /// A `serde_json::Value` (in-process calls).
-    Value,
-    /// JSON text (bridges that write JSON).
-    Text,
-}
-
-/// A serialized result.
-#[derive(Debug)]
-pub(crate) enum Encoded {
-    Value(Value),
-    Text(Vec<u8>),
-}
-
-impl Encoded {
-    /// The result as a value (parsing it if it was serialized to text).
-    pub(crate) fn into_value(self) -> Result<Value, ToolError> {
-        match self {
-            Encoded::Value(v) => Ok(v),
-            Encoded::Text(text) => serde_json::from_slice(&text).map_err(|e| {
-                ToolError::with_code(
-                    ErrorCode::ToolResultInvalid,
-                    format!("the result could not be read back: {e}"),
-                )
-            }),
-        }
-    }
-}
 
 /// The future of a started handler: the serialized result, or the call's error.
 pub(crate) type HandlerFuture = BoxFuture<Result<Encoded, ToolError>>;
@@ -76,12 +44,6 @@ pub struct ToolHandler {
 }
 
 impl ToolHandler {
-    /// The inline handler of a compile-time tool (its function, through [`Tool::call`]).
-    #[must_use]
-    pub fn of_tool<T: Tool>() -> Self {
-        ToolHandler::typed(T::call)
-    }
-
     /// A handler taking typed args and returning a typed result.
     ///
     /// The args are validated against the tool's argsSchema and deserialized into `A` in
@@ -194,21 +156,6 @@ impl FallbackHandler {
         encoding: Encoding,
     ) -> HandlerFuture {
         (self.f)(call, ctx, encoding)
-    }
-}
-
-/// Serializes a handler's output strictly, in the requested form.
-pub(crate) fn encode<O: Serialize + ?Sized>(
-    out: &O,
-    encoding: Encoding,
-) -> Result<Encoded, ToolError> {
-    match encoding {
-        Encoding::Value => strict::to_value(out).map(Encoded::Value),
-        Encoding::Text => {
-            let mut buf = Vec::with_capacity(64);
-            strict::to_writer(&mut buf, out)?;
-            Ok(Encoded::Text(buf))
-        }
     }
 }
 

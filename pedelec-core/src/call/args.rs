@@ -80,24 +80,28 @@ impl CompiledArgs {
         }
     }
 
-    /// `TOOL_ARGS_INVALID`, naming the tool. Validation errors all go into `details`, the
-    /// first few into the message (the model reads the message first); other errors are
-    /// one detail at the root.
     fn error(&self, error: ArgsError) -> ToolError {
-        let mut message = format!("invalid arguments for `{}`: ", self.tool);
-        let details = match error {
-            ArgsError::Invalid(errors) => {
-                summarize(&errors, &mut message);
-                serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}))
-            }
-            other => {
-                let text = other.to_string();
-                message.push_str(&text);
-                serde_json::json!({"errors": [{"pointer": "", "message": text}]})
-            }
-        };
-        ToolError::with_code(ErrorCode::ToolArgsInvalid, message).with_details(details)
+        args_error(&self.tool, error)
     }
+}
+
+/// The one conversion of an [`ArgsError`] into a call's error: `TOOL_ARGS_INVALID`, naming
+/// the tool. Validation errors all go into `details`, the first three into the message (the
+/// model reads the message first); other errors are one detail at the root.
+pub(crate) fn args_error(tool: &str, error: ArgsError) -> ToolError {
+    let mut message = format!("invalid arguments for `{tool}`: ");
+    let details = match error {
+        ArgsError::Invalid(errors) => {
+            summarize(&errors, &mut message);
+            serde_json::to_value(&errors).unwrap_or_else(|_| serde_json::json!({"errors": []}))
+        }
+        other => {
+            let text = other.to_string();
+            message.push_str(&text);
+            serde_json::json!({"errors": [{"pointer": "", "message": text}]})
+        }
+    };
+    ToolError::with_code(ErrorCode::ToolArgsInvalid, message).with_details(details)
 }
 
 /// Appends the first few errors, and how many more there are.

@@ -1,0 +1,67 @@
+//! A fixed number of tool calls, for instruction counts under callgrind (deterministic on a
+//! busy machine, unlike wall time):
+//!
+//! ```text
+//! cargo build --release -p pedelec-core --example call_cost
+//! valgrind --tool=callgrind target/release/examples/call_cost raw 2000
+//! valgrind --tool=callgrind target/release/examples/call_cost raw 4000
+//! ```
+//!
+//! The difference of the two totals divided by 2000 is the cost of one call, without the
+//! set-up. Modes: `raw` (`Session::call_raw` in process), `json_lines` (sequential calls
+//! over an in-memory JSON Lines pipe, both ends on one current-thread runtime).
+
+#![allow(missing_docs)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use pedelec_core::bridge::JsonLines;
+use pedelec_core::{Session, SkillSet};
+use serde_json::value::RawValue;
+use support::{Counter, ToolName};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    let mode = argv.next().unwrap_or_else(|| "raw".to_owned());
+    let n: u64 = argv
+        .next()
+        .map_or(1000, |n| n.parse().expect("a call count"));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .expect("a session");
+    rt.block_on(async move {
+        match mode.as_str() {
+            "raw" => {
+                let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).expect("json");
+                for _ in 0..n {
+                    let out = session.call_raw("update_counter", &args).await;
+                    assert!(out.starts_with("{\"ok\":true"));
+                }
+            }
+            "json_lines" => {
+                let (core_end, server_end) = tokio::io::duplex(1 << 16);
+                tokio::spawn(session.serve(JsonLines::new(server_end)));
+                let (r, mut w) = tokio::io::split(core_end);
+                let mut lines = BufReader::new(r).lines();
+                let manifest = lines.next_line().await.expect("read").expect("manifest");
+                assert!(manifest.starts_with("{\"type\":\"manifest\""));
+                for i in 0..n {
+                    let line = format!(
+                        "{{\"type\":\"tool_call\",\"callId\":\"c{i}\",\"name\":\"update_counter\",\"args\":{{\"delta\":1}}}}\n"
+                    );
+                    w.write_all(line.as_bytes()).await.expect("write");
+                    let answer = lines.next_line().await.expect("read").expect("a result");
+                    assert!(answer.contains("\"ok\":true"), "{answer}");
+                }
+            }
+            other => panic!("unknown mode {other:?}: raw or json_lines"),
+        }
+    });
+}

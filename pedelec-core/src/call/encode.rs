@@ -1,0 +1,103 @@
+//! Results in the form the caller needs: a `serde_json::Value` for in-process callers, JSON
+//! text for bridges (written once, straight from the handler's output), and the wire form
+//! `{"ok":true,"value":…}` / `{"ok":false,"error":{…}}`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::strict;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+/// The form a result is serialized to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// A `serde_json::Value` (in-process calls).
+    Value,
+    /// JSON text (bridges that write JSON).
+    Text,
+}
+
+/// A serialized result.
+#[derive(Debug)]
+pub(crate) enum Encoded {
+    Value(Value),
+    Text(Vec<u8>),
+}
+
+impl Encoded {
+    /// The result as a value (parsing it if it was serialized to text).
+    pub(crate) fn into_value(self) -> Result<Value, ToolError> {
+        match self {
+            Encoded::Value(v) => Ok(v),
+            Encoded::Text(text) => serde_json::from_slice(&text).map_err(|e| {
+                ToolError::with_code(
+                    ErrorCode::ToolResultInvalid,
+                    format!("the result could not be read back: {e}"),
+                )
+            }),
+        }
+    }
+}
+
+/// Serializes a handler's output strictly, in the requested form.
+pub(crate) fn encode<O: Serialize + ?Sized>(
+    out: &O,
+    encoding: Encoding,
+) -> Result<Encoded, ToolError> {
+    match encoding {
+        Encoding::Value => strict::to_value(out).map(Encoded::Value),
+        Encoding::Text => {
+            let mut buf = Vec::with_capacity(64);
+            strict::to_writer(&mut buf, out)?;
+            Ok(Encoded::Text(buf))
+        }
+    }
+}
+
+/// A call's outcome as a [`ToolResult`].
+pub(crate) fn to_tool_result(result: Result<Encoded, ToolError>) -> ToolResult {
+    match result.and_then(Encoded::into_value) {
+        Ok(v) => ToolResult::Ok(v),
+        Err(e) => ToolResult::Err(e),
+    }
+}
+
+const OK_PREFIX: &[u8] = br#"{"ok":true,"value":"#;
+
+/// A call's outcome as the wire text `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
+pub(crate) fn to_json_text(result: Result<Encoded, ToolError>) -> String {
+    let out = match result {
+        // The common case wraps the value's buffer (it has room) instead of copying it.
+        Ok(Encoded::Text(mut text)) => {
+            let len = text.len();
+            text.resize(OK_PREFIX.len() + len, 0);
+            text.copy_within(..len, OK_PREFIX.len());
+            text[..OK_PREFIX.len()].copy_from_slice(OK_PREFIX);
+            text.push(b'}');
+            text
+        }
+        result => {
+            let mut out = Vec::with_capacity(64);
+            write_result(&mut out, result);
+            out
+        }
+    };
+    // Both serializers write UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
+fn write_result(out: &mut Vec<u8>, result: Result<Encoded, ToolError>) {
+    let result = match result {
+        Ok(Encoded::Text(text)) => {
+            out.extend_from_slice(OK_PREFIX);
+            out.extend_from_slice(&text);
+            out.push(b'}');
+            return;
+        }
+        Ok(Encoded::Value(v)) => ToolResult::Ok(v),
+        Err(e) => ToolResult::Err(e),
+    };
+    // A ToolResult holds only JSON values: this cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &result);
+}

@@ -1,0 +1,264 @@
+//! Calling tools: the public call API every caller uses, in process or in a bridge.
+//!
+//! - [`Session::call`] / [`Session::call_with`]: args as a `Value`, the result as a
+//!   [`ToolResult`] (tests, demos, agent loops).
+//! - [`Session::call_raw`] / [`Session::call_raw_with`]: args as JSON text, the result as
+//!   the JSON text `{"ok":…}`, serialized once straight from the handler's output (what a
+//!   bridge writes; the JSON Lines bridge is built on it).
+//! - [`Session::start_call`]: a call on its own task, awaited or cancelled through its
+//!   [`PendingCall`].
+//!
+//! [`CallOptions`] carry what a caller may choose per call: the call id the handler sees,
+//! a [`Cancellation`] to stop it from elsewhere, and a progress callback.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Session;
+use super::dispatch::{CallSetup, Shared, cancelled_error};
+use crate::call::args::ArgsIn;
+use crate::call::encode::{Encoding, to_json_text, to_tool_result};
+use crate::call::handler::panic_error;
+use crate::context::{CallId, Cancellation, ProgressFn, ProgressUpdate};
+use crate::error::ToolResult;
+
+/// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
+/// All optional; `CallOptions::default()` is what [`Session::call`] uses.
+///
+/// ```
+/// # use pedelec_core::{CallOptions, Cancellation, ProgressUpdate};
+/// let cancel = Cancellation::new();
+/// let options = CallOptions::new()
+///     .call_id("c-42")
+///     .cancellation(cancel.clone())
+///     .on_progress(|update: ProgressUpdate| eprintln!("{}/{:?} {}", update.done, update.total, update.message));
+/// // session.call_with("update_counter", json!({"delta": 2}), options).await
+/// // cancel.cancel() from elsewhere makes it TOOL_CANCELLED
+/// # let _ = options;
+/// ```
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    call_id: Option<Arc<str>>,
+    cancellation: Option<Cancellation>,
+    progress: Option<ProgressFn>,
+}
+
+impl CallOptions {
+    /// No options: a session-local call id, no outside cancellation, progress dropped.
+    #[must_use]
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// The call's id, as the handler sees it (`ctx.call_id()`) and as events report it
+    /// (by default a session-local `local-N`).
+    #[must_use]
+    pub fn call_id(mut self, call_id: impl Into<Arc<str>>) -> Self {
+        self.call_id = Some(call_id.into());
+        self
+    }
+
+    /// A cancellation handle: cancelling it stops the call (the handler's future is
+    /// dropped, its context cancelled, the result `TOOL_CANCELLED`). The session also sets
+    /// it when the call times out or its future is dropped.
+    #[must_use]
+    pub fn cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// Receives the handler's [`progress`](crate::ToolCallContext::progress) reports, on the
+    /// thread that reports them (keep it short and non-blocking).
+    #[must_use]
+    pub fn on_progress(mut self, f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+
+    fn into_setup(self, shared: &Shared) -> CallSetup {
+        CallSetup {
+            call_id: match self.call_id {
+                Some(id) => CallId::Given(id),
+                None => shared.local_call_id(),
+            },
+            cancel: self.cancellation.unwrap_or_default(),
+            progress: self.progress,
+        }
+    }
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("call_id", &self.call_id)
+            .field("cancellation", &self.cancellation)
+            .field("on_progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl<N> Session<N> {
+    /// Calls a tool in process, as Core would: validated, resolved, under the timeout. The
+    /// call runs in the caller's task; dropping the future cancels it.
+    pub async fn call(&self, name: &str, args: Value) -> ToolResult {
+        self.call_with(name, args, CallOptions::default()).await
+    }
+
+    /// [`call`](Self::call) with [`CallOptions`]: a call id, a cancellation handle, a
+    /// progress callback.
+    pub fn call_with(
+        &self,
+        name: &str,
+        args: Value,
+        options: CallOptions,
+    ) -> impl Future<Output = ToolResult> + Send {
+        let setup = options.into_setup(&self.shared);
+        async move {
+            to_tool_result(
+                self.shared
+                    .run(setup, name, ArgsIn::Value(args), Encoding::Value)
+                    .await,
+            )
+        }
+    }
+
+    /// [`call`](Self::call) with a call id chosen by the caller (seen by the handler as
+    /// `ctx.call_id()`, and in events).
+    pub async fn call_with_id(
+        &self,
+        call_id: impl Into<Arc<str>>,
+        name: &str,
+        args: Value,
+    ) -> ToolResult {
+        self.call_with(name, args, CallOptions::new().call_id(call_id))
+            .await
+    }
+
+    /// Calls a tool with its args as JSON text and returns the result as JSON text
+    /// (`{"ok":true,"value":…}` or `{"ok":false,"error":{…}}`): what a custom bridge needs.
+    pub async fn call_raw(&self, name: &str, args: &RawValue) -> String {
+        self.call_raw_with(name, args.get(), CallOptions::default())
+            .await
+    }
+
+    /// [`call_raw`](Self::call_raw) with [`CallOptions`], the args as any JSON text (text
+    /// that is not one JSON value is `TOOL_ARGS_INVALID`; `null` counts as no args). The
+    /// args go from the text straight to the handler's argument type and the output
+    /// straight to the returned text: this is the fast path bridges use.
+    pub fn call_raw_with(
+        &self,
+        name: &str,
+        args: &str,
+        options: CallOptions,
+    ) -> impl Future<Output = String> + Send {
+        let setup = options.into_setup(&self.shared);
+        async move {
+            to_json_text(
+                self.shared
+                    .run(setup, name, ArgsIn::Text(args), Encoding::Text)
+                    .await,
+            )
+        }
+    }
+
+    /// Starts a call on the runtime and returns at once: the [`PendingCall`] can be awaited
+    /// for the result, or cancelled (the result is then `TOOL_CANCELLED`).
+    ///
+    /// Must be called within a tokio runtime.
+    #[must_use]
+    pub fn start_call(&self, name: &str, args: Value) -> PendingCall {
+        self.start_call_with(name, args, CallOptions::default())
+    }
+
+    /// [`start_call`](Self::start_call) with [`CallOptions`] (a given cancellation handle
+    /// is the one [`PendingCall::cancel`] sets).
+    #[must_use]
+    pub fn start_call_with(&self, name: &str, args: Value, options: CallOptions) -> PendingCall {
+        let call_id: Arc<str> = match &options.call_id {
+            Some(id) => id.clone(),
+            None => self.shared.local_call_id().to_string().into(),
+        };
+        let cancel = options.cancellation.clone().unwrap_or_default();
+        let setup = CallSetup {
+            call_id: CallId::Given(call_id.clone()),
+            cancel: cancel.clone(),
+            progress: options.progress,
+        };
+        let shared = self.shared.clone();
+        let name: Box<str> = name.into();
+        let task = tokio::spawn(async move {
+            to_tool_result(
+                shared
+                    .run(setup, &name, ArgsIn::Value(args), Encoding::Value)
+                    .await,
+            )
+        });
+        PendingCall {
+            call_id,
+            cancel,
+            task,
+            done: false,
+        }
+    }
+}
+
+/// A call started with [`Session::start_call`]: await it for the result, or cancel it.
+/// Dropping it before the result arrived cancels the call.
+#[derive(Debug)]
+pub struct PendingCall {
+    call_id: Arc<str>,
+    cancel: Cancellation,
+    task: tokio::task::JoinHandle<ToolResult>,
+    done: bool,
+}
+
+impl PendingCall {
+    /// The call's id.
+    #[must_use]
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Cancels the call, as Core does: the handler's future is dropped, its context is
+    /// cancelled, and the result is `TOOL_CANCELLED` (unless it had already finished).
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A handle that cancels this call from elsewhere.
+    #[must_use]
+    pub fn cancellation(&self) -> Cancellation {
+        self.cancel.clone()
+    }
+}
+
+impl Future for PendingCall {
+    type Output = ToolResult;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let result = match Pin::new(&mut self.task).poll(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(result)) => result,
+            Poll::Ready(Err(e)) if e.is_panic() => {
+                ToolResult::Err(panic_error(e.into_panic().as_ref()))
+            }
+            Poll::Ready(Err(_)) => ToolResult::Err(cancelled_error()),
+        };
+        self.done = true;
+        Poll::Ready(result)
+    }
+}
+
+impl Drop for PendingCall {
+    fn drop(&mut self) {
+        if !self.done {
+            self.cancel.cancel();
+        }
+    }
+}
