@@ -5,9 +5,52 @@
 //! a typed `ToolName` enum, and at run time validates every call, finds its handler, enforces
 //! timeouts and answers every call exactly once.
 //!
+//! ## What to import
+//!
+//! `use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};` declares tools;
+//! [`Session`] (or [`create_session`]) serves them; [`bridge::JsonLines`] and `bridge::Mcp`
+//! (feature `mcp`) connect them to Core. Everything a program names is at this root; the
+//! modules hold the rest ([`schema`] for schemas by hand, [`call`] for handlers by hand,
+//! [`bridge`] for transports).
+//!
+//! ## In what order to read
+//!
+//! 1. [`tool`](macro@tool): a function becomes a tool; [`ToolArgs`](derive@ToolArgs): its
+//!    argument struct becomes its argsSchema.
+//! 2. [`skills!`]: the skill set, its `ToolName` enum and its manifest.
+//! 3. [`Session`]: handlers ([`Session::on_tool`]), in-process calls ([`Session::call`],
+//!    [`Session::call_with`] with [`CallOptions`]), and [`ToolCallContext`] inside a handler.
+//! 4. [`ToolResult`], [`ToolError`] and [`ErrorCode`]: what a call answers.
+//! 5. [`bridge`]: serving a session to Core ([`Session::serve`]); `docs/protocol.md` for the
+//!    wire format.
+//! 6. [`schema`]: [`ToolArgsSchema`] and [`SchemaNode`] for tools defined at run time
+//!    ([`ToolArgsSchema::from_json`], [`SkillsInput::from_json`]).
+//!
 //! See the README for a tour, and `DESIGN.md` for the architecture.
 
-pub use pedelec_core::*;
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub use pedelec_core::{bridge, call, schema};
+
+// Declaring tools and skill sets.
+pub use pedelec_core::{InSkillSet, SkillSet, SkillsInput, Tool, ToolDefinition, UnknownToolName};
+// Schemas.
+pub use pedelec_core::ToolArgs;
+pub use pedelec_core::{
+    AdditionalProperties, ArgsError, CompiledSchema, Literal, MapKey, NoArgs, ParseOptions,
+    Property, SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, ToolArgsRoot,
+    ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, schema_for,
+};
+// Manifests (what Core receives).
+pub use pedelec_core::{SerializableSkillsManifest, SerializableToolManifest};
+// Sessions and calls.
+pub use pedelec_core::{
+    CallOptions, Cancellation, EventStream, HandlerFn, PendingCall, ProgressUpdate, Session,
+    SessionBuilder, SessionEvent, StateMap, ToolCall, ToolCallContext, ToolHandler, ToolKey,
+    create_session,
+};
+// Results and errors.
+pub use pedelec_core::{Error, ErrorCode, Problem, ToolError, ToolResult};
 
 /// The README's tour, compiled and run as a doctest so that it stays true.
 #[cfg(doctest)]
@@ -180,8 +223,9 @@ pub mod __private {
     };
     pub use pedelec_core::schema::arg;
     pub use pedelec_core::schema::variant;
+    pub use pedelec_core::schema::{Num, Str};
     pub use pedelec_core::{
-        AdditionalProperties, InSkillSet, Literal, NoArgs, Num, Property, SchemaNode,
+        AdditionalProperties, InSkillSet, Literal, NoArgs, Property, SchemaNode,
         SerializableSkillsManifest, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
         ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
     };

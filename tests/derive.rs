@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pedelec::{Literal, Num, Property, SchemaNode, ToolArgs, ToolArgsRoot, schema_for};
+use pedelec::schema::Num;
+use pedelec::{Literal, Property, SchemaNode, ToolArgs, ToolArgsRoot, schema_for};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

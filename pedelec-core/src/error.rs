@@ -9,6 +9,7 @@ use serde_json::Value;
 /// The error codes of the Pedelec Tools API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The tool list given to a session is invalid (bad names, schemas, duplicates, …).
     InvalidInput,

@@ -4,6 +4,8 @@
 //! Users depend on the `pedelec` facade, which re-exports everything here at its root
 //! together with the macros.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod bridge;
 pub mod call;
 pub mod context;

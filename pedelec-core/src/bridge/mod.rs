@@ -20,6 +20,7 @@ mod mcp;
 
 pub use json_lines::{JsonLines, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use mcp::Mcp;
 
 pub use crate::session::Bridge;
