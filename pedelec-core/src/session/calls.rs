@@ -106,8 +106,11 @@ impl fmt::Debug for CallOptions {
 impl<N> Session<N> {
     /// Calls a tool in process, as Core would: validated, resolved, under the timeout. The
     /// call runs in the caller's task; dropping the future cancels it.
-    pub async fn call(&self, name: &str, args: Value) -> ToolResult {
-        self.call_with(name, args, CallOptions::default()).await
+    ///
+    /// (Not an `async fn` delegating to [`call_with`](Self::call_with): that would nest
+    /// one future in another, and moving the larger future costs a copy on every call.)
+    pub fn call(&self, name: &str, args: Value) -> impl Future<Output = ToolResult> + Send {
+        self.call_with(name, args, CallOptions::default())
     }
 
     /// [`call`](Self::call) with [`CallOptions`]: a call id, a cancellation handle, a
@@ -130,21 +133,19 @@ impl<N> Session<N> {
 
     /// [`call`](Self::call) with a call id chosen by the caller (seen by the handler as
     /// `ctx.call_id()`, and in events).
-    pub async fn call_with_id(
+    pub fn call_with_id(
         &self,
         call_id: impl Into<Arc<str>>,
         name: &str,
         args: Value,
-    ) -> ToolResult {
+    ) -> impl Future<Output = ToolResult> + Send {
         self.call_with(name, args, CallOptions::new().call_id(call_id))
-            .await
     }
 
     /// Calls a tool with its args as JSON text and returns the result as JSON text
     /// (`{"ok":true,"value":…}` or `{"ok":false,"error":{…}}`): what a custom bridge needs.
-    pub async fn call_raw(&self, name: &str, args: &RawValue) -> String {
+    pub fn call_raw(&self, name: &str, args: &RawValue) -> impl Future<Output = String> + Send {
         self.call_raw_with(name, args.get(), CallOptions::default())
-            .await
     }
 
     /// [`call_raw`](Self::call_raw) with [`CallOptions`], the args as any JSON text (text
