@@ -1,10 +1,15 @@
 //! Session events: what happened to each call, and results that could not be delivered.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use futures_core::Stream;
 use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
 use crate::error::{Error, ErrorCode};
 
@@ -76,7 +81,7 @@ impl EventHub {
     pub(crate) fn subscribe(&self) -> EventStream {
         self.subscribers.fetch_add(1, Ordering::Relaxed);
         EventStream {
-            rx: self.tx.subscribe(),
+            rx: BroadcastStream::new(self.tx.subscribe()),
             subscribers: self.subscribers.clone(),
         }
     }
@@ -84,33 +89,44 @@ impl EventHub {
 
 /// A subscription to a session's events (`Session::events()`). Each subscriber sees every
 /// event emitted after it subscribed.
+///
+/// It is a [`Stream`] of [`SessionEvent`]s (use `tokio_stream::StreamExt` or
+/// `futures::StreamExt` combinators on it), ending once the session and every bridge
+/// serving it are gone; [`recv`](Self::recv) and [`try_recv`](Self::try_recv) need no
+/// extension trait.
 #[derive(Debug)]
 pub struct EventStream {
-    rx: broadcast::Receiver<SessionEvent>,
+    rx: BroadcastStream<SessionEvent>,
     subscribers: Arc<AtomicUsize>,
 }
 
 impl EventStream {
     /// The next event; `None` once the session and every bridge serving it are gone.
     pub async fn recv(&mut self) -> Option<SessionEvent> {
-        match self.rx.recv().await {
-            Ok(event) => Some(event),
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                Some(SessionEvent::Lagged { missed })
-            }
-            Err(broadcast::error::RecvError::Closed) => None,
-        }
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
     /// The next event if one is waiting.
     pub fn try_recv(&mut self) -> Option<SessionEvent> {
-        match self.rx.try_recv() {
-            Ok(event) => Some(event),
-            Err(broadcast::error::TryRecvError::Lagged(missed)) => {
-                Some(SessionEvent::Lagged { missed })
-            }
-            Err(_) => None,
+        // Polled once without a waker to notify: `Pending` means nothing is waiting. The
+        // next `recv` or `poll_next` registers its own waker again.
+        match Pin::new(self).poll_next(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(event) => event,
+            Poll::Pending => None,
         }
+    }
+}
+
+impl Stream for EventStream {
+    type Item = SessionEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionEvent>> {
+        Pin::new(&mut self.rx).poll_next(cx).map(|event| {
+            event.map(|event| match event {
+                Ok(event) => event,
+                Err(BroadcastStreamRecvError::Lagged(missed)) => SessionEvent::Lagged { missed },
+            })
+        })
     }
 }
 
