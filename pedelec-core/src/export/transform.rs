@@ -311,10 +311,10 @@ fn phrase(keyword: &str, value: &Value) -> Option<String> {
         "exclusiveMinimum" => format!("greater than {value}"),
         "exclusiveMaximum" => format!("less than {value}"),
         "multipleOf" => format!("a multiple of {value}"),
-        "minLength" => format!("at least {value} characters"),
-        "maxLength" => format!("at most {value} characters"),
-        "minItems" => format!("at least {value} items"),
-        "maxItems" => format!("at most {value} items"),
+        "minLength" => format!("at least {value} {}", plural(value, "character")),
+        "maxLength" => format!("at most {value} {}", plural(value, "character")),
+        "minItems" => format!("at least {value} {}", plural(value, "item")),
+        "maxItems" => format!("at most {value} {}", plural(value, "item")),
         "uniqueItems" if value == &Value::Bool(true) => "items must be unique".to_owned(),
         "uniqueItems" => return None,
         "default" => format!("default: {value}"),
@@ -330,6 +330,14 @@ fn phrase(keyword: &str, value: &Value) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+fn plural(n: &Value, noun: &str) -> String {
+    if n.as_u64() == Some(1) {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
 }
 
 /// Appends the notes to the node's description as one sentence ("At least 1, at most
