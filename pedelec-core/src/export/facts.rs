@@ -302,7 +302,7 @@ pub const fn check_targets(tools: &[CompileTool], index: usize, targets: &[Provi
                 m.push(provider.title());
                 m.push(
                     " names cannot contain `.` (it becomes `_`): rename one with \
-                        `#[tool(name = \"…\")]`",
+                        `#[tool(name = \"…\")]` (rule `name-collision`)",
                 );
                 panic!("{}", m.as_str());
             }
