@@ -441,7 +441,13 @@ impl<N> Session<N> {
             }
             Err(error) => {
                 let call = export.undecodable(payload);
-                let result = ToolResult::Err(ToolError::with_code(error.code(), error.to_string()));
+                // The model reads this: the problem alone, without the target's name.
+                let message = match error.problems().first() {
+                    Some(p) if p.pointer.is_empty() => p.message.clone(),
+                    Some(p) => format!("{}: {}", p.pointer, p.message),
+                    None => error.to_string(),
+                };
+                let result = ToolResult::Err(ToolError::with_code(error.code(), message));
                 export.encode_result(&call, &result)
             }
         }
