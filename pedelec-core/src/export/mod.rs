@@ -3,8 +3,8 @@
 //! tool calls brought back into a session.
 //!
 //! ```
-//! use pedelec::export::{ExportOptions, Target};
-//! use pedelec::{SerializableSkillsManifest, ToolResult};
+//! use pedelec_core::export::{ExportOptions, Target};
+//! use pedelec_core::{SerializableSkillsManifest, ToolResult};
 //! use serde_json::json;
 //!
 //! let manifest: SerializableSkillsManifest = serde_json::from_value(json!({
