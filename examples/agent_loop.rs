@@ -10,6 +10,11 @@
 //! arguments the session rejects, a tool that does not exist), hands every tool call to
 //! [`Session::call_provider`], and prints the messages to send back on the next turn.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::fmt::Write as _;
 
 use pedelec::Session;

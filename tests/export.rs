@@ -3,12 +3,25 @@
 //! run-time rules listing every problem, the call adapters, and a property test: 10,000+
 //! random instances of the rich set round-trip through every target's provider form.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
 #![allow(dead_code, reason = "the tools' bodies are not called")]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    reason = "the seeded generator's numbers are small"
+)]
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
-use pedelec::{SerializableSkillsManifest, ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool};
+use pedelec::{
+    SerializableSkillsManifest, ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -232,7 +245,8 @@ fn tool_json(name: &str, description: &str, schema: Value) -> Value {
     json!({"name": name, "description": description, "argsSchema": schema})
 }
 
-const EMPTY: fn() -> Value = || json!({"type": "object", "properties": {}, "additionalProperties": false});
+const EMPTY: fn() -> Value =
+    || json!({"type": "object", "properties": {}, "additionalProperties": false});
 
 #[test]
 fn export_errors_list_every_problem() {
@@ -248,20 +262,30 @@ fn export_errors_list_every_problem() {
         tool_json("nav_open", "Open too.", EMPTY()),
         tool_json(&long, &"d".repeat(1025), EMPTY()),
         tool_json("deep", "Deep.", deep),
-        tool_json("map", "A map.", json!({
-            "type": "object",
-            "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
-            "required": ["tags"],
-            "additionalProperties": false
-        })),
-        tool_json("union", "Untagged.", json!({
-            "type": "object",
-            "properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 1}]}},
-            "required": ["v"],
-            "additionalProperties": false
-        })),
+        tool_json(
+            "map",
+            "A map.",
+            json!({
+                "type": "object",
+                "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+                "required": ["tags"],
+                "additionalProperties": false
+            })
+        ),
+        tool_json(
+            "union",
+            "Untagged.",
+            json!({
+                "type": "object",
+                "properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 1}]}},
+                "required": ["v"],
+                "additionalProperties": false
+            })
+        ),
     ]));
-    let error = m.export(Target::OpenAiChat, ExportOptions::default()).unwrap_err();
+    let error = m
+        .export(Target::OpenAiChat, ExportOptions::default())
+        .unwrap_err();
     let got: Vec<_> = error
         .problems()
         .iter()
@@ -278,14 +302,20 @@ fn export_errors_list_every_problem() {
             ("union", "/properties/v", "ambiguous-one-of"),
         ]
     );
-    expect_test::expect_file![format!("{GOLDEN}/errors-openai.txt")].assert_eq(&format!("{error}\n"));
+    expect_test::expect_file![format!("{GOLDEN}/errors-openai.txt")]
+        .assert_eq(&format!("{error}\n"));
 
     // Without strict mode, only the name and description rules remain.
     let error = m.export(Target::OpenAiChat, options(false)).unwrap_err();
     let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
-    assert_eq!(rules, ["name-collision", "name-length", "description-length"]);
+    assert_eq!(
+        rules,
+        ["name-collision", "name-length", "description-length"]
+    );
     // Gemini takes dots, long names and open objects, but not an ambiguous `oneOf`.
-    let error = m.export(Target::Gemini, ExportOptions::default()).unwrap_err();
+    let error = m
+        .export(Target::Gemini, ExportOptions::default())
+        .unwrap_err();
     let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
     assert_eq!(rules, ["ambiguous-one-of"]);
     // MCP keeps `oneOf`: everything exports.
@@ -295,8 +325,9 @@ fn export_errors_list_every_problem() {
 #[test]
 fn anthropic_strict_limits_count_across_the_set() {
     let optional = |n: usize| {
-        let props: serde_json::Map<String, Value> =
-            (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let props: serde_json::Map<String, Value> = (0..n)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
         json!({"type": "object", "properties": props, "additionalProperties": false})
     };
     let tools: Vec<Value> = (0..21)
@@ -325,7 +356,9 @@ fn anthropic_strict_limits_count_across_the_set() {
 }
 
 fn rich_export(target: Target) -> Export {
-    Rich::manifest().export(target, ExportOptions::default()).unwrap()
+    Rich::manifest()
+        .export(target, ExportOptions::default())
+        .unwrap()
 }
 
 #[test]
@@ -333,11 +366,26 @@ fn decoding_each_providers_payload() {
     let args = json!({"url": "https://example.com", "new_tab": null});
     let text = args.to_string();
     let cases = [
-        (Target::OpenAiChat, json!({"id": "call_1", "type": "function", "function": {"name": "nav_open_url", "arguments": text}})),
-        (Target::OpenAiResponses, json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "nav_open_url", "arguments": text})),
-        (Target::Anthropic, json!({"type": "tool_use", "id": "call_1", "name": "nav_open_url", "input": {"url": "https://example.com"}})),
-        (Target::Gemini, json!({"functionCall": {"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}}})),
-        (Target::GeminiOpenApi, json!({"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}})),
+        (
+            Target::OpenAiChat,
+            json!({"id": "call_1", "type": "function", "function": {"name": "nav_open_url", "arguments": text}}),
+        ),
+        (
+            Target::OpenAiResponses,
+            json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "nav_open_url", "arguments": text}),
+        ),
+        (
+            Target::Anthropic,
+            json!({"type": "tool_use", "id": "call_1", "name": "nav_open_url", "input": {"url": "https://example.com"}}),
+        ),
+        (
+            Target::Gemini,
+            json!({"functionCall": {"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}}}),
+        ),
+        (
+            Target::GeminiOpenApi,
+            json!({"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}}),
+        ),
     ];
     for (target, payload) in cases {
         let call = rich_export(target).decode_call(&payload).unwrap();
@@ -354,20 +402,24 @@ fn decoding_each_providers_payload() {
     let mcp = rich_export(Target::Mcp)
         .decode_call(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nav.open_url", "arguments": {"url": "x"}}}))
         .unwrap();
-    assert_eq!((mcp.name.as_str(), mcp.args), ("nav.open_url", json!({"url": "x"})));
+    assert_eq!(
+        (mcp.name.as_str(), mcp.args),
+        ("nav.open_url", json!({"url": "x"}))
+    );
 }
 
 #[test]
 fn malformed_payloads_say_what_is_wrong() {
     let openai = rich_export(Target::OpenAiChat);
-    let message = |export: &Export, payload: Value| export.decode_call(&payload).unwrap_err().to_string();
-    expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` is not valid JSON text: EOF while parsing an object at line 1 column 1 (rule `arguments`)"#]]
+    let message =
+        |export: &Export, payload: Value| export.decode_call(&payload).unwrap_err().to_string();
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` is not valid JSON text: EOF while parsing an object at line 1 column 1 (rule `arguments`)"]]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "{"}})));
-    expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` must be JSON text (a string holding an object), got an object (rule `arguments`)"#]]
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` must be JSON text (a string holding an object), got an object (rule `arguments`)"]]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": {}}})));
-    expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function/arguments`: the arguments must be a JSON object, got an array (rule `arguments`)"#]]
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: the arguments must be a JSON object, got an array (rule `arguments`)"]]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "[1]"}})));
-    expect_test::expect![[r#"OpenAI Chat Completions (openai): unknown tool `nav_open_ur`; did you mean `nav_open_url`? (rule `unknown-tool`)"#]]
+    expect_test::expect![[r"OpenAI Chat Completions (openai): unknown tool `nav_open_ur`; did you mean `nav_open_url`? (rule `unknown-tool`)"]]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_ur", "arguments": "{}"}})));
     expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function`: `function` is missing or not an object; expected one element of `message.tool_calls`, like `{"id": "call_…", "type": "function", "function": {"name": "…", "arguments": "{…}"}}` (rule `payload`)"#]]
         .assert_eq(&message(&openai, json!({"role": "assistant", "content": "hi"})));
@@ -385,44 +437,78 @@ fn malformed_payloads_say_what_is_wrong() {
 async fn call_provider_answers_every_payload_in_the_providers_form() {
     let session = counter::demo_session().unwrap();
     let manifest = counter::ToolName::manifest();
-    let export = manifest.export(Target::Anthropic, ExportOptions::default()).unwrap();
+    let export = manifest
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap();
     let ok = session
         .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 2}}))
         .await;
-    assert_eq!(ok, json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"ok\":true,\"value\":{\"value\":2}}"}));
+    assert_eq!(
+        ok,
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"ok\":true,\"value\":{\"value\":2}}"})
+    );
     let bad = session
         .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_2", "name": "update_counter", "input": {"delta": "2"}}))
         .await;
     assert_eq!(bad["is_error"], true);
     assert_eq!(bad["tool_use_id"], "toolu_2");
-    assert!(bad["content"].as_str().unwrap().contains("TOOL_ARGS_INVALID"));
+    assert!(
+        bad["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
     let unknown = session
-        .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_3", "name": "reset", "input": {}}))
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "toolu_3", "name": "reset", "input": {}}),
+        )
         .await;
     assert_eq!(unknown["tool_use_id"], "toolu_3");
-    assert!(unknown["content"].as_str().unwrap().contains("TOOL_HANDLER_NOT_FOUND"));
+    assert!(
+        unknown["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_HANDLER_NOT_FOUND")
+    );
     let garbage = session.call_provider(&export, &json!([1, 2])).await;
     assert_eq!(garbage["is_error"], true);
-    assert!(garbage["content"].as_str().unwrap().contains("INVALID_INPUT"));
+    assert!(
+        garbage["content"]
+            .as_str()
+            .unwrap()
+            .contains("INVALID_INPUT")
+    );
 
-    let export = manifest.export(Target::OpenAiChat, ExportOptions::default()).unwrap();
+    let export = manifest
+        .export(Target::OpenAiChat, ExportOptions::default())
+        .unwrap();
     let not_json = session
         .call_provider(&export, &json!({"id": "call_9", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\": 2"}}))
         .await;
     assert_eq!(not_json["tool_call_id"], "call_9");
-    assert!(not_json["content"].as_str().unwrap().contains("TOOL_ARGS_INVALID"));
+    assert!(
+        not_json["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
 }
 
 #[test]
 fn results_encode_in_each_providers_form() {
     let ok = ToolResult::Ok(json!({"value": 1}));
     let err = ToolResult::Err(ToolError::new("boom"));
-    let call = ProviderCall { id: Some("c1".into()), name: "nav.open_url".into(), args: json!({}) };
+    let call = ProviderCall {
+        id: Some("c1".into()),
+        name: "nav.open_url".into(),
+        args: json!({}),
+    };
     let mut out = String::new();
     for target in Target::ALL {
         let export = rich_export(target);
         for result in [&ok, &err] {
-            out.push_str(&format!("{target}: {}\n", export.encode_result(&call, result)));
+            writeln!(out, "{target}: {}", export.encode_result(&call, result)).unwrap();
         }
     }
     expect_test::expect_file![format!("{GOLDEN}/results.txt")].assert_eq(&out);
@@ -450,7 +536,9 @@ impl Rng {
     }
     fn string(&mut self, alphabet: &[u8], min: u64, max: u64) -> String {
         let len = min + self.below(max - min + 1);
-        (0..len).map(|_| alphabet[self.below(alphabet.len() as u64) as usize] as char).collect()
+        (0..len)
+            .map(|_| alphabet[self.below(alphabet.len() as u64) as usize] as char)
+            .collect()
     }
 }
 
@@ -466,14 +554,19 @@ fn ship_parcel_instance(rng: &mut Rng) -> Value {
         address["floor"] = json!(rng.below(206) as i64 - 5);
     }
     let shape = match rng.below(3) {
-        0 => json!({"kind": "box", "width_cm": (rng.below(3000) + 1) as f64 / 10.0, "height_cm": rng.below(300) + 1}),
+        0 => {
+            json!({"kind": "box", "width_cm": (rng.below(3000) + 1) as f64 / 10.0, "height_cm": rng.below(300) + 1})
+        }
         1 => json!({"kind": "tube", "length_cm": 5 * (rng.below(40) + 1)}),
         _ => json!({"kind": "envelope"}),
     };
-    let items: Vec<Value> = (0..rng.below(5) + 1)
+    let items: Vec<Value> = (0..=rng.below(5))
         .map(|_| json!({"sku": rng.string(upper, 3, 12), "quantity": rng.below(99) + 1}))
         .collect();
-    let labels: BTreeSet<String> = (0..rng.below(5)).map(|_| rng.string(text, 0, 8)).take(4).collect();
+    let labels: BTreeSet<String> = (0..rng.below(5))
+        .map(|_| rng.string(text, 0, 8))
+        .take(4)
+        .collect();
     let priority = ["low", "normal", "express"][rng.below(3) as usize];
     let mut args = json!({
         "address": address,
@@ -500,7 +593,11 @@ fn ship_parcel_instance(rng: &mut Rng) -> Value {
         args["insured_eur"] = json!(rng.below(10_001));
     }
     if rng.chance() {
-        args["pickup_at"] = json!(format!("2026-12-{:02}T{:02}:30:00Z", rng.below(28) + 1, rng.below(24)));
+        args["pickup_at"] = json!(format!(
+            "2026-12-{:02}T{:02}:30:00Z",
+            rng.below(28) + 1,
+            rng.below(24)
+        ));
     }
     if rng.chance() {
         args["gift"] = json!(rng.chance());
@@ -547,7 +644,10 @@ fn provider_form(exported: &Value, value: &Value) -> Value {
             Value::Object(out)
         }
         Value::Array(items) => {
-            let item = pick_branch(exported, value).get("items").cloned().unwrap_or(json!({}));
+            let item = pick_branch(exported, value)
+                .get("items")
+                .cloned()
+                .unwrap_or(json!({}));
             Value::Array(items.iter().map(|v| provider_form(&item, v)).collect())
         }
         v => v.clone(),
@@ -555,7 +655,10 @@ fn provider_form(exported: &Value, value: &Value) -> Value {
 }
 
 fn nullable(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&json!("null")))
+    schema
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|t| t.contains(&json!("null")))
         || schema
             .get("anyOf")
             .and_then(Value::as_array)
@@ -592,10 +695,16 @@ fn decode_payload(target: Target, export: &Export, args: &Value) -> Value {
     let name = export.provider_name("shipping.ship_parcel").unwrap();
     let text = args.to_string();
     match target {
-        Target::OpenAiChat => json!({"id": "c", "type": "function", "function": {"name": name, "arguments": text}}),
-        Target::OpenAiResponses => json!({"type": "function_call", "call_id": "c", "name": name, "arguments": text}),
+        Target::OpenAiChat => {
+            json!({"id": "c", "type": "function", "function": {"name": name, "arguments": text}})
+        }
+        Target::OpenAiResponses => {
+            json!({"type": "function_call", "call_id": "c", "name": name, "arguments": text})
+        }
         Target::Anthropic => json!({"type": "tool_use", "id": "c", "name": name, "input": args}),
-        Target::Gemini | Target::GeminiOpenApi => json!({"functionCall": {"name": name, "args": args}}),
+        Target::Gemini | Target::GeminiOpenApi => {
+            json!({"functionCall": {"name": name, "args": args}})
+        }
         Target::Mcp => json!({"name": name, "arguments": args}),
     }
 }
@@ -613,8 +722,12 @@ fn random_instances_round_trip_through_every_target() {
                 Target::OpenAiChat => export.tools()[0]["function"]["parameters"].clone(),
                 Target::OpenAiResponses => export.tools()[0]["parameters"].clone(),
                 Target::Anthropic => export.tools()[0]["input_schema"].clone(),
-                Target::Gemini => export.tools()[0]["functionDeclarations"][0]["parametersJsonSchema"].clone(),
-                Target::GeminiOpenApi => export.tools()[0]["functionDeclarations"][0]["parameters"].clone(),
+                Target::Gemini => {
+                    export.tools()[0]["functionDeclarations"][0]["parametersJsonSchema"].clone()
+                }
+                Target::GeminiOpenApi => {
+                    export.tools()[0]["functionDeclarations"][0]["parameters"].clone()
+                }
                 Target::Mcp => export.tools()[0]["inputSchema"].clone(),
             };
             let validator = jsonschema::validator_for(&schema).unwrap();
@@ -631,13 +744,20 @@ fn random_instances_round_trip_through_every_target() {
         let broken_is_invalid = !original.is_valid(&broken);
         for (target, export, schema, validator) in &exports {
             let form = provider_form(schema, &instance);
-            assert!(validator.is_valid(&form), "{target} #{i}: {form} against {schema}");
-            let call = export.decode_call(&decode_payload(*target, export, &form)).unwrap();
+            assert!(
+                validator.is_valid(&form),
+                "{target} #{i}: {form} against {schema}"
+            );
+            let call = export
+                .decode_call(&decode_payload(*target, export, &form))
+                .unwrap();
             assert_eq!(call.name, "shipping.ship_parcel");
             assert_eq!(call.args, instance, "{target} #{i}");
             if broken_is_invalid {
                 let form = provider_form(schema, &broken);
-                let back = export.decode_call(&decode_payload(*target, export, &form)).unwrap();
+                let back = export
+                    .decode_call(&decode_payload(*target, export, &form))
+                    .unwrap();
                 assert!(!original.is_valid(&back.args), "{target} #{i}: {broken}");
             }
         }
@@ -647,4 +767,3 @@ fn random_instances_round_trip_through_every_target() {
     assert_eq!(valid, 10_000);
     assert!(invalid > 9_000, "{invalid}");
 }
-

@@ -2,6 +2,11 @@
 //! `tests/golden/export/agent_loop/<p>.txt` (refresh with `UPDATE_EXPECT=1 cargo test
 //! --test export_agent_loop` and review the diff).
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 #[path = "../examples/agent_loop.rs"]
 mod agent_loop;

@@ -7,6 +7,10 @@
 //!     `session.call_raw` on the same call (args as JSON text, result as JSON text): the
 //!     adapter's overhead, target ≤ 1.2×.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
 #![allow(missing_docs)]
 
 #[path = "../tests/support/mod.rs"]

@@ -8,6 +8,11 @@
 //! Sources for every limit are in `research/providers.md` (OpenAI structured outputs,
 //! Anthropic strict tool use, Gemini `FunctionDeclaration`, MCP 2025-11-25).
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::fmt;
 
 /// The rules of one provider (both OpenAI APIs, Chat Completions and Responses, share one).
@@ -573,6 +578,7 @@ impl Message {
     }
 
     /// Appends a number in decimal.
+    #[allow(clippy::cast_possible_truncation, reason = "a digit, below 10")]
     pub const fn push_usize(&mut self, n: usize) {
         let mut digits = [0u8; 20];
         let (mut n, mut len) = (n, 0);

@@ -2,6 +2,11 @@
 //! result message out ([`Export::encode_result`]), and both around a session call
 //! ([`Session::call_provider`]).
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use serde_json::{Map, Value, json};
 
 use super::facts::{branches, properties};
@@ -131,10 +136,9 @@ impl Export {
     const fn args_pointer(&self) -> &'static str {
         match self.target {
             Target::OpenAiChat => "/function/arguments",
-            Target::OpenAiResponses => "/arguments",
+            Target::OpenAiResponses | Target::Mcp => "/arguments",
             Target::Anthropic => "/input",
             Target::Gemini | Target::GeminiOpenApi => "/functionCall/args",
-            Target::Mcp => "/arguments",
         }
     }
 

@@ -1,5 +1,10 @@
 //! [`ExportError`]: every problem of an export, or what is wrong with a tool-call payload.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::fmt;
 
 use super::Target;

@@ -3,6 +3,11 @@
 //! generates) and once at run time ([`export`](super::export)), with the same code. The
 //! rules themselves are in [`pedelec_rules::provider`].
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::borrow::Cow;
 
 use pedelec_rules::provider::{
@@ -45,6 +50,7 @@ const fn deref(r: &SchemaRef) -> &SchemaNode {
     }
 }
 
+#[allow(clippy::ptr_arg, reason = "`Cow::deref` is not `const`")]
 const fn str_of<'a>(s: &'a Cow<'static, str>) -> &'a str {
     match s {
         Cow::Borrowed(s) => s,
@@ -229,14 +235,15 @@ const fn enums_disjoint(a: &[Literal], b: &[Literal]) -> bool {
 /// compared only by kind: "maybe equal" otherwise).
 const fn literals_differ(a: &Literal, b: &Literal) -> bool {
     match (a, b) {
-        (Literal::Null, Literal::Null) => false,
         (Literal::Bool(x), Literal::Bool(y)) => *x != *y,
         (Literal::Num(x), Literal::Num(y)) => !matches!(
             Num::exact_cmp(*x, *y),
             Some(std::cmp::Ordering::Equal) | None
         ),
         (Literal::Str(x), Literal::Str(y)) => !pedelec_rules::str_eq(str_of(x), str_of(y)),
-        (Literal::Array(_), Literal::Array(_)) | (Literal::Object(_), Literal::Object(_)) => false,
+        (Literal::Null, Literal::Null)
+        | (Literal::Array(_), Literal::Array(_))
+        | (Literal::Object(_), Literal::Object(_)) => false,
         _ => true,
     }
 }

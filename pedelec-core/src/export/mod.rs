@@ -48,6 +48,11 @@
 //! (`facts`, computed by `const fn` so `skills![targets = [...]]` runs the same rules at
 //! compile time), and the call adapters (`call`).
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 mod call;
 mod error;
 mod facts;

@@ -3,6 +3,11 @@
 //! through the [`Export`](super::Export), which keeps both names; two tools whose provider
 //! names collide are an error, never a silent shadowing.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use pedelec_rules::provider::{Provider, provider_byte, provider_names_collide};
 
 use super::ExportProblem;

@@ -1,5 +1,10 @@
 //! The targets and the shape of a tool declaration in each provider's request.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::fmt;
 use std::str::FromStr;
 

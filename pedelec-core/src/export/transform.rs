@@ -15,6 +15,11 @@
 //!
 //! The output is deterministic: keys keep the wire order, descriptions are appended to.
 
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
 use std::fmt::Write as _;
 
 use pedelec_rules::provider::{Provider, Rule};
@@ -88,8 +93,8 @@ impl Profile {
     fn describes(&self, keyword: &str, value: &Value) -> bool {
         let strict = self.closed;
         match (self.provider, keyword) {
-            (Provider::OpenAi, "uniqueItems" | "default") => strict,
-            (
+            (Provider::OpenAi, "uniqueItems" | "default")
+            | (
                 Provider::Anthropic,
                 "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf"
                 | "minLength" | "maxLength" | "maxItems" | "uniqueItems",
@@ -316,7 +321,6 @@ fn phrase(keyword: &str, value: &Value) -> Option<String> {
         "minItems" => format!("at least {value} {}", plural(value, "item")),
         "maxItems" => format!("at most {value} {}", plural(value, "item")),
         "uniqueItems" if value == &Value::Bool(true) => "items must be unique".to_owned(),
-        "uniqueItems" => return None,
         "default" => format!("default: {value}"),
         "enum" => {
             let mut s = "one of ".to_owned();

@@ -321,18 +321,15 @@ fn targets(keys: &mut Keys, value: TokenStream, errors: &mut Errors) {
         return;
     };
     for entry in entries {
-        let ident = match syn::parse2::<Ident>(entry.clone()) {
-            Ok(ident) => ident,
-            Err(_) => {
-                errors.at(
-                    &entry,
-                    format!(
-                        "expected a target name, like `openai`; the targets are {}",
-                        one_of(&Provider::NAMES)
-                    ),
-                );
-                continue;
-            }
+        let Ok(ident) = syn::parse2::<Ident>(entry.clone()) else {
+            errors.at(
+                &entry,
+                format!(
+                    "expected a target name, like `openai`; the targets are {}",
+                    one_of(&Provider::NAMES)
+                ),
+            );
+            continue;
         };
         let name = ident.unraw().to_string();
         let Some(provider) = Provider::from_name(&name) else {
