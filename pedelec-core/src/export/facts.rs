@@ -340,3 +340,96 @@ const fn header(tool: &CompileTool, provider: Provider) -> Message {
     m.push("`: ");
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn node(v: serde_json::Value) -> SchemaNode {
+        SchemaNode::from_json(&v).unwrap()
+    }
+
+    fn disjoint(a: serde_json::Value, b: serde_json::Value) -> bool {
+        let (a, b) = (node(a), node(b));
+        branches_disjoint(&a, &b) && branches_disjoint(&b, &a)
+    }
+
+    #[test]
+    fn disjoint_branches_are_proven_by_their_tags() {
+        // Different types; `integer` and `number` overlap.
+        assert!(disjoint(
+            json!({"type": "string"}),
+            json!({"type": "boolean"})
+        ));
+        assert!(!disjoint(
+            json!({"type": "integer"}),
+            json!({"type": "number"})
+        ));
+        // Enums.
+        assert!(disjoint(
+            json!({"type": "string", "enum": ["a"]}),
+            json!({"type": "string", "enum": ["b", "c"]})
+        ));
+        assert!(!disjoint(
+            json!({"type": "integer", "enum": [1]}),
+            json!({"type": "number", "enum": [1.0]})
+        ));
+        // A required tag property with disjoint enums (internally / adjacently tagged).
+        let tagged = |tag: &str| {
+            json!({"type": "object", "properties": {"kind": {"type": "string", "enum": [tag]}},
+                   "required": ["kind"]})
+        };
+        assert!(disjoint(tagged("a"), tagged("b")));
+        assert!(!disjoint(tagged("a"), tagged("a")));
+        // An optional tag proves nothing.
+        let optional =
+            json!({"type": "object", "properties": {"kind": {"type": "string", "enum": ["b"]}}});
+        assert!(!disjoint(tagged("a"), optional));
+        // Externally tagged: a required key the other, closed, branch cannot have.
+        let external = |key: &str| {
+            json!({"type": "object", "properties": {key: {"type": "string"}}, "required": [key],
+                   "additionalProperties": false})
+        };
+        assert!(disjoint(external("sms"), external("email")));
+        // One closed side is enough: it cannot carry the other's required key.
+        let open = |key: &str| json!({"type": "object", "properties": {key: {"type": "string"}}, "required": [key]});
+        assert!(disjoint(external("sms"), open("email")));
+        // Two open ones: `{"sms": "…", "email": "…"}` matches both.
+        assert!(!disjoint(open("sms"), open("email")));
+        assert!(!one_of_is_disjoint(&[
+            node(external("sms")),
+            node(open("sms")),
+            node(open("email"))
+        ]));
+    }
+
+    #[test]
+    fn facts_count_what_the_rules_need() {
+        let root = node(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "object", "properties": {"b": {"type": "string", "enum": ["x", "y"]}},
+                      "additionalProperties": false},
+                "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "u": {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+            },
+            "required": ["a"],
+            "additionalProperties": false
+        }));
+        let f = schema_facts(&root);
+        assert_eq!(
+            (
+                f.depth,
+                f.properties,
+                f.enum_values,
+                f.optional,
+                f.unions,
+                f.open_objects,
+                f.ambiguous_unions
+            ),
+            (2, 4, 2, 3, 1, 1, 1)
+        );
+    }
+}
