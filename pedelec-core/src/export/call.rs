@@ -421,7 +421,7 @@ fn shallow_match(map: &Map<String, Value>, branch: &SchemaNode) -> bool {
             continue;
         };
         if prop.is_required()
-            && let Some(values) = prop.schema().get_enum()
+            && let Some(values) = prop.schema().enum_values()
             && !values.iter().any(|l| l == &Literal::from_value(v))
         {
             return false;
