@@ -716,6 +716,8 @@ fn random_instances_round_trip_through_every_target() {
     let exports: Vec<(Target, Export, Value, jsonschema::Validator)> = Target::ALL
         .into_iter()
         .flat_map(|t| [(t, true), (t, false)])
+        // Providers without a strict mode export the same schema either way.
+        .filter(|(t, strict)| *strict || t.provider().has_strict_mode())
         .map(|(target, strict)| {
             let export = manifest.export(target, options(strict)).unwrap();
             let schema = match target {

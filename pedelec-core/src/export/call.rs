@@ -7,6 +7,7 @@
     reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
 )]
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::facts::{branches, properties};
@@ -430,6 +431,65 @@ fn shallow_match(map: &Map<String, Value>, branch: &SchemaNode) -> bool {
     !super::facts::is_closed(branch) || map.keys().all(|k| props.iter().any(|p| p.name() == k))
 }
 
+impl Export {
+    /// An OpenAI call that can go to [`Session::call_raw`] as it is: `(id, tool name,
+    /// arguments text)` when the arguments are JSON text of an object with no `null` in it
+    /// (so there is nothing to restore, and decoding would give the same instance).
+    /// Anything else takes the general path, which also reports what is wrong.
+    fn raw_call<'a>(&'a self, payload: &'a Value) -> Option<(Option<&'a str>, &'a str, &'a str)> {
+        let id = |key: &str| match payload.get(key) {
+            None => Some(None),
+            Some(Value::String(id)) => Some(Some(id.as_str())),
+            Some(_) => None,
+        };
+        let (id, name, args) = match self.target {
+            Target::OpenAiChat => {
+                if payload.get("type").is_some_and(|t| t != "function") {
+                    return None;
+                }
+                let function = payload.get("function")?;
+                (
+                    id("id")?,
+                    function.get("name")?.as_str()?,
+                    function.get("arguments")?.as_str()?,
+                )
+            }
+            Target::OpenAiResponses => {
+                if payload.get("type")? != "function_call" {
+                    return None;
+                }
+                (
+                    id("call_id")?,
+                    payload.get("name")?.as_str()?,
+                    payload.get("arguments")?.as_str()?,
+                )
+            }
+            _ => return None,
+        };
+        if !args.trim_start().starts_with('{') || args.contains("null") {
+            return None;
+        }
+        let index = *self.by_provider_name.get(name)?;
+        Some((id, self.names[index].0.as_str(), args))
+    }
+
+    /// The OpenAI result message around a result already encoded as JSON text.
+    fn text_message(&self, id: Option<&str>, content: String) -> Value {
+        match self.target {
+            Target::OpenAiResponses => json!({
+                "type": "function_call_output",
+                "call_id": id,
+                "output": content,
+            }),
+            _ => json!({
+                "role": "tool",
+                "tool_call_id": id,
+                "content": content,
+            }),
+        }
+    }
+}
+
 impl<N> Session<N> {
     /// Decodes one provider tool call (see [`Export::decode_call`]), runs it
     /// ([`call`](Session::call)), and answers with the provider's result message (see
@@ -437,6 +497,15 @@ impl<N> Session<N> {
     /// an error result that says what is wrong (`INVALID_INPUT`, `TOOL_ARGS_INVALID` or
     /// `TOOL_HANDLER_NOT_FOUND`), carrying the call's id when one can be read.
     pub async fn call_provider(&self, export: &Export, payload: &Value) -> Value {
+        // OpenAI sends the arguments as JSON text: when there is nothing to restore, the
+        // text goes to the session as it is (no `Value` in between), and the result text
+        // comes back as the message's content.
+        if let Some((id, name, text)) = export.raw_call(payload)
+            && let Ok(args) = serde_json::from_str::<&RawValue>(text)
+        {
+            let content = self.call_raw(name, args).await;
+            return export.text_message(id, content);
+        }
         match export.decode_call(payload) {
             Ok(mut call) => {
                 let args = std::mem::take(&mut call.args);
