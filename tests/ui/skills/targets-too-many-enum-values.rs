@@ -2,7 +2,7 @@ use pedelec::{Literal, SchemaNode, ToolArgs, skills, tool};
 use serde::Deserialize;
 
 const VALUES: &[Literal; 1001] = &[const { Literal::str("x") }; 1001];
-const CHOICE: SchemaNode = SchemaNode::string().enum_values(VALUES);
+const CHOICE: SchemaNode = SchemaNode::string().with_enum_values(VALUES);
 
 #[derive(Deserialize, ToolArgs)]
 struct Args {
