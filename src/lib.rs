@@ -51,6 +51,8 @@ pub use pedelec_core::{
 };
 // Results and errors.
 pub use pedelec_core::{Error, ErrorCode, Problem, ToolError, ToolResult};
+// Provider exports and call adapters (OpenAI, Anthropic, Gemini, MCP).
+pub use pedelec_core::export;
 
 /// The README's tour, compiled and run as a doctest so that it stays true.
 #[cfg(doctest)]
@@ -216,6 +218,7 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::vec::Vec;
 
+    pub use pedelec_core::export::{CompileTool, Provider, check_targets, compile_tool};
     pub use pedelec_core::macro_support::{
         IntoToolResult, async_result, async_value, blocking_result, blocking_value,
         check_description, check_unique_tool_name, deserialize_tool_name, parse_tool_name,

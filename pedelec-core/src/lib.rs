@@ -10,6 +10,7 @@ pub mod bridge;
 pub mod call;
 pub mod context;
 pub mod error;
+pub mod export;
 #[doc(hidden)]
 pub mod macro_support;
 pub mod manifest;

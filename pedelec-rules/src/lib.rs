@@ -7,6 +7,7 @@
 //! as a path to a constant, say).
 
 pub mod ecma;
+pub mod provider;
 
 use std::fmt;
 

@@ -8,6 +8,7 @@
 //!     impl ToolName { ALL, as_str, skills, manifest }
 //!     impl SkillSet, Display, FromStr, Serialize, Deserialize for ToolName
 //!     const _: () = check_unique_tool_name(..);    // per entry after the first
+//!     const _: () = check_targets(..);             // per entry, with `targets = [...]`
 //! };
 //! ```
 //!
@@ -32,6 +33,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         ident,
         guidance,
         tools,
+        targets: _,
     } = set;
     let has_doc = attrs.iter().any(|a| a.path().is_ident("doc"));
     let doc = (!has_doc).then(|| {
@@ -77,6 +79,8 @@ pub fn skills(set: &SkillSet) -> TokenStream {
             ];
         }
     });
+
+    let target_checks = portability_checks(set, &aliases);
 
     quote! {
         #doc
@@ -185,6 +189,36 @@ pub fn skills(set: &SkillSet) -> TokenStream {
 
             #unique_table
             #(#unique_checks)*
+            #target_checks
         };
     }
+}
+
+/// With `targets = [...]`: every tool checked against every target's rules (the ones
+/// `pedelec::export` applies at run time), one `const` per entry, spanned at the entry.
+fn portability_checks(set: &SkillSet, aliases: &[syn::Ident]) -> Option<TokenStream> {
+    if set.targets.is_empty() || set.tools.is_empty() {
+        return None;
+    }
+    let ident = &set.ident;
+    let private = Private;
+    let displays = set.tools.iter().map(|t| &t.display);
+    let providers = set.targets.iter().map(|(span, provider)| {
+        let variant = syn::Ident::new(&format!("{provider:?}"), span.span());
+        quote!(#private::Provider::#variant)
+    });
+    let checks = set.tools.iter().enumerate().map(|(i, tool)| {
+        let private = Private::at(tool.path.span());
+        let i = proc_macro2::Literal::usize_unsuffixed(i);
+        quote_spanned!(tool.path.span()=>
+            const _: () = #private::check_targets(__PEDELEC_EXPORT, #i, __PEDELEC_TARGETS);
+        )
+    });
+    Some(quote! {
+        const __PEDELEC_EXPORT: &[#private::CompileTool] = &[
+            #(#private::compile_tool::<#ident, #aliases>(#displays)),*
+        ];
+        const __PEDELEC_TARGETS: &[#private::Provider] = &[#(#providers),*];
+        #(#checks)*
+    })
 }

@@ -23,6 +23,8 @@ pub struct SkillSet {
     pub guidance: Option<Expr>,
     /// The tools, in declaration order.
     pub tools: Vec<Tool>,
+    /// The providers every tool is checked against at compile time.
+    pub targets: Vec<(Ident, pedelec_rules::provider::Provider)>,
 }
 
 /// One tool of the set.
@@ -96,6 +98,7 @@ impl SkillSet {
             ident,
             guidance: keys.guidance,
             tools,
+            targets: keys.targets,
         }
     }
 }

@@ -5,6 +5,7 @@
 //!     #[attrs] VIS enum Ident,                   // optional; default `pub enum ToolName`
 //!     guidance = "…" | concat!(…) | PATH,
 //!     tools = [path, path as Variant, …],        // trailing commas allowed
+//!     targets = [openai, anthropic, gemini],     // optional: compile-time portability
 //! ]
 //! ```
 //!
@@ -20,7 +21,7 @@ use syn::{Attribute, Expr, Ident, Token, Visibility};
 use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
 /// The keys `skills![]` accepts.
-const KEYS: &[&str] = &["guidance", "tools"];
+const KEYS: &[&str] = &["guidance", "tools", "targets"];
 
 /// The invocation as written.
 pub struct Raw {
@@ -158,6 +159,8 @@ pub struct Keys {
     pub guidance: Option<Expr>,
     /// `tools = [...]`, with the span of the brackets.
     pub tools: Option<(Vec<Entry>, Span)>,
+    /// `targets = [...]`: the providers every tool is checked against.
+    pub targets: Vec<(Ident, pedelec_rules::provider::Provider)>,
 }
 
 /// Reads the keys, recording every problem. A misspelled key (`guidence`) is reported and
@@ -166,6 +169,7 @@ pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
     let mut keys = Keys {
         guidance: None,
         tools: None,
+        targets: Vec::new(),
     };
     let mut seen: Vec<String> = Vec::new();
     let mut misspelled: Vec<(&'static str, TokenStream)> = Vec::new();
@@ -208,7 +212,7 @@ pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
             let _ = quiet.into_compile_errors();
         }
     }
-    for key in KEYS {
+    for key in &KEYS[..2] {
         if !seen.iter().any(|s| s == key) {
             let message = match *key {
                 "guidance" => {
@@ -228,10 +232,10 @@ pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
 
 fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &mut Errors) {
     if value.is_empty() {
-        let example = if key == "guidance" {
-            "`guidance = \"Read current state before making changes.\"`"
-        } else {
-            "`tools = [get_current_page, update_counter]`"
+        let example = match key {
+            "guidance" => "`guidance = \"Read current state before making changes.\"`",
+            "targets" => "`targets = [openai, anthropic, gemini]`",
+            _ => "`tools = [get_current_page, update_counter]`",
         };
         errors.at(ident, format!("`{key}` needs a value: {example}"));
         return;
@@ -252,6 +256,10 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
                  constant, like `guidance = \"Read current state before making changes.\"`",
             ),
         }
+        return;
+    }
+    if key == "targets" {
+        targets(keys, value, errors);
         return;
     }
     let mut tokens = value.clone().into_iter();
@@ -282,5 +290,66 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
     let entries = syn::parse::Parser::parse2(parser, group.stream());
     if let Some(entries) = errors.handle(entries) {
         keys.tools = Some((entries, group.span()));
+    }
+}
+
+/// `targets = [openai, anthropic, …]`: each a provider name, at most once.
+fn targets(keys: &mut Keys, value: TokenStream, errors: &mut Errors) {
+    use pedelec_rules::provider::Provider;
+    let mut tokens = value.clone().into_iter();
+    let group = match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Bracket => g,
+        _ => {
+            errors.at(
+                &value,
+                format!(
+                    "`targets` must be a list in brackets, like `targets = [openai, anthropic, \
+                     gemini]`; the targets are {}",
+                    one_of(&Provider::NAMES)
+                ),
+            );
+            return;
+        }
+    };
+    let parser = |input: ParseStream| {
+        syn::punctuated::Punctuated::<TokenStream, Token![,]>::parse_terminated_with(
+            input,
+            until_comma,
+        )
+    };
+    let Some(entries) = errors.handle(syn::parse::Parser::parse2(parser, group.stream())) else {
+        return;
+    };
+    for entry in entries {
+        let Ok(ident) = syn::parse2::<Ident>(entry.clone()) else {
+            errors.at(
+                &entry,
+                format!(
+                    "expected a target name, like `openai`; the targets are {}",
+                    one_of(&Provider::NAMES)
+                ),
+            );
+            continue;
+        };
+        let name = ident.unraw().to_string();
+        let Some(provider) = Provider::from_name(&name) else {
+            let message = match did_you_mean(&name, &Provider::NAMES) {
+                Some(meant) => format!("unknown target `{name}`; did you mean `{meant}`?"),
+                None => format!(
+                    "unknown target `{name}`; the targets are {}",
+                    one_of(&Provider::NAMES)
+                ),
+            };
+            errors.at(&ident, message);
+            continue;
+        };
+        if keys.targets.iter().any(|(_, p)| *p == provider) {
+            errors.at(
+                &ident,
+                format!("`{name}` is listed twice in `targets`; remove this one"),
+            );
+            continue;
+        }
+        keys.targets.push((ident, provider));
     }
 }

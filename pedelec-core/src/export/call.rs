@@ -1,0 +1,528 @@
+//! The call adapters: one provider tool call in ([`Export::decode_call`]), the provider's
+//! result message out ([`Export::encode_result`]), and both around a session call
+//! ([`Session::call_provider`]).
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::facts::{branches, properties};
+use super::{Export, ExportError, Target};
+use crate::error::{ToolError, ToolResult};
+use crate::schema::{AdditionalProperties, Literal, SchemaKind, SchemaNode};
+use crate::session::Session;
+
+/// One tool call, decoded: the provider's call id, the tool's own name (not the provider
+/// name) and its arguments, exactly as the argsSchema describes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderCall {
+    /// The provider's id for the call (`call_…`, `toolu_…`; Gemini and MCP may have none),
+    /// which the result message must carry.
+    pub id: Option<String>,
+    /// The tool's name (`nav.open_url`, not `nav_open_url`).
+    pub name: String,
+    /// The arguments (a JSON object).
+    pub args: Value,
+}
+
+/// What a payload of each target looks like, for messages.
+const fn expected_shape(target: Target) -> &'static str {
+    match target {
+        Target::OpenAiChat => {
+            "one element of `message.tool_calls`, like `{\"id\": \"call_…\", \"type\": \
+             \"function\", \"function\": {\"name\": \"…\", \"arguments\": \"{…}\"}}`"
+        }
+        Target::OpenAiResponses => {
+            "one `function_call` output item, like `{\"type\": \"function_call\", \"call_id\": \
+             \"call_…\", \"name\": \"…\", \"arguments\": \"{…}\"}`"
+        }
+        Target::Anthropic => {
+            "one `tool_use` content block, like `{\"type\": \"tool_use\", \"id\": \"toolu_…\", \
+             \"name\": \"…\", \"input\": {…}}`"
+        }
+        Target::Gemini | Target::GeminiOpenApi => {
+            "one `functionCall` part, like `{\"functionCall\": {\"name\": \"…\", \"args\": {…}}}`"
+        }
+        Target::Mcp => {
+            "the params of a `tools/call` request, like `{\"name\": \"…\", \"arguments\": {…}}`"
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The parts of a payload: id, provider name, arguments (parsed), with the pointer of each.
+struct Parts<'a> {
+    id: Option<&'a str>,
+    name: &'a str,
+    args: Value,
+}
+
+impl Export {
+    fn malformed(&self, pointer: &str, message: String) -> ExportError {
+        ExportError::payload(
+            self.target,
+            pointer,
+            "payload",
+            format!("{message}; expected {}", expected_shape(self.target)),
+        )
+    }
+
+    /// Decodes one tool call as the provider sends it: an OpenAI Chat `tool_calls[i]`
+    /// (`arguments` is JSON text), a Responses `function_call` item, an Anthropic `tool_use`
+    /// block, a Gemini `functionCall` part (or the `functionCall` object), the params of an
+    /// MCP `tools/call` (or the whole request). The provider name is mapped back to the
+    /// tool's, and the arguments restored to the instance the argsSchema describes (the
+    /// `null` standing for an absent optional property, in strict OpenAI exports, is
+    /// removed). The arguments are not validated here: the session does that.
+    ///
+    /// # Errors
+    /// A payload that is not a tool call of this target, `arguments` that are not JSON text
+    /// or not an object, an unknown tool name: one problem, saying what is wrong.
+    pub fn decode_call(&self, payload: &Value) -> Result<ProviderCall, ExportError> {
+        let parts = self.parts(payload)?;
+        let Some(index) = self.by_provider_name.get(parts.name).copied() else {
+            let known: Vec<&str> = self.names.iter().map(|(_, p)| p.as_str()).collect();
+            let hint = match known
+                .iter()
+                .map(|k| (strsim::jaro_winkler(parts.name, k), *k))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+            {
+                Some((_, k)) => format!("; did you mean `{k}`?"),
+                None => format!("; the tools are `{}`", known.join("`, `")),
+            };
+            return Err(ExportError::payload(
+                self.target,
+                "",
+                "unknown-tool",
+                format!("unknown tool `{}`{hint}", parts.name),
+            ));
+        };
+        let mut args = parts.args;
+        if !args.is_object() {
+            return Err(ExportError::payload(
+                self.target,
+                self.args_pointer(),
+                "arguments",
+                format!(
+                    "the arguments must be a JSON object, got {}",
+                    kind_of(&args)
+                ),
+            ));
+        }
+        if super::transform::nulls_stand_for_absent(self.target.provider(), self.strict) {
+            restore(&mut args, self.schemas[index].node());
+        }
+        Ok(ProviderCall {
+            id: parts.id.map(str::to_owned),
+            name: self.names[index].0.clone(),
+            args,
+        })
+    }
+
+    const fn args_pointer(&self) -> &'static str {
+        match self.target {
+            Target::OpenAiChat => "/function/arguments",
+            Target::OpenAiResponses | Target::Mcp => "/arguments",
+            Target::Anthropic => "/input",
+            Target::Gemini | Target::GeminiOpenApi => "/functionCall/args",
+        }
+    }
+
+    fn parts<'a>(&self, payload: &'a Value) -> Result<Parts<'a>, ExportError> {
+        let Some(object) = payload.as_object() else {
+            return Err(self.malformed("", format!("the payload is {}", kind_of(payload))));
+        };
+        let string = |o: &'a Map<String, Value>, key: &str, pointer: &str| match o.get(key) {
+            Some(Value::String(s)) => Ok(s.as_str()),
+            Some(other) => Err(self.malformed(
+                pointer,
+                format!("`{key}` must be a string, got {}", kind_of(other)),
+            )),
+            None => Err(self.malformed(pointer, format!("`{key}` is missing"))),
+        };
+        let optional_id =
+            |o: &'a Map<String, Value>, key: &str| -> Result<Option<&'a str>, ExportError> {
+                match o.get(key) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.as_str())),
+                    Some(other) => Err(self.malformed(
+                        &format!("/{key}"),
+                        format!("`{key}` must be a string, got {}", kind_of(other)),
+                    )),
+                }
+            };
+        let check_type = |expected: &str| match object.get("type") {
+            Some(Value::String(t)) if t == expected => Ok(()),
+            Some(other) => Err(self.malformed(
+                "/type",
+                format!("this is not a `{expected}` (its `type` is {other})"),
+            )),
+            None => Err(self.malformed(
+                "/type",
+                format!("`type` is missing (expected `{expected}`)"),
+            )),
+        };
+        let json_text = |text: &'a Value, pointer: &str| -> Result<Value, ExportError> {
+            match text {
+                Value::String(s) => serde_json::from_str(s).map_err(|e| {
+                    ExportError::payload(
+                        self.target,
+                        pointer,
+                        "arguments",
+                        format!("`arguments` is not valid JSON text: {e}"),
+                    )
+                }),
+                other => Err(ExportError::payload(
+                    self.target,
+                    pointer,
+                    "arguments",
+                    format!(
+                        "`arguments` must be JSON text (a string holding an object), got {}",
+                        kind_of(other)
+                    ),
+                )),
+            }
+        };
+        match self.target {
+            Target::OpenAiChat => {
+                if object.contains_key("type") {
+                    check_type("function")?;
+                }
+                let Some(Value::Object(function)) = object.get("function") else {
+                    return Err(self
+                        .malformed("/function", "`function` is missing or not an object".into()));
+                };
+                let name = string(function, "name", "/function/name")?;
+                let args = match function.get("arguments") {
+                    Some(text) => json_text(text, "/function/arguments")?,
+                    None => {
+                        return Err(
+                            self.malformed("/function/arguments", "`arguments` is missing".into())
+                        );
+                    }
+                };
+                Ok(Parts {
+                    id: optional_id(object, "id")?,
+                    name,
+                    args,
+                })
+            }
+            Target::OpenAiResponses => {
+                check_type("function_call")?;
+                let name = string(object, "name", "/name")?;
+                let args = match object.get("arguments") {
+                    Some(text) => json_text(text, "/arguments")?,
+                    None => {
+                        return Err(self.malformed("/arguments", "`arguments` is missing".into()));
+                    }
+                };
+                Ok(Parts {
+                    id: optional_id(object, "call_id")?,
+                    name,
+                    args,
+                })
+            }
+            Target::Anthropic => {
+                check_type("tool_use")?;
+                let name = string(object, "name", "/name")?;
+                let args = object.get("input").cloned().unwrap_or_else(|| json!({}));
+                Ok(Parts {
+                    id: optional_id(object, "id")?,
+                    name,
+                    args,
+                })
+            }
+            Target::Gemini | Target::GeminiOpenApi => {
+                let call = match object.get("functionCall") {
+                    Some(Value::Object(call)) => call,
+                    Some(other) => {
+                        return Err(self.malformed(
+                            "/functionCall",
+                            format!("`functionCall` must be an object, got {}", kind_of(other)),
+                        ));
+                    }
+                    None if object.contains_key("name") => object,
+                    None => return Err(self.malformed("", "there is no `functionCall`".into())),
+                };
+                let name = string(call, "name", "/functionCall/name")?;
+                let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+                Ok(Parts {
+                    id: optional_id(call, "id")?,
+                    name,
+                    args,
+                })
+            }
+            Target::Mcp => {
+                // A whole JSON-RPC request is accepted too: its id answers it.
+                let (params, id) = match object.get("params") {
+                    Some(Value::Object(params)) => (params, None),
+                    _ => (object, None::<&str>),
+                };
+                let name = string(params, "name", "/name")?;
+                let args = params
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                Ok(Parts { id, name, args })
+            }
+        }
+    }
+
+    /// The provider's message answering `call` with `result`: the OpenAI `role: "tool"`
+    /// message or `function_call_output` item, the Anthropic `tool_result` block
+    /// (`is_error` on failure), the Gemini `functionResponse` part, the MCP
+    /// `CallToolResult`. Its content is the pedelec result object (`{"ok": …}`) as JSON.
+    #[must_use]
+    pub fn encode_result(&self, call: &ProviderCall, result: &ToolResult) -> Value {
+        let id = call.id.as_deref();
+        let text = || serde_json::to_string(result).unwrap_or_default();
+        match self.target {
+            Target::OpenAiChat => json!({
+                "role": "tool",
+                "tool_call_id": id,
+                "content": text(),
+            }),
+            Target::OpenAiResponses => json!({
+                "type": "function_call_output",
+                "call_id": id,
+                "output": text(),
+            }),
+            Target::Anthropic => {
+                let mut block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": id,
+                    "content": text(),
+                });
+                if !result.is_ok() {
+                    block["is_error"] = Value::Bool(true);
+                }
+                block
+            }
+            Target::Gemini | Target::GeminiOpenApi => {
+                let name = self.provider_name(&call.name).unwrap_or(&call.name);
+                let mut response = Map::new();
+                if let Some(id) = id {
+                    response.insert("id".into(), id.into());
+                }
+                response.insert("name".into(), name.into());
+                response.insert(
+                    "response".into(),
+                    serde_json::to_value(result).unwrap_or(Value::Null),
+                );
+                json!({ "functionResponse": response })
+            }
+            Target::Mcp => json!({
+                "content": [{"type": "text", "text": text()}],
+                "isError": !result.is_ok(),
+            }),
+        }
+    }
+
+    /// The call a payload that failed to decode is answered as: whatever id and name can
+    /// be read from it.
+    fn undecodable(&self, payload: &Value) -> ProviderCall {
+        let pick = |pointers: &[&str]| {
+            pointers
+                .iter()
+                .find_map(|p| payload.pointer(p).and_then(Value::as_str))
+                .map(str::to_owned)
+        };
+        let (id, name) = match self.target {
+            Target::OpenAiChat => (pick(&["/id"]), pick(&["/function/name"])),
+            Target::OpenAiResponses => (pick(&["/call_id"]), pick(&["/name"])),
+            Target::Anthropic => (pick(&["/id"]), pick(&["/name"])),
+            Target::Gemini | Target::GeminiOpenApi => (
+                pick(&["/functionCall/id", "/id"]),
+                pick(&["/functionCall/name", "/name"]),
+            ),
+            Target::Mcp => (None, pick(&["/params/name", "/name"])),
+        };
+        let name = name
+            .and_then(|n| self.tool_name(&n).map(str::to_owned).or(Some(n)))
+            .unwrap_or_default();
+        ProviderCall {
+            id,
+            name,
+            args: Value::Null,
+        }
+    }
+}
+
+/// Removes, in place, the `null` of every optional property (the provider form of
+/// "absent"), wherever the schema has objects: nested, in arrays, in map values and in
+/// union branches (the branch is the one whose tags the value carries).
+fn restore(value: &mut Value, node: &SchemaNode) {
+    match value {
+        Value::Object(map) => {
+            if node.one_of.is_some() {
+                if let Some(branch) = branches(node).iter().find(|b| shallow_match(map, b)) {
+                    restore(value, branch);
+                }
+                return;
+            }
+            let props = properties(node);
+            for prop in props {
+                let name = prop.name();
+                match map.get_mut(name) {
+                    Some(Value::Null) if !prop.is_required() => {
+                        map.shift_remove(name);
+                    }
+                    Some(v) => restore(v, prop.schema()),
+                    None => {}
+                }
+            }
+            if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
+                for (key, v) in map.iter_mut() {
+                    if !props.iter().any(|p| p.name() == key) {
+                        restore(v, values);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = &node.items {
+                for v in items {
+                    restore(v, item);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an object carries a branch's tags: every required property with an `enum`
+/// present with one of its values, and, for a closed branch, no undeclared property. The
+/// branches of an exported `oneOf` are disjoint by exactly these (see
+/// `branches_disjoint`), so at most one branch matches a valid value.
+fn shallow_match(map: &Map<String, Value>, branch: &SchemaNode) -> bool {
+    if !branch.is_kind(SchemaKind::Object) {
+        return false;
+    }
+    let props = properties(branch);
+    for prop in props {
+        let Some(v) = map.get(prop.name()) else {
+            if prop.is_required() {
+                return false;
+            }
+            continue;
+        };
+        if prop.is_required()
+            && let Some(values) = prop.schema().enum_values()
+            && !values.iter().any(|l| l == &Literal::from_value(v))
+        {
+            return false;
+        }
+    }
+    !super::facts::is_closed(branch) || map.keys().all(|k| props.iter().any(|p| p.name() == k))
+}
+
+impl Export {
+    /// An OpenAI call that can go to [`Session::call_raw`] as it is: `(id, tool name,
+    /// arguments text)` when the arguments are JSON text of an object with no `null` in it
+    /// (so there is nothing to restore, and decoding would give the same instance).
+    /// Anything else takes the general path, which also reports what is wrong.
+    fn raw_call<'a>(&'a self, payload: &'a Value) -> Option<(Option<&'a str>, &'a str, &'a str)> {
+        let id = |key: &str| match payload.get(key) {
+            None => Some(None),
+            Some(Value::String(id)) => Some(Some(id.as_str())),
+            Some(_) => None,
+        };
+        let (id, name, args) = match self.target {
+            Target::OpenAiChat => {
+                if payload.get("type").is_some_and(|t| t != "function") {
+                    return None;
+                }
+                let function = payload.get("function")?;
+                (
+                    id("id")?,
+                    function.get("name")?.as_str()?,
+                    function.get("arguments")?.as_str()?,
+                )
+            }
+            Target::OpenAiResponses => {
+                if payload.get("type")? != "function_call" {
+                    return None;
+                }
+                (
+                    id("call_id")?,
+                    payload.get("name")?.as_str()?,
+                    payload.get("arguments")?.as_str()?,
+                )
+            }
+            _ => return None,
+        };
+        if !args.trim_start().starts_with('{') || args.contains("null") {
+            return None;
+        }
+        let index = *self.by_provider_name.get(name)?;
+        Some((id, self.names[index].0.as_str(), args))
+    }
+
+    /// The OpenAI result message around a result already encoded as JSON text.
+    fn text_message(&self, id: Option<&str>, content: String) -> Value {
+        match self.target {
+            Target::OpenAiResponses => json!({
+                "type": "function_call_output",
+                "call_id": id,
+                "output": content,
+            }),
+            _ => json!({
+                "role": "tool",
+                "tool_call_id": id,
+                "content": content,
+            }),
+        }
+    }
+}
+
+impl<N> Session<N> {
+    /// Decodes one provider tool call (see [`Export::decode_call`]), runs it
+    /// ([`call`](Session::call)), and answers with the provider's result message (see
+    /// [`Export::encode_result`]). A payload that cannot be decoded is answered too, with
+    /// an error result that says what is wrong (`INVALID_INPUT`, `TOOL_ARGS_INVALID` or
+    /// `TOOL_HANDLER_NOT_FOUND`), carrying the call's id when one can be read.
+    pub async fn call_provider(&self, export: &Export, payload: &Value) -> Value {
+        // OpenAI sends the arguments as JSON text: when there is nothing to restore, the
+        // text goes to the session as it is (no `Value` in between), and the result text
+        // comes back as the message's content.
+        if let Some((id, name, text)) = export.raw_call(payload)
+            && let Ok(args) = serde_json::from_str::<&RawValue>(text)
+        {
+            let content = self.call_raw(name, args).await;
+            return export.text_message(id, content);
+        }
+        match export.decode_call(payload) {
+            Ok(mut call) => {
+                let args = std::mem::take(&mut call.args);
+                let result = self.call(&call.name, args).await;
+                export.encode_result(&call, &result)
+            }
+            Err(error) => {
+                let call = export.undecodable(payload);
+                // The model reads this: the problem alone, without the target's name.
+                let message = match error.problems().first() {
+                    Some(p) if p.pointer.is_empty() => p.message.clone(),
+                    Some(p) => format!("{}: {}", p.pointer, p.message),
+                    None => error.to_string(),
+                };
+                let result = ToolResult::Err(ToolError::with_code(error.code(), message));
+                export.encode_result(&call, &result)
+            }
+        }
+    }
+}

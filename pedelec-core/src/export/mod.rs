@@ -1,0 +1,242 @@
+//! Provider exports and call adapters: a skill set sent straight to a model API (OpenAI
+//! Chat Completions and Responses, Anthropic Messages, Google Gemini, MCP), and the model's
+//! tool calls brought back into a session.
+//!
+//! ```
+//! use pedelec_core::export::{ExportOptions, Target};
+//! use pedelec_core::{SerializableSkillsManifest, ToolResult};
+//! use serde_json::json;
+//!
+//! let manifest: SerializableSkillsManifest = serde_json::from_value(json!({
+//!     "guidance": "Navigate.",
+//!     "tools": [{
+//!         "name": "nav.open_url",
+//!         "description": "Open a URL.",
+//!         "argsSchema": {
+//!             "type": "object",
+//!             "properties": {
+//!                 "url": {"type": "string", "format": "uri"},
+//!                 "new_tab": {"type": "boolean"}
+//!             },
+//!             "required": ["url"],
+//!             "additionalProperties": false
+//!         }
+//!     }]
+//! }))?;
+//! let export = manifest.export(Target::OpenAiChat, ExportOptions::default())?;
+//! assert_eq!(export.provider_name("nav.open_url"), Some("nav_open_url"));
+//! assert_eq!(export.tools()[0]["function"]["parameters"]["required"], json!(["url", "new_tab"]));
+//!
+//! // What the model sends back: the absent optional argument is a strict `null`.
+//! let call = export.decode_call(&json!({
+//!     "id": "call_1",
+//!     "type": "function",
+//!     "function": {"name": "nav_open_url", "arguments": "{\"url\":\"https://a.b\",\"new_tab\":null}"}
+//! }))?;
+//! assert_eq!(call.name, "nav.open_url");
+//! assert_eq!(call.args, json!({"url": "https://a.b"}));
+//! let message = export.encode_result(&call, &ToolResult::Ok(json!(true)));
+//! assert_eq!(message, json!({"role": "tool", "tool_call_id": "call_1", "content": "{\"ok\":true,\"value\":true}"}));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Every export is lossless: each instance valid for a tool's argsSchema has a provider form
+//! valid for the exported schema, and [`Export::decode_call`] gives the instance back. What
+//! a provider cannot express moves into the property's description, in words, and the
+//! session still enforces it. The modules: [`Target`]s and request shapes (`target`), the
+//! schema transforms (`transform`), name mapping (`names`), the provider rules' inputs
+//! (`facts`, computed by `const fn` so `skills![targets = [...]]` runs the same rules at
+//! compile time), and the call adapters (`call`).
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
+mod call;
+mod error;
+mod facts;
+mod names;
+mod target;
+mod transform;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+pub use call::ProviderCall;
+pub use error::{ExportError, ExportProblem};
+#[doc(hidden)]
+pub use facts::{CompileTool, check_targets, compile_tool};
+pub use facts::{branches_disjoint, one_of_is_disjoint, schema_facts, tool_facts};
+pub use pedelec_rules::provider::Provider;
+pub use target::Target;
+
+use crate::manifest::SerializableSkillsManifest;
+use crate::schema::ToolArgsSchema;
+
+/// How to export: strict by default where the provider has a strict mode (OpenAI,
+/// Anthropic); `ExportOptions::default().strict(false)` opts out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportOptions {
+    strict: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { strict: true }
+    }
+}
+
+impl ExportOptions {
+    /// Whether to use the provider's strict mode (constrained decoding), where it has one.
+    #[must_use]
+    pub const fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Whether strict mode is asked for.
+    #[must_use]
+    pub const fn is_strict(&self) -> bool {
+        self.strict
+    }
+}
+
+/// A skill set exported for one provider: the request's `tools`, the name map, and what
+/// [`decode_call`](Export::decode_call) needs to restore each call's arguments.
+#[derive(Clone, Debug)]
+pub struct Export {
+    target: Target,
+    strict: bool,
+    tools: Value,
+    /// `(tool name, provider name)`, in the skill set's order.
+    names: Vec<(String, String)>,
+    by_provider_name: HashMap<String, usize>,
+    /// Each tool's argsSchema (to drop the `null`s standing for absent optional properties).
+    schemas: Vec<ToolArgsSchema>,
+}
+
+impl SerializableSkillsManifest {
+    /// Exports the skill set for `target`: the request's `tools`, with every schema
+    /// transformed into what the provider accepts, and names mapped where it rejects them.
+    ///
+    /// # Errors
+    /// Every problem at once (tool, JSON pointer, rule): a name too long or colliding after
+    /// mapping, a schema beyond the provider's documented limits, an object strict mode
+    /// cannot close, a `oneOf` that cannot become `anyOf` without changing its meaning.
+    pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
+        Export::new(self, target, options)
+    }
+}
+
+impl Export {
+    fn new(
+        manifest: &SerializableSkillsManifest,
+        target: Target,
+        options: ExportOptions,
+    ) -> Result<Export, ExportError> {
+        let provider = target.provider();
+        let strict = options.strict && provider.has_strict_mode();
+        let mut problems = Vec::new();
+        let names = names::map(provider, manifest, &mut problems);
+        let mut declarations = Vec::with_capacity(manifest.tools.len());
+        let mut before = pedelec_rules::provider::SetFacts::default();
+        for (tool, (_, provider_name)) in manifest.tools.iter().zip(&names) {
+            let node = tool.args_schema.node();
+            let facts = tool_facts(&tool.name, &tool.description, node);
+            let violations = pedelec_rules::provider::check_tool(provider, strict, &facts, &before);
+            for rule in violations.iter() {
+                // The schema walk reports these two with a pointer to each node.
+                if !matches!(
+                    rule,
+                    pedelec_rules::provider::Rule::OpenObject
+                        | pedelec_rules::provider::Rule::AmbiguousUnion
+                ) {
+                    problems.push(ExportProblem::new(
+                        Some(&tool.name),
+                        "",
+                        rule.id(),
+                        rule.to_string(),
+                    ));
+                }
+            }
+            before = before.with(&facts);
+            let schema = transform::schema(
+                provider,
+                strict,
+                &tool.args_schema.to_json(),
+                node,
+                &tool.name,
+                &mut problems,
+            );
+            declarations.push(target::declaration(
+                target,
+                strict,
+                provider_name,
+                &tool.description,
+                schema,
+                facts::properties(node).is_empty()
+                    && !matches!(
+                        node.additional_properties,
+                        Some(crate::schema::AdditionalProperties::Schema(_))
+                    ),
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(ExportError::new(target, problems));
+        }
+        let by_provider_name = names
+            .iter()
+            .enumerate()
+            .map(|(i, (_, p))| (p.clone(), i))
+            .collect();
+        Ok(Export {
+            target,
+            strict,
+            tools: target::tools(target, declarations),
+            names,
+            by_provider_name,
+            schemas: manifest
+                .tools
+                .iter()
+                .map(|t| t.args_schema.clone())
+                .collect(),
+        })
+    }
+
+    /// Exactly what goes in the request's `tools` field.
+    #[must_use]
+    pub fn tools(&self) -> &Value {
+        &self.tools
+    }
+
+    /// The target.
+    #[must_use]
+    pub const fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Whether the tools are declared strict (asked for, and the provider has the mode).
+    #[must_use]
+    pub const fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The provider's name for a tool (`nav.open_url` → `nav_open_url` for OpenAI).
+    #[must_use]
+    pub fn provider_name(&self, tool_name: &str) -> Option<&str> {
+        self.names
+            .iter()
+            .find(|(t, _)| t == tool_name)
+            .map(|(_, p)| p.as_str())
+    }
+
+    /// The tool a provider name stands for (`nav_open_url` → `nav.open_url` for OpenAI).
+    #[must_use]
+    pub fn tool_name(&self, provider_name: &str) -> Option<&str> {
+        self.by_provider_name
+            .get(provider_name)
+            .map(|&i| self.names[i].0.as_str())
+    }
+}

@@ -1,0 +1,63 @@
+//! Tool names as each provider accepts them. OpenAI and Anthropic reject `.` (their names
+//! match `^[a-zA-Z0-9_-]+$`): it becomes `_`. The map is deterministic, and reversible
+//! through the [`Export`](super::Export), which keeps both names; two tools whose provider
+//! names collide are an error, never a silent shadowing.
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
+use pedelec_rules::provider::{Provider, provider_byte, provider_names_collide};
+
+use super::ExportProblem;
+use crate::manifest::SerializableSkillsManifest;
+
+/// The provider name of a tool name (a Pedelec name is ASCII).
+pub(crate) fn provider_name(provider: Provider, name: &str) -> String {
+    name.bytes()
+        .map(|b| char::from(provider_byte(provider, b)))
+        .collect()
+}
+
+/// `(tool name, provider name)` for every tool, recording invalid names and collisions.
+pub(crate) fn map(
+    provider: Provider,
+    manifest: &SerializableSkillsManifest,
+    problems: &mut Vec<ExportProblem>,
+) -> Vec<(String, String)> {
+    let mut names: Vec<(String, String)> = Vec::with_capacity(manifest.tools.len());
+    for tool in &manifest.tools {
+        if let Err(p) = pedelec_rules::check_tool_name(&tool.name) {
+            problems.push(ExportProblem::new(
+                Some(&tool.name),
+                "",
+                "tool-name",
+                p.to_string(),
+            ));
+        }
+        let mapped = provider_name(provider, &tool.name);
+        if let Some((earlier, _)) = names
+            .iter()
+            .find(|(earlier, _)| provider_names_collide(provider, earlier, &tool.name))
+        {
+            let message = if *earlier == tool.name {
+                "two tools have this name; rename one with `#[tool(name = \"…\")]`".to_owned()
+            } else {
+                format!(
+                    "its provider name `{mapped}` is also `{earlier}`'s, as {} names cannot \
+                     contain `.` (it becomes `_`); rename one with `#[tool(name = \"…\")]`",
+                    provider.title()
+                )
+            };
+            problems.push(ExportProblem::new(
+                Some(&tool.name),
+                "",
+                "name-collision",
+                message,
+            ));
+        }
+        names.push((tool.name.clone(), mapped));
+    }
+    names
+}

@@ -1,0 +1,700 @@
+//! What each model provider accepts in a tool declaration: name length and characters, the
+//! description's length, and the documented limits of its strict mode. One implementation,
+//! run by `skills![targets = [...]]` at compile time (in a `const` item) and by
+//! `pedelec::export` at run time.
+//!
+//! The inputs are plain numbers ([`ToolFacts`], [`SetFacts`]) so this crate needs no schema
+//! type: `pedelec-core` computes them over a schema with `const fn`s, once for both uses.
+//! Sources for every limit are in `research/providers.md` (OpenAI structured outputs,
+//! Anthropic strict tool use, Gemini `FunctionDeclaration`, MCP 2025-11-25).
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+
+use std::fmt;
+
+/// The rules of one provider (both OpenAI APIs, Chat Completions and Responses, share one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions and Responses.
+    OpenAi,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini, `parametersJsonSchema` (JSON Schema).
+    Gemini,
+    /// Google Gemini, the older `parameters` (an OpenAPI 3.0 subset).
+    GeminiOpenApi,
+    /// The Model Context Protocol (`tools/list`).
+    Mcp,
+}
+
+impl Provider {
+    /// Every provider, in the order of [`Provider::NAMES`].
+    pub const ALL: [Provider; 5] = [
+        Provider::OpenAi,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::GeminiOpenApi,
+        Provider::Mcp,
+    ];
+    /// The names `skills![targets = [...]]` accepts.
+    pub const NAMES: [&'static str; 5] = ["openai", "anthropic", "gemini", "gemini_openapi", "mcp"];
+
+    /// The name written in `targets = [...]`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        Provider::NAMES[self as usize]
+    }
+
+    /// The provider written `name` in `targets = [...]`.
+    #[must_use]
+    pub const fn from_name(name: &str) -> Option<Provider> {
+        let mut i = 0;
+        while i < Provider::NAMES.len() {
+            if crate::str_eq(Provider::NAMES[i], name) {
+                return Some(Provider::ALL[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The provider as people write it in prose.
+    #[must_use]
+    pub const fn title(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "OpenAI",
+            Provider::Anthropic => "Anthropic",
+            Provider::Gemini => "Gemini",
+            Provider::GeminiOpenApi => "Gemini (OpenAPI `parameters`)",
+            Provider::Mcp => "MCP",
+        }
+    }
+
+    /// Whether the provider has a strict (constrained decoding) mode.
+    #[must_use]
+    pub const fn has_strict_mode(self) -> bool {
+        matches!(self, Provider::OpenAi | Provider::Anthropic)
+    }
+
+    /// The longest tool name the provider accepts (after [`provider_byte`] mapping).
+    #[must_use]
+    pub const fn max_name_len(self) -> usize {
+        match self {
+            Provider::OpenAi => 64,
+            Provider::Anthropic | Provider::Gemini | Provider::GeminiOpenApi | Provider::Mcp => 128,
+        }
+    }
+
+    /// The longest tool description the provider accepts, in characters.
+    #[must_use]
+    pub const fn max_description_chars(self) -> Option<usize> {
+        match self {
+            Provider::OpenAi => Some(1024),
+            _ => None,
+        }
+    }
+
+    /// Whether a schema node must close every object (`additionalProperties: false`).
+    #[must_use]
+    pub const fn requires_closed_objects(self, strict: bool) -> bool {
+        strict && self.has_strict_mode()
+    }
+
+    /// Whether `oneOf` must become `anyOf` (rejected, or silently ignored, by the provider).
+    #[must_use]
+    pub const fn rewrites_one_of(self, strict: bool) -> bool {
+        match self {
+            Provider::OpenAi | Provider::Anthropic => strict,
+            Provider::Gemini | Provider::GeminiOpenApi => true,
+            Provider::Mcp => false,
+        }
+    }
+}
+
+/// The byte a tool name's byte becomes in the provider's name: `.` is `_` for OpenAI and
+/// Anthropic (their names match `^[a-zA-Z0-9_-]+$`); every other byte of a Pedelec name is
+/// accepted everywhere as it is.
+#[must_use]
+pub const fn provider_byte(provider: Provider, byte: u8) -> u8 {
+    match provider {
+        Provider::OpenAi | Provider::Anthropic if byte == b'.' => b'_',
+        _ => byte,
+    }
+}
+
+/// Whether two tool names become the same provider name.
+#[must_use]
+pub const fn provider_names_collide(provider: Provider, a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if provider_byte(provider, a[i]) != provider_byte(provider, b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The number of characters (Unicode scalar values) of `s`.
+#[must_use]
+pub const fn char_count(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let (mut i, mut n) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] & 0xC0 != 0x80 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// What the rules need to know about one tool's argsSchema.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemaFacts {
+    /// Levels of object nesting (the root object is level 1).
+    pub depth: usize,
+    /// Object properties, in total.
+    pub properties: usize,
+    /// Enum values, in total.
+    pub enum_values: usize,
+    /// Properties that are not required.
+    pub optional: usize,
+    /// Union (`oneOf`) nodes.
+    pub unions: usize,
+    /// Objects not closed with `additionalProperties: false` (maps included).
+    pub open_objects: usize,
+    /// `oneOf` nodes whose branches are not provably disjoint.
+    pub ambiguous_unions: usize,
+}
+
+/// One tool as the rules see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolFacts {
+    /// The tool name's length in bytes (ASCII: every character is one byte).
+    pub name_len: usize,
+    /// The description's length in characters.
+    pub description_chars: usize,
+    /// Its argsSchema.
+    pub schema: SchemaFacts,
+}
+
+/// The running totals of the strict tools listed before a tool (Anthropic's limits are per
+/// request, across every strict tool).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetFacts {
+    /// Strict tools.
+    pub strict_tools: usize,
+    /// Optional parameters.
+    pub optional: usize,
+    /// Union-typed parameters.
+    pub unions: usize,
+}
+
+impl SetFacts {
+    /// The totals once `tool` is added.
+    #[must_use]
+    pub const fn with(self, tool: &ToolFacts) -> SetFacts {
+        SetFacts {
+            strict_tools: self.strict_tools + 1,
+            optional: self.optional + tool.schema.optional,
+            unions: self.unions + tool.schema.unions,
+        }
+    }
+}
+
+/// OpenAI strict mode: at most this many levels of object nesting.
+pub const OPENAI_STRICT_MAX_DEPTH: usize = 10;
+/// OpenAI strict mode: at most this many object properties in one schema.
+pub const OPENAI_STRICT_MAX_PROPERTIES: usize = 5000;
+/// OpenAI strict mode: at most this many enum values in one schema.
+pub const OPENAI_STRICT_MAX_ENUM_VALUES: usize = 1000;
+/// Anthropic strict mode: at most this many strict tools in one request.
+pub const ANTHROPIC_STRICT_MAX_TOOLS: usize = 20;
+/// Anthropic strict mode: at most this many optional parameters across strict tools.
+pub const ANTHROPIC_STRICT_MAX_OPTIONAL: usize = 24;
+/// Anthropic strict mode: at most this many union-typed parameters across strict tools.
+pub const ANTHROPIC_STRICT_MAX_UNIONS: usize = 16;
+
+/// One broken rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The provider name is longer than the provider accepts.
+    NameTooLong {
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The description is longer than the provider accepts.
+    DescriptionTooLong {
+        /// Its length in characters.
+        chars: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Objects nested deeper than strict mode allows.
+    TooDeep {
+        /// The schema's depth.
+        depth: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More object properties than strict mode allows.
+    TooManyProperties {
+        /// The schema's count.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More enum values than strict mode allows.
+    TooManyEnumValues {
+        /// The schema's count.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// An object that accepts other properties, which strict mode cannot express.
+    OpenObject,
+    /// A `oneOf` whose branches are not provably disjoint, where the provider needs `anyOf`.
+    AmbiguousUnion,
+    /// More strict tools than the provider accepts in one request.
+    TooManyStrictTools {
+        /// The count up to this tool.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More optional parameters across strict tools than the provider accepts.
+    TooManyOptional {
+        /// The total up to this tool.
+        total: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More union-typed parameters across strict tools than the provider accepts.
+    TooManyUnions {
+        /// The total up to this tool.
+        total: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+impl Rule {
+    /// A short, stable identifier of the rule (`name-length`, `strict-depth`, …).
+    #[must_use]
+    pub const fn id(self) -> &'static str {
+        match self {
+            Rule::NameTooLong { .. } => "name-length",
+            Rule::DescriptionTooLong { .. } => "description-length",
+            Rule::TooDeep { .. } => "strict-depth",
+            Rule::TooManyProperties { .. } => "strict-properties",
+            Rule::TooManyEnumValues { .. } => "strict-enum-values",
+            Rule::OpenObject => "strict-open-object",
+            Rule::AmbiguousUnion => "ambiguous-one-of",
+            Rule::TooManyStrictTools { .. } => "strict-tools",
+            Rule::TooManyOptional { .. } => "strict-optional-parameters",
+            Rule::TooManyUnions { .. } => "strict-union-parameters",
+        }
+    }
+
+    /// Writes the rule's explanation (without the tool or provider) into `m`.
+    pub const fn write(self, m: &mut Message) {
+        match self {
+            Rule::NameTooLong { len, max } => {
+                m.push("its name is ");
+                m.push_usize(len);
+                m.push(" characters long; at most ");
+                m.push_usize(max);
+                m.push(" are accepted: shorten it with `#[tool(name = \"…\")]`");
+            }
+            Rule::DescriptionTooLong { chars, max } => {
+                m.push("its description is ");
+                m.push_usize(chars);
+                m.push(" characters long; at most ");
+                m.push_usize(max);
+                m.push(" are accepted: shorten the doc comment or `#[tool(description = …)]`");
+            }
+            Rule::TooDeep { depth, max } => {
+                m.push("its argsSchema nests objects ");
+                m.push_usize(depth);
+                m.push(" levels deep; strict mode accepts at most ");
+                m.push_usize(max);
+                m.push(": flatten the arguments, or export with `strict(false)`");
+            }
+            Rule::TooManyProperties { count, max } => {
+                m.push("its argsSchema has ");
+                m.push_usize(count);
+                m.push(" object properties; strict mode accepts at most ");
+                m.push_usize(max);
+            }
+            Rule::TooManyEnumValues { count, max } => {
+                m.push("its argsSchema has ");
+                m.push_usize(count);
+                m.push(" enum values; strict mode accepts at most ");
+                m.push_usize(max);
+            }
+            Rule::OpenObject => m.push(
+                "its argsSchema has an object that accepts other properties (a map, or no \
+                 `additionalProperties: false`); strict mode needs every object closed: use a \
+                 struct, or export with `strict(false)`",
+            ),
+            Rule::AmbiguousUnion => m.push(
+                "its argsSchema has a `oneOf` whose branches are not provably disjoint, and \
+                 the provider only takes `anyOf` (which would accept a value matching two \
+                 branches): give each variant a distinct tag (a serde `tag`, or distinct \
+                 types)",
+            ),
+            Rule::TooManyStrictTools { count, max } => {
+                m.push("it is strict tool number ");
+                m.push_usize(count);
+                m.push(" of the set; strict mode accepts at most ");
+                m.push_usize(max);
+                m.push(" per request: export with `strict(false)`, or split the set");
+            }
+            Rule::TooManyOptional { total, max } => {
+                m.push("with it the strict tools have ");
+                m.push_usize(total);
+                m.push(" optional parameters; strict mode accepts at most ");
+                m.push_usize(max);
+                m.push(" across the request: make some required, or export with `strict(false)`");
+            }
+            Rule::TooManyUnions { total, max } => {
+                m.push("with it the strict tools have ");
+                m.push_usize(total);
+                m.push(" union-typed parameters; strict mode accepts at most ");
+                m.push_usize(max);
+                m.push(" across the request");
+            }
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut m = Message::new();
+        self.write(&mut m);
+        f.write_str(m.as_str())
+    }
+}
+
+/// Every rule a tool breaks (at most one of each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Violations {
+    rules: [Option<Rule>; 10],
+    len: usize,
+}
+
+impl Violations {
+    const fn new() -> Self {
+        Violations {
+            rules: [None; 10],
+            len: 0,
+        }
+    }
+
+    const fn push(&mut self, rule: Rule) {
+        self.rules[self.len] = Some(rule);
+        self.len += 1;
+    }
+
+    /// How many rules are broken.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no rule is broken.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `i`-th broken rule.
+    #[must_use]
+    pub const fn get(&self, i: usize) -> Option<Rule> {
+        if i < self.len { self.rules[i] } else { None }
+    }
+
+    /// The broken rules.
+    pub fn iter(&self) -> impl Iterator<Item = Rule> + '_ {
+        self.rules[..self.len].iter().flatten().copied()
+    }
+}
+
+/// Every rule of `provider` that `tool` breaks, `before` being the totals of the strict
+/// tools listed before it. Name collisions are checked apart, with
+/// [`provider_names_collide`].
+#[must_use]
+pub const fn check_tool(
+    provider: Provider,
+    strict: bool,
+    tool: &ToolFacts,
+    before: &SetFacts,
+) -> Violations {
+    let mut v = Violations::new();
+    let max = provider.max_name_len();
+    if tool.name_len > max {
+        v.push(Rule::NameTooLong {
+            len: tool.name_len,
+            max,
+        });
+    }
+    if let Some(max) = provider.max_description_chars()
+        && tool.description_chars > max
+    {
+        v.push(Rule::DescriptionTooLong {
+            chars: tool.description_chars,
+            max,
+        });
+    }
+    let s = &tool.schema;
+    if provider.rewrites_one_of(strict) && s.ambiguous_unions > 0 {
+        v.push(Rule::AmbiguousUnion);
+    }
+    if provider.requires_closed_objects(strict) && s.open_objects > 0 {
+        v.push(Rule::OpenObject);
+    }
+    if !strict {
+        return v;
+    }
+    match provider {
+        Provider::OpenAi => {
+            if s.depth > OPENAI_STRICT_MAX_DEPTH {
+                v.push(Rule::TooDeep {
+                    depth: s.depth,
+                    max: OPENAI_STRICT_MAX_DEPTH,
+                });
+            }
+            if s.properties > OPENAI_STRICT_MAX_PROPERTIES {
+                v.push(Rule::TooManyProperties {
+                    count: s.properties,
+                    max: OPENAI_STRICT_MAX_PROPERTIES,
+                });
+            }
+            if s.enum_values > OPENAI_STRICT_MAX_ENUM_VALUES {
+                v.push(Rule::TooManyEnumValues {
+                    count: s.enum_values,
+                    max: OPENAI_STRICT_MAX_ENUM_VALUES,
+                });
+            }
+        }
+        Provider::Anthropic => {
+            // Reported once, at the tool that goes over the limit.
+            let after = before.with(tool);
+            if after.strict_tools > ANTHROPIC_STRICT_MAX_TOOLS
+                && before.strict_tools <= ANTHROPIC_STRICT_MAX_TOOLS
+            {
+                v.push(Rule::TooManyStrictTools {
+                    count: after.strict_tools,
+                    max: ANTHROPIC_STRICT_MAX_TOOLS,
+                });
+            }
+            if after.optional > ANTHROPIC_STRICT_MAX_OPTIONAL
+                && before.optional <= ANTHROPIC_STRICT_MAX_OPTIONAL
+            {
+                v.push(Rule::TooManyOptional {
+                    total: after.optional,
+                    max: ANTHROPIC_STRICT_MAX_OPTIONAL,
+                });
+            }
+            if after.unions > ANTHROPIC_STRICT_MAX_UNIONS
+                && before.unions <= ANTHROPIC_STRICT_MAX_UNIONS
+            {
+                v.push(Rule::TooManyUnions {
+                    total: after.unions,
+                    max: ANTHROPIC_STRICT_MAX_UNIONS,
+                });
+            }
+        }
+        Provider::Gemini | Provider::GeminiOpenApi | Provider::Mcp => {}
+    }
+    v
+}
+
+/// A message assembled in a `const fn` (to `panic!` with at compile time), truncated with
+/// `…` at a character boundary when it does not fit.
+#[derive(Clone, Copy, Debug)]
+pub struct Message {
+    bytes: [u8; Message::CAPACITY],
+    len: usize,
+    truncated: bool,
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Message::new()
+    }
+}
+
+impl Message {
+    const CAPACITY: usize = 1024;
+
+    /// An empty message.
+    #[must_use]
+    pub const fn new() -> Self {
+        Message {
+            bytes: [0; Message::CAPACITY],
+            len: 0,
+            truncated: false,
+        }
+    }
+
+    /// Appends `s` (or as much as fits, then `…`).
+    pub const fn push(&mut self, s: &str) {
+        let s = s.as_bytes();
+        let room = Message::CAPACITY - 3;
+        let mut i = 0;
+        while i < s.len() && !self.truncated {
+            let mut end = i + 1;
+            while end < s.len() && s[end] & 0xC0 == 0x80 {
+                end += 1;
+            }
+            if self.len + (end - i) > room {
+                self.truncated = true;
+                let e = "…".as_bytes();
+                let mut j = 0;
+                while j < e.len() {
+                    self.bytes[self.len] = e[j];
+                    self.len += 1;
+                    j += 1;
+                }
+                return;
+            }
+            while i < end {
+                self.bytes[self.len] = s[i];
+                self.len += 1;
+                i += 1;
+            }
+        }
+    }
+
+    /// Appends a number in decimal.
+    #[allow(clippy::cast_possible_truncation, reason = "a digit, below 10")]
+    pub const fn push_usize(&mut self, n: usize) {
+        let mut digits = [0u8; 20];
+        let (mut n, mut len) = (n, 0);
+        loop {
+            digits[digits.len() - 1 - len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let (_, tail) = digits.split_at(digits.len() - len);
+        match std::str::from_utf8(tail) {
+            Ok(s) => self.push(s),
+            Err(_) => self.push("?"),
+        }
+    }
+
+    /// The message so far.
+    #[must_use]
+    pub const fn as_str(&self) -> &str {
+        let (bytes, _) = self.bytes.split_at(self.len);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(_) => "",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(f: impl FnOnce(&mut ToolFacts)) -> ToolFacts {
+        let mut t = ToolFacts {
+            name_len: 10,
+            description_chars: 10,
+            schema: SchemaFacts {
+                depth: 1,
+                ..SchemaFacts::default()
+            },
+        };
+        f(&mut t);
+        t
+    }
+
+    #[test]
+    fn names_and_provider_names() {
+        assert_eq!(Provider::from_name("gemini"), Some(Provider::Gemini));
+        assert_eq!(Provider::from_name("claude"), None);
+        for p in Provider::ALL {
+            assert_eq!(Provider::from_name(p.name()), Some(p));
+        }
+        assert!(provider_names_collide(Provider::OpenAi, "a.b", "a_b"));
+        assert!(provider_names_collide(Provider::Anthropic, "a.b", "a_b"));
+        assert!(!provider_names_collide(Provider::Gemini, "a.b", "a_b"));
+        assert!(!provider_names_collide(Provider::OpenAi, "a.b", "a_bc"));
+        assert_eq!(char_count("é€x"), 3);
+    }
+
+    #[test]
+    fn each_limit_is_inclusive() {
+        let ok = facts(|t| t.name_len = 64);
+        assert!(check_tool(Provider::OpenAi, true, &ok, &SetFacts::default()).is_empty());
+        let long = facts(|t| t.name_len = 65);
+        let v = check_tool(Provider::OpenAi, false, &long, &SetFacts::default());
+        assert_eq!(v.get(0), Some(Rule::NameTooLong { len: 65, max: 64 }));
+        assert!(check_tool(Provider::Anthropic, true, &long, &SetFacts::default()).is_empty());
+        let deep = facts(|t| {
+            t.schema.depth = 11;
+            t.schema.enum_values = 1001;
+            t.description_chars = 1025;
+        });
+        let v = check_tool(Provider::OpenAi, true, &deep, &SetFacts::default());
+        assert_eq!(v.len(), 3);
+        assert_eq!(
+            v.iter().map(Rule::id).collect::<Vec<_>>(),
+            ["description-length", "strict-depth", "strict-enum-values"]
+        );
+        // Not strict: only the description.
+        assert_eq!(
+            check_tool(Provider::OpenAi, false, &deep, &SetFacts::default()).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn set_limits_fire_once_at_the_tool_that_crosses_them() {
+        let tool = facts(|t| t.schema.optional = 5);
+        let mut before = SetFacts::default();
+        let mut fired = Vec::new();
+        for i in 0..22 {
+            let v = check_tool(Provider::Anthropic, true, &tool, &before);
+            fired.extend(v.iter().map(|r| (i, r.id())));
+            before = before.with(&tool);
+        }
+        assert_eq!(
+            fired,
+            [(4, "strict-optional-parameters"), (20, "strict-tools")]
+        );
+    }
+
+    #[test]
+    fn messages_format_numbers_and_truncate() {
+        let mut m = Message::new();
+        m.push("x");
+        m.push_usize(0);
+        m.push_usize(1_234_567);
+        assert_eq!(m.as_str(), "x01234567");
+        let mut m = Message::new();
+        m.push(&"é".repeat(600));
+        assert!(m.as_str().ends_with('…'));
+        assert_eq!(
+            Rule::NameTooLong { len: 70, max: 64 }.to_string(),
+            "its name is 70 characters long; at most 64 are accepted: shorten it with \
+             `#[tool(name = \"…\")]`"
+        );
+    }
+}

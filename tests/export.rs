@@ -1,0 +1,771 @@
+//! Provider exports: golden files per target for the counter skills and a rich skill set
+//! (refresh with `UPDATE_EXPECT=1 cargo test --test export` and review the diff), the
+//! run-time rules listing every problem, the call adapters, and a property test: 10,000+
+//! random instances of the rich set round-trip through every target's provider form.
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
+)]
+#![allow(dead_code, reason = "the tools' bodies are not called")]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    reason = "the seeded generator's numbers are small"
+)]
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
+use pedelec::{
+    SerializableSkillsManifest, ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+#[path = "../examples/counter.rs"]
+mod counter;
+
+/// Where to deliver.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Address {
+    /// Street and number.
+    #[arg(min_length = 1, max_length = 200)]
+    street: String,
+    /// ISO 3166 country code.
+    #[arg(pattern = "^[A-Z]{2}$")]
+    country: String,
+    /// Floor, when there is one.
+    #[arg(minimum = -5, maximum = 200)]
+    floor: Option<i32>,
+}
+
+/// How urgent.
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(rename_all = "snake_case")]
+enum Priority {
+    Low,
+    Normal,
+    Express,
+}
+
+/// The parcel's shape (internally tagged).
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    /// A box.
+    Box {
+        #[arg(exclusive_minimum = 0, maximum = 300)]
+        width_cm: f64,
+        #[arg(exclusive_minimum = 0, maximum = 300)]
+        height_cm: f64,
+    },
+    /// A tube.
+    Tube {
+        #[arg(minimum = 1, multiple_of = 5)]
+        length_cm: u32,
+    },
+    /// An envelope.
+    Envelope,
+}
+
+/// How to pay (adjacently tagged).
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(tag = "method", content = "details", rename_all = "snake_case")]
+enum Payment {
+    /// By card.
+    Card {
+        #[arg(pattern = "^[0-9]{4}$")]
+        last4: String,
+    },
+    /// On account.
+    Invoice {
+        #[arg(format = "email")]
+        billing_email: String,
+    },
+}
+
+/// A notification (externally tagged).
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(rename_all = "snake_case")]
+enum Notify {
+    /// Do not notify.
+    Never,
+    /// Send an SMS.
+    Sms(String),
+    /// Send an email.
+    Email {
+        #[arg(format = "email")]
+        to: String,
+    },
+}
+
+/// One item of the parcel.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Item {
+    /// Stock keeping unit.
+    #[arg(min_length = 3, max_length = 12)]
+    sku: String,
+    /// How many.
+    #[arg(minimum = 1, maximum = 99)]
+    quantity: u8,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct ShipParcelArgs {
+    /// The recipient.
+    address: Address,
+    /// How urgent.
+    priority: Priority,
+    /// The parcel's shape.
+    shape: Shape,
+    /// How to pay.
+    payment: Option<Payment>,
+    /// Whom to notify.
+    notify: Option<Notify>,
+    /// What is inside.
+    #[arg(min_items = 1, max_items = 5)]
+    items: Vec<Item>,
+    /// Labels printed on the parcel.
+    #[arg(max_items = 4)]
+    labels: BTreeSet<String>,
+    /// Insured value in euros.
+    #[serde(default)]
+    #[arg(default = 0, minimum = 0, maximum = 10000)]
+    insured_eur: u32,
+    /// When to pick it up.
+    #[arg(format = "date-time")]
+    pickup_at: Option<String>,
+    /// Ship as a gift.
+    #[serde(default)]
+    #[arg(default = false)]
+    gift: bool,
+}
+
+/// Ship a parcel.
+#[tool(name = "shipping.ship_parcel")]
+fn ship_parcel(args: ShipParcelArgs) -> bool {
+    let _ = args;
+    true
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct OpenUrlArgs {
+    /// The URL.
+    #[arg(format = "uri")]
+    url: String,
+    /// Open in a new tab.
+    new_tab: Option<bool>,
+}
+
+/// Open a URL.
+#[tool(name = "nav.open_url")]
+fn open_url(args: OpenUrlArgs) -> bool {
+    let _ = args;
+    true
+}
+
+skills![
+    pub enum Rich,
+    guidance = "Ship parcels and open pages.",
+    tools = [ship_parcel, open_url],
+    targets = [openai, anthropic, gemini, gemini_openapi, mcp],
+];
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/export");
+
+fn options(strict: bool) -> ExportOptions {
+    ExportOptions::default().strict(strict)
+}
+
+fn golden(set: &str, manifest: &SerializableSkillsManifest) {
+    for target in Target::ALL {
+        for strict in [true, false] {
+            if !strict && !target.provider().has_strict_mode() {
+                continue;
+            }
+            let export = manifest.export(target, options(strict)).unwrap();
+            let mut text = serde_json::to_string_pretty(export.tools()).unwrap();
+            text.push('\n');
+            let suffix = if strict { "" } else { "-lax" };
+            let path = format!("{GOLDEN}/{set}/{target}{suffix}.json");
+            expect_test::expect_file![path].assert_eq(&text);
+        }
+    }
+}
+
+#[test]
+fn counter_goldens() {
+    golden("counter", &counter::ToolName::manifest());
+}
+
+#[test]
+fn rich_goldens() {
+    golden("rich", &Rich::manifest());
+}
+
+#[test]
+fn exports_are_deterministic_and_the_manifest_may_come_from_json() {
+    let manifest = Rich::manifest();
+    let json = serde_json::to_string(&manifest).unwrap();
+    let from_json: SerializableSkillsManifest = serde_json::from_str(&json).unwrap();
+    for target in Target::ALL {
+        let a = manifest.export(target, options(true)).unwrap();
+        let b = from_json.export(target, options(true)).unwrap();
+        assert_eq!(
+            serde_json::to_string(a.tools()).unwrap(),
+            serde_json::to_string(b.tools()).unwrap()
+        );
+    }
+}
+
+#[test]
+fn names_map_reversibly_where_the_provider_rejects_dots() {
+    let manifest = Rich::manifest();
+    for target in Target::ALL {
+        let export = manifest.export(target, options(true)).unwrap();
+        let expected = match target {
+            Target::OpenAiChat | Target::OpenAiResponses | Target::Anthropic => "nav_open_url",
+            _ => "nav.open_url",
+        };
+        assert_eq!(export.provider_name("nav.open_url"), Some(expected));
+        assert_eq!(export.tool_name(expected), Some("nav.open_url"));
+        assert_eq!(export.provider_name("nav.close"), None);
+    }
+}
+
+fn manifest(tools: Value) -> SerializableSkillsManifest {
+    serde_json::from_value(json!({"guidance": "g", "tools": tools})).unwrap()
+}
+
+fn tool_json(name: &str, description: &str, schema: Value) -> Value {
+    json!({"name": name, "description": description, "argsSchema": schema})
+}
+
+const EMPTY: fn() -> Value =
+    || json!({"type": "object", "properties": {}, "additionalProperties": false});
+
+#[test]
+fn export_errors_list_every_problem() {
+    let long = "a".repeat(65);
+    let deep = (0..11).fold(
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        |inner, _| {
+            json!({"type": "object", "properties": {"x": inner}, "required": ["x"], "additionalProperties": false})
+        },
+    );
+    let m = manifest(json!([
+        tool_json("nav.open", "Open.", EMPTY()),
+        tool_json("nav_open", "Open too.", EMPTY()),
+        tool_json(&long, &"d".repeat(1025), EMPTY()),
+        tool_json("deep", "Deep.", deep),
+        tool_json(
+            "map",
+            "A map.",
+            json!({
+                "type": "object",
+                "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+                "required": ["tags"],
+                "additionalProperties": false
+            })
+        ),
+        tool_json(
+            "union",
+            "Untagged.",
+            json!({
+                "type": "object",
+                "properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 1}]}},
+                "required": ["v"],
+                "additionalProperties": false
+            })
+        ),
+    ]));
+    let error = m
+        .export(Target::OpenAiChat, ExportOptions::default())
+        .unwrap_err();
+    let got: Vec<_> = error
+        .problems()
+        .iter()
+        .map(|p| (p.tool.as_deref().unwrap_or(""), p.pointer.as_str(), p.rule))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("nav_open", "", "name-collision"),
+            (long.as_str(), "", "name-length"),
+            (long.as_str(), "", "description-length"),
+            ("deep", "", "strict-depth"),
+            ("map", "/properties/tags", "strict-open-object"),
+            ("union", "/properties/v", "ambiguous-one-of"),
+        ]
+    );
+    expect_test::expect_file![format!("{GOLDEN}/errors-openai.txt")]
+        .assert_eq(&format!("{error}\n"));
+
+    // Without strict mode, only the name and description rules remain.
+    let error = m.export(Target::OpenAiChat, options(false)).unwrap_err();
+    let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
+    assert_eq!(
+        rules,
+        ["name-collision", "name-length", "description-length"]
+    );
+    // Gemini takes dots, long names and open objects, but not an ambiguous `oneOf`.
+    let error = m
+        .export(Target::Gemini, ExportOptions::default())
+        .unwrap_err();
+    let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
+    assert_eq!(rules, ["ambiguous-one-of"]);
+    // MCP keeps `oneOf`: everything exports.
+    assert!(m.export(Target::Mcp, ExportOptions::default()).is_ok());
+}
+
+#[test]
+fn anthropic_strict_limits_count_across_the_set() {
+    let optional = |n: usize| {
+        let props: serde_json::Map<String, Value> = (0..n)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        json!({"type": "object", "properties": props, "additionalProperties": false})
+    };
+    let tools: Vec<Value> = (0..21)
+        .map(|i| tool_json(&format!("t{i}"), "T.", optional(if i < 5 { 5 } else { 0 })))
+        .collect();
+    let error = manifest(Value::Array(tools.clone()))
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap_err();
+    let got: Vec<_> = error
+        .problems()
+        .iter()
+        .map(|p| (p.tool.clone().unwrap(), p.rule))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("t4".to_owned(), "strict-optional-parameters"),
+            ("t20".to_owned(), "strict-tools"),
+        ]
+    );
+    assert!(
+        manifest(Value::Array(tools))
+            .export(Target::Anthropic, options(false))
+            .is_ok()
+    );
+}
+
+fn rich_export(target: Target) -> Export {
+    Rich::manifest()
+        .export(target, ExportOptions::default())
+        .unwrap()
+}
+
+#[test]
+fn decoding_each_providers_payload() {
+    let args = json!({"url": "https://example.com", "new_tab": null});
+    let text = args.to_string();
+    let cases = [
+        (
+            Target::OpenAiChat,
+            json!({"id": "call_1", "type": "function", "function": {"name": "nav_open_url", "arguments": text}}),
+        ),
+        (
+            Target::OpenAiResponses,
+            json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "nav_open_url", "arguments": text}),
+        ),
+        (
+            Target::Anthropic,
+            json!({"type": "tool_use", "id": "call_1", "name": "nav_open_url", "input": {"url": "https://example.com"}}),
+        ),
+        (
+            Target::Gemini,
+            json!({"functionCall": {"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}}}),
+        ),
+        (
+            Target::GeminiOpenApi,
+            json!({"id": "call_1", "name": "nav.open_url", "args": {"url": "https://example.com"}}),
+        ),
+    ];
+    for (target, payload) in cases {
+        let call = rich_export(target).decode_call(&payload).unwrap();
+        assert_eq!(
+            call,
+            ProviderCall {
+                id: Some("call_1".into()),
+                name: "nav.open_url".into(),
+                args: json!({"url": "https://example.com"}),
+            },
+            "{target}"
+        );
+    }
+    let mcp = rich_export(Target::Mcp)
+        .decode_call(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nav.open_url", "arguments": {"url": "x"}}}))
+        .unwrap();
+    assert_eq!(
+        (mcp.name.as_str(), mcp.args),
+        ("nav.open_url", json!({"url": "x"}))
+    );
+}
+
+#[test]
+fn malformed_payloads_say_what_is_wrong() {
+    let openai = rich_export(Target::OpenAiChat);
+    let message =
+        |export: &Export, payload: Value| export.decode_call(&payload).unwrap_err().to_string();
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` is not valid JSON text: EOF while parsing an object at line 1 column 1 (rule `arguments`)"]]
+        .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "{"}})));
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` must be JSON text (a string holding an object), got an object (rule `arguments`)"]]
+        .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": {}}})));
+    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: the arguments must be a JSON object, got an array (rule `arguments`)"]]
+        .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "[1]"}})));
+    expect_test::expect![[r"OpenAI Chat Completions (openai): unknown tool `nav_open_ur`; did you mean `nav_open_url`? (rule `unknown-tool`)"]]
+        .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_ur", "arguments": "{}"}})));
+    expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function`: `function` is missing or not an object; expected one element of `message.tool_calls`, like `{"id": "call_…", "type": "function", "function": {"name": "…", "arguments": "{…}"}}` (rule `payload`)"#]]
+        .assert_eq(&message(&openai, json!({"role": "assistant", "content": "hi"})));
+    let anthropic = rich_export(Target::Anthropic);
+    expect_test::expect![[r#"Anthropic Messages (anthropic): `/type`: this is not a `tool_use` (its `type` is "text"); expected one `tool_use` content block, like `{"type": "tool_use", "id": "toolu_…", "name": "…", "input": {…}}` (rule `payload`)"#]]
+        .assert_eq(&message(&anthropic, json!({"type": "text", "text": "hi"})));
+    let gemini = rich_export(Target::Gemini);
+    expect_test::expect![[r#"Gemini (gemini): there is no `functionCall`; expected one `functionCall` part, like `{"functionCall": {"name": "…", "args": {…}}}` (rule `payload`)"#]]
+        .assert_eq(&message(&gemini, json!({"text": "hi"})));
+    expect_test::expect![[r#"Gemini (gemini): the payload is a string; expected one `functionCall` part, like `{"functionCall": {"name": "…", "args": {…}}}` (rule `payload`)"#]]
+        .assert_eq(&message(&gemini, json!("call")));
+}
+
+#[tokio::test]
+async fn call_provider_answers_every_payload_in_the_providers_form() {
+    let session = counter::demo_session().unwrap();
+    let manifest = counter::ToolName::manifest();
+    let export = manifest
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap();
+    let ok = session
+        .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 2}}))
+        .await;
+    assert_eq!(
+        ok,
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"ok\":true,\"value\":{\"value\":2}}"})
+    );
+    let bad = session
+        .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_2", "name": "update_counter", "input": {"delta": "2"}}))
+        .await;
+    assert_eq!(bad["is_error"], true);
+    assert_eq!(bad["tool_use_id"], "toolu_2");
+    assert!(
+        bad["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
+    let unknown = session
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "toolu_3", "name": "reset", "input": {}}),
+        )
+        .await;
+    assert_eq!(unknown["tool_use_id"], "toolu_3");
+    assert!(
+        unknown["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_HANDLER_NOT_FOUND")
+    );
+    let garbage = session.call_provider(&export, &json!([1, 2])).await;
+    assert_eq!(garbage["is_error"], true);
+    assert!(
+        garbage["content"]
+            .as_str()
+            .unwrap()
+            .contains("INVALID_INPUT")
+    );
+
+    let export = manifest
+        .export(Target::OpenAiChat, ExportOptions::default())
+        .unwrap();
+    let not_json = session
+        .call_provider(&export, &json!({"id": "call_9", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\": 2"}}))
+        .await;
+    assert_eq!(not_json["tool_call_id"], "call_9");
+    assert!(
+        not_json["content"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
+}
+
+#[test]
+fn results_encode_in_each_providers_form() {
+    let ok = ToolResult::Ok(json!({"value": 1}));
+    let err = ToolResult::Err(ToolError::new("boom"));
+    let call = ProviderCall {
+        id: Some("c1".into()),
+        name: "nav.open_url".into(),
+        args: json!({}),
+    };
+    let mut out = String::new();
+    for target in Target::ALL {
+        let export = rich_export(target);
+        for result in [&ok, &err] {
+            writeln!(out, "{target}: {}", export.encode_result(&call, result)).unwrap();
+        }
+    }
+    expect_test::expect_file![format!("{GOLDEN}/results.txt")].assert_eq(&out);
+}
+
+// ---------------------------------------------------------------------------------------
+// Property test: random instances of the rich set, through every target and back.
+
+/// A small seeded generator (splitmix64): deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self) -> bool {
+        self.next() & 1 == 0
+    }
+    fn string(&mut self, alphabet: &[u8], min: u64, max: u64) -> String {
+        let len = min + self.below(max - min + 1);
+        (0..len)
+            .map(|_| alphabet[self.below(alphabet.len() as u64) as usize] as char)
+            .collect()
+    }
+}
+
+/// A valid instance of the rich set's `ship_parcel` args, built from its Rust types' rules.
+fn ship_parcel_instance(rng: &mut Rng) -> Value {
+    let upper = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let text = b"abcdefghijklmnopqrstuvwxyz0123456789 -";
+    let mut address = json!({
+        "street": rng.string(text, 1, 30),
+        "country": rng.string(upper, 2, 2),
+    });
+    if rng.chance() {
+        address["floor"] = json!(rng.below(206) as i64 - 5);
+    }
+    let shape = match rng.below(3) {
+        0 => {
+            json!({"kind": "box", "width_cm": (rng.below(3000) + 1) as f64 / 10.0, "height_cm": rng.below(300) + 1})
+        }
+        1 => json!({"kind": "tube", "length_cm": 5 * (rng.below(40) + 1)}),
+        _ => json!({"kind": "envelope"}),
+    };
+    let items: Vec<Value> = (0..=rng.below(5))
+        .map(|_| json!({"sku": rng.string(upper, 3, 12), "quantity": rng.below(99) + 1}))
+        .collect();
+    let labels: BTreeSet<String> = (0..rng.below(5))
+        .map(|_| rng.string(text, 0, 8))
+        .take(4)
+        .collect();
+    let priority = ["low", "normal", "express"][rng.below(3) as usize];
+    let mut args = json!({
+        "address": address,
+        "priority": priority,
+        "shape": shape,
+        "items": items,
+        "labels": labels,
+    });
+    if rng.chance() {
+        args["payment"] = if rng.chance() {
+            json!({"method": "card", "details": {"last4": rng.string(b"0123456789", 4, 4)}})
+        } else {
+            json!({"method": "invoice", "details": {"billing_email": format!("{}@example.com", rng.string(upper, 1, 8))}})
+        };
+    }
+    if rng.chance() {
+        args["notify"] = match rng.below(3) {
+            0 => json!("never"),
+            1 => json!({"sms": rng.string(b"0123456789+", 3, 12)}),
+            _ => json!({"email": {"to": "a@b.example"}}),
+        };
+    }
+    if rng.chance() {
+        args["insured_eur"] = json!(rng.below(10_001));
+    }
+    if rng.chance() {
+        args["pickup_at"] = json!(format!(
+            "2026-12-{:02}T{:02}:30:00Z",
+            rng.below(28) + 1,
+            rng.below(24)
+        ));
+    }
+    if rng.chance() {
+        args["gift"] = json!(rng.chance());
+    }
+    args
+}
+
+/// Breaks a valid instance in one of several ways.
+fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
+    match rng.below(7) {
+        0 => args["address"]["country"] = json!("usa"),
+        1 => args["items"] = json!([]),
+        2 => args["shape"] = json!({"kind": "sphere"}),
+        3 => args["priority"] = json!(1),
+        4 => args["unknown"] = json!(true),
+        5 => {
+            args["address"].as_object_mut().unwrap().remove("street");
+        }
+        _ => args["insured_eur"] = json!(-1),
+    }
+    args
+}
+
+/// The provider form of an instance: for strict OpenAI every absent optional property is
+/// an explicit `null`, at every level (found through the exported schema itself).
+fn provider_form(exported: &Value, value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let schema = pick_branch(exported, value);
+            let mut out = map.clone();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (name, sub) in props {
+                    match map.get(name) {
+                        Some(v) => {
+                            out.insert(name.clone(), provider_form(sub, v));
+                        }
+                        None if nullable(sub) => {
+                            out.insert(name.clone(), Value::Null);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            let item = pick_branch(exported, value)
+                .get("items")
+                .cloned()
+                .unwrap_or(json!({}));
+            Value::Array(items.iter().map(|v| provider_form(&item, v)).collect())
+        }
+        v => v.clone(),
+    }
+}
+
+fn nullable(schema: &Value) -> bool {
+    schema
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|t| t.contains(&json!("null")))
+        || schema
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.contains(&json!({"type": "null"})))
+}
+
+thread_local! {
+    /// Compiled branch validators, by the branch's address in its (long-lived) export.
+    static BRANCHES: std::cell::RefCell<std::collections::HashMap<usize, jsonschema::Validator>> =
+        std::cell::RefCell::default();
+}
+
+/// The branch of a union schema a value belongs to (the one it is valid against).
+fn pick_branch<'a>(schema: &'a Value, value: &Value) -> &'a Value {
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            for b in branches {
+                let valid = BRANCHES.with_borrow_mut(|cache| {
+                    cache
+                        .entry(std::ptr::from_ref(b) as usize)
+                        .or_insert_with(|| jsonschema::validator_for(b).unwrap())
+                        .is_valid(value)
+                });
+                if valid {
+                    return b;
+                }
+            }
+        }
+    }
+    schema
+}
+
+fn decode_payload(target: Target, export: &Export, args: &Value) -> Value {
+    let name = export.provider_name("shipping.ship_parcel").unwrap();
+    let text = args.to_string();
+    match target {
+        Target::OpenAiChat => {
+            json!({"id": "c", "type": "function", "function": {"name": name, "arguments": text}})
+        }
+        Target::OpenAiResponses => {
+            json!({"type": "function_call", "call_id": "c", "name": name, "arguments": text})
+        }
+        Target::Anthropic => json!({"type": "tool_use", "id": "c", "name": name, "input": args}),
+        Target::Gemini | Target::GeminiOpenApi => {
+            json!({"functionCall": {"name": name, "args": args}})
+        }
+        Target::Mcp => json!({"name": name, "arguments": args}),
+    }
+}
+
+#[test]
+fn random_instances_round_trip_through_every_target() {
+    let manifest = Rich::manifest();
+    let original: &ToolArgsSchema = &manifest.tools[0].args_schema;
+    let exports: Vec<(Target, Export, Value, jsonschema::Validator)> = Target::ALL
+        .into_iter()
+        .flat_map(|t| [(t, true), (t, false)])
+        // Providers without a strict mode export the same schema either way.
+        .filter(|(t, strict)| *strict || t.provider().has_strict_mode())
+        .map(|(target, strict)| {
+            let export = manifest.export(target, options(strict)).unwrap();
+            let schema = match target {
+                Target::OpenAiChat => export.tools()[0]["function"]["parameters"].clone(),
+                Target::OpenAiResponses => export.tools()[0]["parameters"].clone(),
+                Target::Anthropic => export.tools()[0]["input_schema"].clone(),
+                Target::Gemini => {
+                    export.tools()[0]["functionDeclarations"][0]["parametersJsonSchema"].clone()
+                }
+                Target::GeminiOpenApi => {
+                    export.tools()[0]["functionDeclarations"][0]["parameters"].clone()
+                }
+                Target::Mcp => export.tools()[0]["inputSchema"].clone(),
+            };
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            (target, export, schema, validator)
+        })
+        .collect();
+    let mut rng = Rng(0x5EED_0008);
+    let (mut valid, mut invalid) = (0, 0);
+    for i in 0..10_000 {
+        let instance = ship_parcel_instance(&mut rng);
+        assert!(original.is_valid(&instance), "generator: {instance}");
+        let base = ship_parcel_instance(&mut rng);
+        let broken = break_instance(&mut rng, base);
+        let broken_is_invalid = !original.is_valid(&broken);
+        for (target, export, schema, validator) in &exports {
+            let form = provider_form(schema, &instance);
+            assert!(
+                validator.is_valid(&form),
+                "{target} #{i}: {form} against {schema}"
+            );
+            let call = export
+                .decode_call(&decode_payload(*target, export, &form))
+                .unwrap();
+            assert_eq!(call.name, "shipping.ship_parcel");
+            assert_eq!(call.args, instance, "{target} #{i}");
+            if broken_is_invalid {
+                let form = provider_form(schema, &broken);
+                let back = export
+                    .decode_call(&decode_payload(*target, export, &form))
+                    .unwrap();
+                assert!(!original.is_valid(&back.args), "{target} #{i}: {broken}");
+            }
+        }
+        valid += 1;
+        invalid += usize::from(broken_is_invalid);
+    }
+    assert_eq!(valid, 10_000);
+    assert!(invalid > 9_000, "{invalid}");
+}

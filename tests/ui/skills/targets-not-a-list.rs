@@ -1,0 +1,17 @@
+use pedelec::{skills, tool};
+
+/// Reads the current page.
+#[tool]
+fn get_current_page() -> &'static str {
+    "page"
+}
+
+skills![
+    guidance = "Read current state before making changes.",
+    tools = [get_current_page],
+    targets = openai,
+];
+
+fn main() {
+    let _ = ToolName::GetCurrentPage;
+}
