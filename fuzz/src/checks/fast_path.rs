@@ -291,7 +291,7 @@ fn instance(u: &mut Unstructured<'_>, schema: &Value, depth: usize) -> Result<Va
 /// characters, white space, and now and then a key given twice.
 fn emit(u: &mut Unstructured<'_>, v: &Value, out: &mut String) -> Result<()> {
     if u.ratio(1, 16)? {
-        out.push_str(*u.choose(&[" ", "\n", "\t", "\r\n "])?);
+        out.push_str(u.choose(&[" ", "\n", "\t", "\r\n "])?);
     }
     match v {
         Value::Number(n) => {
@@ -299,7 +299,7 @@ fn emit(u: &mut Unstructured<'_>, v: &Value, out: &mut String) -> Result<()> {
                 match u.int_in_range(0..=2)? {
                     0 => write!(out, "{i}.0").unwrap(),
                     1 => write!(out, "{i}e0").unwrap(),
-                    _ => write!(out, "{}E+0", i).unwrap(),
+                    _ => write!(out, "{i}E+0").unwrap(),
                 }
             } else {
                 out.push_str(&n.to_string());

@@ -115,7 +115,7 @@ fn converse(config: Config, seed: u8, input: &[u8]) -> Vec<u8> {
         };
         match tokio::time::timeout(HANG_AFTER, conversation).await {
             Ok(out) => out,
-            Err(_) => panic!(
+            Err(tokio::time::error::Elapsed { .. }) => panic!(
                 "hang: the conversation did not end within {HANG_AFTER:?} (virtual) \nconfig: {config:?}\ninput: {:?}",
                 String::from_utf8_lossy(input)
             ),

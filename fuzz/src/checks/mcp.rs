@@ -77,7 +77,7 @@ pub fn check(data: &[u8]) {
         };
         match tokio::time::timeout(HANG_AFTER, conversation).await {
             Ok(out) => out,
-            Err(_) => panic!(
+            Err(tokio::time::error::Elapsed { .. }) => panic!(
                 "hang: the MCP conversation did not end within {HANG_AFTER:?} (virtual)\ninput: {shown:?}"
             ),
         }
@@ -121,7 +121,7 @@ fn check_transcript(handshake: bool, input: &[u8], output: &[u8]) {
             })
             && params
                 .get("_meta")
-                .is_none_or(|m| m.is_null() || m.as_object().is_some_and(|m| m.is_empty()))
+                .is_none_or(|m| m.is_null() || m.as_object().is_some_and(serde_json::Map::is_empty))
         {
             calls.push(id.clone());
         }

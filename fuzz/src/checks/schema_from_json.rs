@@ -97,7 +97,7 @@ pub fn check_value(input: &Value) {
 pub fn check_errors(errors: &ValidationErrors, instance: &Value, context: &str) {
     assert!(!errors.is_empty(), "an empty error list\n{context}");
     assert!(errors.len() <= ValidationErrors::LIMIT, "{context}");
-    for e in errors.iter() {
+    for e in errors {
         assert!(
             instance.pointer(&e.pointer).is_some(),
             "the error {e:?} points outside the instance {instance}\n{context}"

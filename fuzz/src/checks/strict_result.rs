@@ -333,7 +333,11 @@ pub fn check(data: &[u8]) {
                 );
                 let message = result["error"]["message"].as_str().unwrap_or_default();
                 if path.len() < 32 && !path.is_empty() {
-                    let pointer: String = path.iter().map(|s| format!("/{s}")).collect();
+                    let pointer = path.iter().fold(String::new(), |mut p, s| {
+                        p.push('/');
+                        p.push_str(s);
+                        p
+                    });
                     assert!(
                         message.contains(&format!("{pointer} ")),
                         "the message does not name {pointer:?}\n{context}"
