@@ -93,8 +93,22 @@ pub fn test_skills() -> Value {
 }
 
 /// A session over [`test_skills`] with a handler for each tool; `fallback` also serves
-/// `inline` and names outside the skill set.
+/// `inline` and names outside the skill set. Built once per thread (each conversation is a
+/// new connection to it), so that a run costs what the conversation costs.
 pub fn test_session(fallback: bool) -> Session {
+    thread_local! {
+        static SESSIONS: [std::cell::OnceCell<Session>; 2] = const {
+            [std::cell::OnceCell::new(), std::cell::OnceCell::new()]
+        };
+    }
+    SESSIONS.with(|s| {
+        s[usize::from(fallback)]
+            .get_or_init(|| new_test_session(fallback))
+            .clone()
+    })
+}
+
+fn new_test_session(fallback: bool) -> Session {
     let skills = SkillsInput::from_json(&test_skills()).expect("the test skill set is valid");
     let session = Session::builder(skills).create().expect("the test session");
     session.on_tool_name("echo", |args: Value, _ctx| async move {

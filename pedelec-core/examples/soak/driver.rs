@@ -459,7 +459,8 @@ async fn client(
         if config.disconnect_every > 0 && i.is_multiple_of(config.disconnect_every) {
             // This call goes to a client that disconnects mid-call.
             window.add_permits(1);
-            tokio::spawn(disconnecting_client(addr, i));
+            let slow = (i / config.disconnect_every).is_multiple_of(2);
+            tokio::spawn(disconnecting_client(addr, i, slow));
             continue;
         }
         let kind = Kind::of(i);
@@ -499,17 +500,18 @@ async fn client(
     Ok(sent)
 }
 
-/// A client that sends two calls that take a while (and a line of garbage) and closes
-/// the connection before their answers.
-async fn disconnecting_client(addr: std::net::SocketAddr, i: u64) {
+/// A client that sends one call that takes a while (and the start of another line) and
+/// closes the connection before the answer.
+async fn disconnecting_client(addr: std::net::SocketAddr, i: u64, slow: bool) {
     let Ok(mut stream) = TcpStream::connect(addr).await else {
         return;
     };
-    let text = format!(
-        "{{\"type\":\"tool_call\",\"callId\":\"{i}a\",\"name\":\"wait\",\"args\":{{\"ms\":50}}}}\n\
-         {{\"type\":\"tool_call\",\"callId\":\"{i}b\",\"name\":\"slow\"}}\n\
-         {{\"type\":\"tool_ca"
-    );
+    let call = if !slow {
+        format!(r#"{{"type":"tool_call","callId":"{i}","name":"wait","args":{{"ms":50}}}}"#)
+    } else {
+        format!(r#"{{"type":"tool_call","callId":"{i}","name":"slow"}}"#)
+    };
+    let text = format!("{call}\n{{\"type\":\"tool_ca");
     let _ = stream.write_all(text.as_bytes()).await;
     tokio::time::sleep(Duration::from_millis(5)).await;
     drop(stream);
@@ -577,7 +579,7 @@ pub async fn run(addr: std::net::SocketAddr, config: Config) -> Result<Report, S
         Duration::from_micros(u64::from(tally.latencies[i]))
     };
     let abandoned = if config.disconnect_every > 0 {
-        config.calls.div_ceil(config.disconnect_every) * 2
+        config.calls.div_ceil(config.disconnect_every)
     } else {
         0
     };
