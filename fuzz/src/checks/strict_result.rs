@@ -339,7 +339,7 @@ pub fn check(data: &[u8]) {
                         p
                     });
                     assert!(
-                        message.contains(&format!("{pointer} ")),
+                        message.contains(&format!("`{pointer}`")),
                         "the message does not name {pointer:?}\n{context}"
                     );
                 }
