@@ -506,10 +506,10 @@ async fn disconnecting_client(addr: std::net::SocketAddr, i: u64, slow: bool) {
     let Ok(mut stream) = TcpStream::connect(addr).await else {
         return;
     };
-    let call = if !slow {
-        format!(r#"{{"type":"tool_call","callId":"{i}","name":"wait","args":{{"ms":50}}}}"#)
-    } else {
+    let call = if slow {
         format!(r#"{{"type":"tool_call","callId":"{i}","name":"slow"}}"#)
+    } else {
+        format!(r#"{{"type":"tool_call","callId":"{i}","name":"wait","args":{{"ms":50}}}}"#)
     };
     let text = format!("{call}\n{{\"type\":\"tool_ca");
     let _ = stream.write_all(text.as_bytes()).await;
