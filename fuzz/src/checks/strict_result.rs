@@ -332,7 +332,8 @@ pub fn check(data: &[u8]) {
                     "not representable, yet not TOOL_RESULT_INVALID\n{context}"
                 );
                 let message = result["error"]["message"].as_str().unwrap_or_default();
-                if path.len() < 32 && !path.is_empty() {
+                // A wide integer before it may be reported first (`Value` cannot hold it).
+                if path.len() < 32 && !path.is_empty() && !wide {
                     let pointer = path.iter().fold(String::new(), |mut p, s| {
                         p.push('/');
                         p.push_str(s);
