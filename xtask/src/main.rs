@@ -7,6 +7,9 @@
 //!   those whose name contains `FILTER` when given.
 //! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
+//! - `soak [--calls N]`: the soak test (`soak.rs`).
+
+mod soak;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,8 @@ tasks:
   bless            refresh UI, snapshot and golden expectations (then review the diff)
   expand [FILTER]  print the expansion snapshots (names containing FILTER)
   manifest         print the counter example's manifest
-  bench [ARGS]     cargo bench --workspace [ARGS]";
+  bench [ARGS]     cargo bench --workspace [ARGS]
+  soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
             run(cargo(&root).args(["run", "--quiet", "--example", "counter", "--", "--manifest"]))
         }
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
+        Some("soak") => soak::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,4 @@
+//! Fuzz target: see `pedelec_fuzz::checks::mcp`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pedelec_fuzz::checks::mcp::check(data));
