@@ -7,6 +7,10 @@
 //!   those whose name contains `FILTER` when given.
 //! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
+//! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
+//!   (`compile_bench.rs`).
+
+mod compile_bench;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -19,7 +23,8 @@ tasks:
   bless            refresh UI, snapshot and golden expectations (then review the diff)
   expand [FILTER]  print the expansion snapshots (names containing FILTER)
   manifest         print the counter example's manifest
-  bench [ARGS]     cargo bench --workspace [ARGS]";
+  bench [ARGS]     cargo bench --workspace [ARGS]
+  compile-bench [N]  compile time of N tools (default 100): pedelec against plain serde";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -40,6 +45,7 @@ fn main() -> ExitCode {
             run(cargo(&root).args(["run", "--quiet", "--example", "counter", "--", "--manifest"]))
         }
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
+        Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
