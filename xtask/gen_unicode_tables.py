@@ -3,11 +3,16 @@
 
     python3 xtask/gen_unicode_tables.py [UCD_DIR]
 
-UCD_DIR defaults to /usr/share/unicode (Debian's `unicode-data` package). Writes:
+UCD_DIR defaults to /usr/share/unicode (Debian's `unicode-data` package). Writes the one table
+no maintained crate provides (ECMA-262's ID_Start/ID_Continue are `unicode-id-start`'s):
 
-- pedelec-rules/src/ecma/tables.rs: ID_Start / ID_Continue, for ECMA-262 group names;
-- pedelec-core/src/schema/format/idna_tables.rs: what IDNA2008 needs (RFC 5892 derived
-  property, Joining_Type, virama, Bidi_Class, marks, the scripts of the CONTEXTO rules).
+- pedelec-core/src/schema/format/idna_tables.rs: the RFC 5892 derived property. The rest
+  of what IDNA2008 needs (Bidi_Class, Joining_Type, Script, marks, viramas) comes from the
+  unicode-bidi, unicode-joining-type, unicode-script and unicode-normalization crates.
+
+Run it on the UCD of the Unicode version of the `regex` crate's tables (16.0.0 for
+regex-syntax 0.8; unicode-bidi and unicode-joining-type are on it too). Debian ships the
+UCD 15.0.0 (`unicode-data`); the committed table is from it until a 16.0.0 UCD is packaged.
 
 The IDNA2008 derived property is computed here from the UCD exactly as RFC 5892 section 3
 specifies (the same calculation as IANA's idna-tables and Unicode's Idna2008.txt).
@@ -101,19 +106,6 @@ def header(extra):
     )
 
 
-def gen_ecma_tables():
-    ids = prop_set("DerivedCoreProperties.txt", "ID_Start")
-    idc = prop_set("DerivedCoreProperties.txt", "ID_Continue")
-    text = header("\n//! `ID_Start` and `ID_Continue`, for ECMA-262 group names.\n\n" + ALLOW)
-    text += "/// Ranges (inclusive) of `ID_Start` code points, sorted.\n"
-    text += "pub(super) const ID_START: &[(u32, u32)] = &[\n"
-    text += fmt_ranges(ranges(lambda c: c in ids), 6, False) + "\n];\n\n"
-    text += "/// Ranges (inclusive) of `ID_Continue` code points, sorted.\n"
-    text += "pub(super) const ID_CONTINUE: &[(u32, u32)] = &[\n"
-    text += fmt_ranges(ranges(lambda c: c in idc), 6, False) + "\n];\n"
-    return text
-
-
 def gen_idna_tables():
     gc = general_categories()
     di = prop_set("DerivedCoreProperties.txt", "Default_Ignorable_Code_Point")
@@ -168,53 +160,11 @@ def gen_idna_tables():
     names = {"PVALID": "Idna::Pvalid", "CONTEXTJ": "Idna::ContextJ", "CONTEXTO": "Idna::ContextO"}
     idna = ranges(lambda c: names.get(derived(c)))
 
-    joining = {}
-    for fields in lines("extracted/DerivedJoiningType.txt"):
-        if fields[1] in ("D", "L", "R", "T"):
-            for c in cps(fields[0]):
-                joining[c] = "Joining::" + fields[1]
-    virama = set()
-    for fields in lines("extracted/DerivedCombiningClass.txt"):
-        if fields[1] == "9":
-            virama.update(cps(fields[0]))
-
-    long_bidi = {"Left_To_Right": "L", "Right_To_Left": "R", "Arabic_Letter": "AL",
-                 "European_Terminator": "ET", "Boundary_Neutral": "BN"}
-    bidi = {}
-    with open(os.path.join(UCD, "extracted/DerivedBidiClass.txt"), encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"# @missing: ([0-9A-F.]+); (\w+)", line)
-            if m:
-                for c in cps(m.group(1)):
-                    bidi[c] = long_bidi[m.group(2)]
-    for fields in lines("extracted/DerivedBidiClass.txt"):
-        for c in cps(fields[0]):
-            bidi[c] = fields[1]
-    kept = {"L", "R", "AL", "AN", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"}
-    bidi_name = lambda c: "Bidi::" + (bidi.get(c, "L") if bidi.get(c, "L") in kept else "Other")
-
-    wanted = {"Greek", "Hebrew", "Hiragana", "Katakana", "Han"}
-    script = {}
-    for fields in lines("Scripts.txt"):
-        if fields[1] in wanted:
-            for c in cps(fields[0]):
-                script[c] = "Script::" + fields[1]
-
-    text = header("\n//! What IDNA2008 needs from Unicode (RFC 5892, RFC 5893).\n\n" + ALLOW)
-    text += "use super::idna::{Bidi, Idna, Joining, Script};\n\n"
+    text = header("\n//! The IDNA2008 derived property (RFC 5892 §3), the one table no crate provides.\n\n" + ALLOW)
+    text += "use super::idna::Idna;\n\n"
     text += "/// RFC 5892 derived property of the code points that may appear in a U-label (every other\n"
     text += "/// code point is DISALLOWED or UNASSIGNED), sorted ranges.\n"
-    text += "pub(super) const IDNA: &[(u32, u32, Idna)] = &[\n" + fmt_ranges(idna, 3, True) + "\n];\n\n"
-    text += "/// `Joining_Type` D, L, R and T (every other code point is U, C or irrelevant).\n"
-    text += "pub(super) const JOINING: &[(u32, u32, Joining)] = &[\n" + fmt_ranges(ranges(lambda c: joining.get(c)), 3, True) + "\n];\n\n"
-    text += "/// `Canonical_Combining_Class` = Virama (9).\n"
-    text += "pub(super) const VIRAMA: &[(u32, u32)] = &[\n" + fmt_ranges(ranges(lambda c: c in virama), 6, False) + "\n];\n\n"
-    text += "/// `Bidi_Class` of every code point (classes RFC 5893 does not name are `Other`).\n"
-    text += "pub(super) const BIDI: &[(u32, u32, Bidi)] = &[\n" + fmt_ranges(ranges(bidi_name), 3, True) + "\n];\n\n"
-    text += "/// `General_Category` Mark (Mn, Mc, Me): a U-label must not start with one.\n"
-    text += "pub(super) const MARKS: &[(u32, u32)] = &[\n" + fmt_ranges(ranges(lambda c: gc.get(c, "Cn") in ("Mn", "Mc", "Me")), 6, False) + "\n];\n\n"
-    text += "/// `Script` for the scripts the CONTEXTO rules name.\n"
-    text += "pub(super) const SCRIPTS: &[(u32, u32, Script)] = &[\n" + fmt_ranges(ranges(lambda c: script.get(c)), 3, True) + "\n];\n"
+    text += "pub(super) const IDNA: &[(u32, u32, Idna)] = &[\n" + fmt_ranges(idna, 3, True) + "\n];\n"
     return text
 
 
@@ -225,5 +175,4 @@ def write(rel, text):
     print("wrote", rel)
 
 
-write("pedelec-rules/src/ecma/tables.rs", gen_ecma_tables())
 write("pedelec-core/src/schema/format/idna_tables.rs", gen_idna_tables())

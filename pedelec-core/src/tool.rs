@@ -154,7 +154,7 @@ impl ToolDefinition {
         if let Err(p) = pedelec_rules::check_tool_name(&self.name) {
             problems.push(Problem {
                 path: "name".into(),
-                message: format!("{p} (got {:?})", self.name),
+                message: p.to_string(),
             });
         }
         if pedelec_rules::is_blank(&self.description) {

@@ -1,30 +1,19 @@
 //! The JSON Schema Test Suite (draft 2020-12) cases for `pattern` and `format`, run against
 //! `pedelec_rules::ecma::translate` + the `regex` crate and against `check_format`.
 //!
-//! The suite is read from `../shared/json-schema-test-suite/` next to the workspace root;
-//! only the cases `subset-manifest.json` marks `in_subset` count. Without the suite, the
-//! tests print a notice and pass.
+//! Only the cases `subset-manifest.json` marks `in_subset` count. Where the suite is read
+//! from, and what happens without it (a notice; a failure when `CI` is set): `support/suite.rs`.
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pedelec_core::schema::format::check_format;
 use pedelec_rules::ecma::translate;
 use serde_json::Value;
 
-fn suite_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/json-schema-test-suite");
-    if dir.join("subset-manifest.json").is_file() {
-        Some(dir)
-    } else {
-        println!(
-            "notice: JSON Schema Test Suite not found at {}; skipping",
-            dir.display()
-        );
-        None
-    }
-}
+#[path = "support/suite.rs"]
+mod suite;
 
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -111,7 +100,9 @@ fn format_valid(schema: &Value, data: &Value) -> Result<bool, String> {
 
 #[test]
 fn ecma_patterns() {
-    let Some(dir) = suite_dir() else { return };
+    let Some(dir) = suite::suite_dir() else {
+        return;
+    };
     let cases = in_subset_cases(&dir, |file| {
         matches!(
             file,
@@ -134,7 +125,9 @@ fn ecma_patterns() {
 
 #[test]
 fn formats() {
-    let Some(dir) = suite_dir() else { return };
+    let Some(dir) = suite::suite_dir() else {
+        return;
+    };
     let cases = in_subset_cases(&dir, |file| file.starts_with("optional/format/"));
     assert!(!cases.is_empty(), "no format cases in the manifest");
     run("formats", &cases, format_valid);

@@ -512,7 +512,7 @@ fn creation_collects_every_problem_with_its_path() {
     assert_eq!(
         problems,
         [
-            "tools[2].name: tool name must start with an ASCII letter, not `2` (got \"2fast\")",
+            "tools[2].name: tool name \"2fast\" must start with an ASCII letter, not `2`",
             "tools[2].description: tool description is empty; explain what the tool does, its side effects and when to use it",
             "tools[2].timeoutMs: timeout must be a positive integer number of milliseconds, not 0",
             "tools[3].name: duplicate tool name \"echo\": `tools[0]` already has it; tool names must be unique within a skill set",
@@ -613,7 +613,7 @@ fn skills_from_json_report_every_problem() {
         "guidance: `guidance` must be a string, not a number (`7`)",
         "tools[1].input: the legacy `input` shorthand is not supported; describe the arguments with `argsSchema` (a JSON Schema object)",
         "tools[1].argsSchema: missing `argsSchema`",
-        "tools[2].name: tool name may contain only ASCII letters, digits, `_`, `.` and `-`; found a space",
+        "tools[2].name: tool name \"bad timeout\" may contain only ASCII letters, digits, `_`, `.` and `-`; found a space",
         "tools[2].description: tool description is empty",
         "tools[2].timeoutMs: timeout must be a positive integer number of milliseconds, not 0 (got 0)",
         "tools[3].timeoutMs: timeout must be a positive integer number of milliseconds, not a fraction (got 1.5)",

@@ -26,8 +26,6 @@
 use std::fmt::{self, Write as _};
 use std::ops::Range;
 
-mod tables;
-
 /// Why a pattern is not valid ECMA-262, or cannot be matched by pedelec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PatternError {
@@ -1080,26 +1078,19 @@ fn might_both_participate(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
     true
 }
 
-fn in_table(c: u32, table: &[(u32, u32)]) -> bool {
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < c {
-                std::cmp::Ordering::Less
-            } else if lo > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
+/// ECMA-262 `IdentifierStartChar`: `ID_Start`, `$` or `_`.
 fn is_id_start(c: u32) -> bool {
-    c == u32::from('$') || c == u32::from('_') || in_table(c, tables::ID_START)
+    c == u32::from('$')
+        || c == u32::from('_')
+        || char::from_u32(c).is_some_and(unicode_id_start::is_id_start)
 }
 
+/// ECMA-262 `IdentifierPartChar`: `ID_Continue`, `$`, ZWNJ or ZWJ.
 fn is_id_continue(c: u32) -> bool {
-    c == u32::from('$') || c == 0x200C || c == 0x200D || in_table(c, tables::ID_CONTINUE)
+    c == u32::from('$')
+        || c == 0x200C
+        || c == 0x200D
+        || char::from_u32(c).is_some_and(unicode_id_start::is_id_continue)
 }
 
 // ---------------------------------------------------------------------------------------

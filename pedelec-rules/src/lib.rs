@@ -6,24 +6,30 @@
 //! `const` item when the value is only known after name resolution (a `description` given
 //! as a path to a constant, say).
 
+pub mod constraint;
 pub mod ecma;
 pub mod provider;
 
 use std::fmt;
 
 /// Why a tool name breaks the Pedelec rule: it must start with an ASCII letter and contain
-/// only ASCII letters, digits, `_`, `.` and `-`.
+/// only ASCII letters, digits, `_`, `.` and `-`. The message quotes the name, so it stands
+/// on its own in a list of problems.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NameProblem {
+pub enum NameProblem<'a> {
     /// The name is empty.
     Empty,
     /// The first character is not an ASCII letter.
     BadStart {
+        /// The name.
+        name: &'a str,
         /// The offending character.
         found: char,
     },
     /// A character other than an ASCII letter, digit, `_`, `.` or `-`.
     BadChar {
+        /// The name.
+        name: &'a str,
         /// The offending character.
         found: char,
         /// Its byte offset in the name.
@@ -31,20 +37,20 @@ pub enum NameProblem {
     },
 }
 
-impl fmt::Display for NameProblem {
+impl fmt::Display for NameProblem<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             NameProblem::Empty => {
                 f.write_str("tool name is empty; it must start with an ASCII letter")
             }
-            NameProblem::BadStart { found } => write!(
+            NameProblem::BadStart { name, found } => write!(
                 f,
-                "tool name must start with an ASCII letter, not {}",
+                "tool name {name:?} must start with an ASCII letter, not {}",
                 Quoted(found)
             ),
-            NameProblem::BadChar { found, .. } => write!(
+            NameProblem::BadChar { name, found, .. } => write!(
                 f,
-                "tool name may contain only ASCII letters, digits, `_`, `.` and `-`; found {}",
+                "tool name {name:?} may contain only ASCII letters, digits, `_`, `.` and `-`; found {}",
                 Quoted(found)
             ),
         }
@@ -73,16 +79,21 @@ const fn is_name_char(b: u8) -> bool {
 /// use pedelec_rules::{check_tool_name, NameProblem};
 /// assert_eq!(check_tool_name("update_counter"), Ok(()));
 /// assert_eq!(check_tool_name("nav.open-url2"), Ok(()));
-/// assert_eq!(check_tool_name("2fast"), Err(NameProblem::BadStart { found: '2' }));
-/// assert_eq!(check_tool_name("a b"), Err(NameProblem::BadChar { found: ' ', at: 1 }));
+/// assert_eq!(check_tool_name("2fast"), Err(NameProblem::BadStart { name: "2fast", found: '2' }));
+/// assert_eq!(check_tool_name("a b"), Err(NameProblem::BadChar { name: "a b", found: ' ', at: 1 }));
+/// assert_eq!(
+///     check_tool_name("page:read").unwrap_err().to_string(),
+///     "tool name \"page:read\" may contain only ASCII letters, digits, `_`, `.` and `-`; found `:`"
+/// );
 /// ```
-pub const fn check_tool_name(name: &str) -> Result<(), NameProblem> {
+pub const fn check_tool_name(name: &str) -> Result<(), NameProblem<'_>> {
     let bytes = name.as_bytes();
     if bytes.is_empty() {
         return Err(NameProblem::Empty);
     }
     if !bytes[0].is_ascii_alphabetic() {
         return Err(NameProblem::BadStart {
+            name,
             found: first_char(name, 0),
         });
     }
@@ -90,6 +101,7 @@ pub const fn check_tool_name(name: &str) -> Result<(), NameProblem> {
     while i < bytes.len() {
         if !is_name_char(bytes[i]) {
             return Err(NameProblem::BadChar {
+                name,
                 found: first_char(name, i),
                 at: i,
             });
@@ -353,28 +365,61 @@ mod tests {
         }
         assert_eq!(check_tool_name(""), Err(NameProblem::Empty));
         assert_eq!(
+            check_tool_name("2fast").unwrap_err().to_string(),
+            "tool name \"2fast\" must start with an ASCII letter, not `2`"
+        );
+        assert_eq!(
+            check_tool_name("open page").unwrap_err().to_string(),
+            "tool name \"open page\" may contain only ASCII letters, digits, `_`, `.` and `-`; found a space"
+        );
+        assert_eq!(
+            check_tool_name("a\u{7}").unwrap_err().to_string(),
+            "tool name \"a\\u{7}\" may contain only ASCII letters, digits, `_`, `.` and `-`; found '\\u{7}'"
+        );
+        assert_eq!(
             check_tool_name("_x"),
-            Err(NameProblem::BadStart { found: '_' })
+            Err(NameProblem::BadStart {
+                name: "_x",
+                found: '_'
+            })
         );
         assert_eq!(
             check_tool_name(".x"),
-            Err(NameProblem::BadStart { found: '.' })
+            Err(NameProblem::BadStart {
+                name: ".x",
+                found: '.'
+            })
         );
         assert_eq!(
             check_tool_name("éa"),
-            Err(NameProblem::BadStart { found: 'é' })
+            Err(NameProblem::BadStart {
+                name: "éa",
+                found: 'é'
+            })
         );
         assert_eq!(
             check_tool_name("aé"),
-            Err(NameProblem::BadChar { found: 'é', at: 1 })
+            Err(NameProblem::BadChar {
+                name: "aé",
+                found: 'é',
+                at: 1
+            })
         );
         assert_eq!(
             check_tool_name("a/b"),
-            Err(NameProblem::BadChar { found: '/', at: 1 })
+            Err(NameProblem::BadChar {
+                name: "a/b",
+                found: '/',
+                at: 1
+            })
         );
         assert_eq!(
             check_tool_name("a:b"),
-            Err(NameProblem::BadChar { found: ':', at: 1 })
+            Err(NameProblem::BadChar {
+                name: "a:b",
+                found: ':',
+                at: 1
+            })
         );
     }
 

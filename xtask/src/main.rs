@@ -8,7 +8,10 @@
 //! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
 //! - `soak [--calls N]`: the soak test (`soak.rs`).
+//! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
+//!   (`compile_bench.rs`).
 
+mod compile_bench;
 mod soak;
 
 use std::ffi::OsString;
@@ -23,7 +26,8 @@ tasks:
   expand [FILTER]  print the expansion snapshots (names containing FILTER)
   manifest         print the counter example's manifest
   bench [ARGS]     cargo bench --workspace [ARGS]
-  soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency";
+  soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency
+  compile-bench [N]  compile time of N tools (default 100): pedelec against plain serde";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         }
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
         Some("soak") => soak::run(&root, &rest),
+        Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

@@ -11,12 +11,16 @@
 //! with a message, which rustc reports as a compile error on the `#[arg(...)]` tokens (the
 //! derive spans the call there).
 //!
-//! Beyond the builders' own checks (kind, `min_length <= max_length`, …), a constraint must
+//! The rules themselves (bounds that leave a value, `min_length <= max_length`,
+//! `multiple_of > 0`, a `default` within them) are `pedelec_rules::constraint`'s, which the
+//! builders and the derive call too. Beyond the builders' own checks, a constraint must
 //! *narrow* the type's schema: `#[arg(maximum = 1000)]` on a type whose schema already says
 //! `maximum: 255` would replace the bound and describe values the type cannot deserialize.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+
+use pedelec_rules::constraint;
 
 use super::node::{AdditionalProperties, Literal, Num, SchemaNode, SchemaRef, Str};
 
@@ -39,9 +43,8 @@ pub const fn minimum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`minimum` is below the field type's own `minimum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.with_minimum(n);
-    check_range(&schema);
-    schema
+    // The builder checks that the bounds still leave a value.
+    schema.with_minimum(n)
 }
 
 /// `maximum`
@@ -57,9 +60,8 @@ pub const fn maximum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`maximum` is above the field type's own `maximum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.with_maximum(n);
-    check_range(&schema);
-    schema
+    // The builder checks that the bounds still leave a value.
+    schema.with_maximum(n)
 }
 
 /// `exclusiveMinimum`
@@ -75,9 +77,8 @@ pub const fn exclusive_minimum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`exclusive_minimum` is below the field type's own `exclusive_minimum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.with_exclusive_minimum(n);
-    check_range(&schema);
-    schema
+    // The builder checks that the bounds still leave a value.
+    schema.with_exclusive_minimum(n)
 }
 
 /// `exclusiveMaximum`
@@ -93,9 +94,8 @@ pub const fn exclusive_maximum(schema: SchemaNode, n: Num) -> SchemaNode {
             "`exclusive_maximum` is above the field type's own `exclusive_maximum`; a constraint can only narrow the type's range"
         );
     }
-    let schema = schema.with_exclusive_maximum(n);
-    check_range(&schema);
-    schema
+    // The builder checks that the bounds still leave a value.
+    schema.with_exclusive_maximum(n)
 }
 
 /// `multipleOf`
@@ -107,7 +107,7 @@ pub const fn multiple_of(schema: SchemaNode, n: Num) -> SchemaNode {
     );
     if let Some(own) = schema.multiple_of {
         assert!(
-            is_multiple(n, own),
+            n.rule().is_multiple_of(own.rule()),
             "`multiple_of` is not a multiple of the field type's own `multiple_of`; a constraint can only narrow the type's values"
         );
     }
@@ -127,9 +127,6 @@ pub const fn min_length(schema: SchemaNode, n: u64) -> SchemaNode {
             "`min_length` is below the field type's own `min_length`; a constraint can only narrow the type's lengths"
         );
     }
-    if let Some(max) = schema.max_length {
-        assert!(n <= max, "`min_length` is greater than `max_length`");
-    }
     schema.with_min_length(n)
 }
 
@@ -145,9 +142,6 @@ pub const fn max_length(schema: SchemaNode, n: u64) -> SchemaNode {
             n <= own,
             "`max_length` is above the field type's own `max_length`; a constraint can only narrow the type's lengths"
         );
-    }
-    if let Some(min) = schema.min_length {
-        assert!(min <= n, "`min_length` is greater than `max_length`");
     }
     schema.with_max_length(n)
 }
@@ -195,9 +189,6 @@ pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {
             "`min_items` is below the field type's own `min_items`; a constraint can only narrow the type's lengths"
         );
     }
-    if let Some(max) = schema.max_items {
-        assert!(n <= max, "`min_items` is greater than `max_items`");
-    }
     schema.with_min_items(n)
 }
 
@@ -213,9 +204,6 @@ pub const fn max_items(schema: SchemaNode, n: u64) -> SchemaNode {
             n <= own,
             "`max_items` is above the field type's own `max_items`; a constraint can only narrow the type's lengths"
         );
-    }
-    if let Some(min) = schema.min_items {
-        assert!(min <= n, "`min_items` is greater than `max_items`");
     }
     schema.with_max_items(n)
 }
@@ -240,70 +228,7 @@ pub const fn default(schema: SchemaNode, value: Literal) -> SchemaNode {
 
 /// `a < b`, exactly (NaN never appears: schema numbers are finite).
 const fn lt(a: Num, b: Num) -> bool {
-    matches!(a.exact_cmp(b), Some(Ordering::Less))
-}
-
-/// Panics when the numeric bounds of `schema` leave no value.
-const fn check_range(schema: &SchemaNode) {
-    if let (Some(min), Some(max)) = (schema.minimum, schema.maximum) {
-        assert!(!lt(max, min), "`minimum` is greater than `maximum`");
-    }
-    if let (Some(min), Some(max)) = (schema.minimum, schema.exclusive_maximum) {
-        assert!(
-            lt(min, max),
-            "`minimum` is not less than `exclusive_maximum`: no value fits"
-        );
-    }
-    if let (Some(min), Some(max)) = (schema.exclusive_minimum, schema.maximum) {
-        assert!(
-            lt(min, max),
-            "`exclusive_minimum` is not less than `maximum`: no value fits"
-        );
-    }
-    if let (Some(min), Some(max)) = (schema.exclusive_minimum, schema.exclusive_maximum) {
-        assert!(
-            lt(min, max),
-            "`exclusive_minimum` is not less than `exclusive_maximum`: no value fits"
-        );
-    }
-}
-
-/// `true` when `f` has no fractional part.
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::float_cmp,
-    reason = "an exact round trip is the test"
-)]
-const fn is_whole(f: f64) -> bool {
-    // 2^63: beyond it every finite f64 is a whole number.
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-    if f.is_nan() || f.is_infinite() {
-        false
-    } else if f >= LIMIT || f <= -LIMIT {
-        true
-    } else {
-        (f as i64) as f64 == f
-    }
-}
-
-/// `value` is a multiple of `divisor` (`divisor > 0`).
-#[allow(clippy::cast_lossless, reason = "`i128::from` is not `const`")]
-const fn is_multiple(value: Num, divisor: Num) -> bool {
-    match (int_of(value), int_of(divisor)) {
-        (Some(v), Some(d)) => d != 0 && v % d == 0,
-        _ => is_whole(value.as_f64() / divisor.as_f64()),
-    }
-}
-
-/// The value of an integer variant.
-#[allow(clippy::cast_lossless, reason = "`i128::from` is not `const`")]
-const fn int_of(n: Num) -> Option<i128> {
-    match n {
-        Num::Int(i) => Some(i as i128),
-        Num::Uint(u) => Some(u as i128),
-        Num::Float(_) => None,
-    }
+    a.rule().lt(b.rule())
 }
 
 const fn cow_str(s: &Str) -> &str {
@@ -329,20 +254,6 @@ const fn schema_ref(r: &SchemaRef) -> &SchemaNode {
         SchemaRef::Static(node) => node,
         SchemaRef::Owned(node) => node,
     }
-}
-
-/// Length in Unicode code points.
-const fn char_count(s: &str) -> u64 {
-    let bytes = s.as_bytes();
-    let mut count = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] & 0xC0 != 0x80 {
-            count += 1;
-        }
-        i += 1;
-    }
-    count
 }
 
 /// JSON equality: `1 == 1.0`, object key order does not matter.
@@ -442,11 +353,7 @@ const fn validate(schema: &SchemaNode, value: &Literal) -> Result<(), &'static s
             Err("`default` must be `true` or `false`: the field's schema is a boolean")
         }
         (super::SchemaKind::Integer, Literal::Num(n)) => {
-            let whole = match n {
-                Num::Float(f) => is_whole(*f),
-                Num::Int(_) | Num::Uint(_) => true,
-            };
-            if whole {
+            if n.rule().is_integer() {
                 validate_number(schema, *n)
             } else {
                 Err("`default` must be an integer: the field's schema is an integer")
@@ -475,60 +382,28 @@ const fn validate(schema: &SchemaNode, value: &Literal) -> Result<(), &'static s
 }
 
 const fn validate_string(schema: &SchemaNode, s: &str) -> Result<(), &'static str> {
-    let len = char_count(s);
-    if let Some(min) = schema.min_length
-        && len < min
-    {
-        return Err("`default` is shorter than the field schema's `min_length`");
+    match constraint::check_length(
+        constraint::char_count(s),
+        schema.min_length,
+        schema.max_length,
+    ) {
+        Ok(()) => Ok(()),
+        Err(problem) => Err(problem.summary()),
     }
-    if let Some(max) = schema.max_length
-        && len > max
-    {
-        return Err("`default` is longer than the field schema's `max_length`");
-    }
-    Ok(())
 }
 
 const fn validate_number(schema: &SchemaNode, n: Num) -> Result<(), &'static str> {
-    if let Some(min) = schema.minimum
-        && lt(n, min)
-    {
-        return Err("`default` is below the field schema's `minimum`");
+    match constraint::check_number(n.rule(), &schema.range(), Num::rule_of(schema.multiple_of)) {
+        Ok(()) => Ok(()),
+        Err(problem) => Err(problem.summary()),
     }
-    if let Some(max) = schema.maximum
-        && lt(max, n)
-    {
-        return Err("`default` is above the field schema's `maximum`");
-    }
-    if let Some(min) = schema.exclusive_minimum
-        && !lt(min, n)
-    {
-        return Err("`default` is not above the field schema's `exclusive_minimum`");
-    }
-    if let Some(max) = schema.exclusive_maximum
-        && !lt(n, max)
-    {
-        return Err("`default` is not below the field schema's `exclusive_maximum`");
-    }
-    if let Some(divisor) = schema.multiple_of
-        && !is_multiple(n, divisor)
-    {
-        return Err("`default` is not a multiple of the field schema's `multiple_of`");
-    }
-    Ok(())
 }
 
 const fn validate_array(schema: &SchemaNode, items: &[Literal]) -> Result<(), &'static str> {
-    let len = items.len() as u64;
-    if let Some(min) = schema.min_items
-        && len < min
+    if let Err(problem) =
+        constraint::check_item_count(items.len() as u64, schema.min_items, schema.max_items)
     {
-        return Err("`default` has fewer items than the field schema's `min_items`");
-    }
-    if let Some(max) = schema.max_items
-        && len > max
-    {
-        return Err("`default` has more items than the field schema's `max_items`");
+        return Err(problem.summary());
     }
     if let Some(true) = schema.unique_items {
         let mut i = 0;
@@ -749,10 +624,6 @@ mod tests {
     fn numbers_compare_exactly_in_const() {
         const ORDER: Option<Ordering> = Num::Uint(u64::MAX).exact_cmp(Num::Float(1.8e19));
         assert_eq!(ORDER, Some(Ordering::Greater));
-        assert!(is_multiple(Num::Int(-9), Num::Uint(3)));
-        assert!(!is_multiple(Num::Int(10), Num::Int(4)));
-        assert!(is_multiple(Num::Float(1e300), Num::Int(7)));
-        assert_eq!(char_count("héllo"), 5);
         assert!(literal_eq(
             &Literal::from_value(&json!({"a": [1, "x"], "b": true})),
             &Literal::from_value(&json!({"b": true, "a": [1.0, "x"]}))

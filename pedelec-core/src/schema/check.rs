@@ -1,14 +1,13 @@
 //! The structural checks of a schema node. One implementation serves both the JSON reader
 //! ([`SchemaNode::from_json`]) and schemas built in code ([`SchemaNode::problems`]).
 
-use std::cmp::Ordering;
-
+use pedelec_rules::constraint;
 use serde_json::Value;
 
 use super::SchemaProblem;
-use super::compiled::{CompiledSchema, compile_pattern, is_positive};
+use super::compiled::{CompiledSchema, compile_pattern};
 use super::json::{push_token, show, type_name};
-use super::node::{Num, SchemaKind, SchemaNode};
+use super::node::{SchemaKind, SchemaNode};
 
 /// Which checks apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,12 +102,9 @@ pub(crate) fn check_local(
         report("pattern", format!("invalid regular expression: {e}"));
     }
     if let Some(n) = node.multiple_of()
-        && !is_positive(n)
+        && let Err(problem) = constraint::check_multiple_of(n.rule())
     {
-        report(
-            "multipleOf",
-            format!("`multipleOf` must be greater than 0, got {n}"),
-        );
+        report(problem.keyword().wire(), problem.to_string());
     }
     if !strict {
         return;
@@ -138,23 +134,15 @@ pub(crate) fn check_local(
         report("oneOf", "`oneOf` must list at least one branch".to_owned());
     }
 
-    if let (Some(min), Some(max)) = (node.min_length(), node.max_length())
-        && min > max
-    {
-        report(
-            "minLength",
-            format!("`minLength` ({min}) is greater than `maxLength` ({max}): no string can match"),
-        );
+    for rule in [
+        constraint::check_lengths(node.min_length(), node.max_length()),
+        constraint::check_item_counts(node.min_items(), node.max_items()),
+        constraint::check_range(&node.range(), node.kind() == Some(SchemaKind::Integer)),
+    ] {
+        if let Err(problem) = rule {
+            report(problem.keyword().wire(), problem.to_string());
+        }
     }
-    if let (Some(min), Some(max)) = (node.min_items(), node.max_items())
-        && min > max
-    {
-        report(
-            "minItems",
-            format!("`minItems` ({min}) is greater than `maxItems` ({max}): no array can match"),
-        );
-    }
-    check_range(node, &mut report);
 
     if !node.required_extra.is_empty() {
         for name in node.required_extra.iter() {
@@ -294,105 +282,6 @@ fn misplaced(keyword: &str, kind: SchemaKind) -> Option<String> {
         message.push_str(instead);
     }
     Some(message)
-}
-
-/// A bound of a numeric range: the number, whether it is exclusive, and its keyword.
-type Bound = (Num, bool, &'static str);
-
-/// The tighter of an inclusive and an exclusive bound (`tighter` is the ordering that makes
-/// a bound tighter: `Greater` for lower bounds).
-fn tightest(
-    inclusive: Option<Bound>,
-    exclusive: Option<Bound>,
-    tighter: Ordering,
-) -> Option<Bound> {
-    match (inclusive, exclusive) {
-        (Some(i), Some(e)) => {
-            // At equal values the exclusive bound is the tighter one.
-            if i.0.exact_cmp(e.0) == Some(tighter) {
-                Some(i)
-            } else {
-                Some(e)
-            }
-        }
-        (i, e) => i.or(e),
-    }
-}
-
-/// `minimum`/`exclusiveMinimum` against `maximum`/`exclusiveMaximum`: the range must hold
-/// at least one number (and one integer, for an integer schema).
-fn check_range(node: &SchemaNode, report: &mut impl FnMut(&str, String)) {
-    let lower = tightest(
-        node.minimum().map(|n| (n, false, "minimum")),
-        node.exclusive_minimum()
-            .map(|n| (n, true, "exclusiveMinimum")),
-        Ordering::Greater,
-    );
-    let upper = tightest(
-        node.maximum().map(|n| (n, false, "maximum")),
-        node.exclusive_maximum()
-            .map(|n| (n, true, "exclusiveMaximum")),
-        Ordering::Less,
-    );
-    let (Some((lo, lo_excl, lo_kw)), Some((hi, hi_excl, hi_kw))) = (lower, upper) else {
-        return;
-    };
-    let empty = match lo.exact_cmp(hi) {
-        Some(Ordering::Greater) => true,
-        Some(Ordering::Equal) => lo_excl || hi_excl,
-        _ => false,
-    };
-    if empty {
-        let message = if lo_excl || hi_excl {
-            format!("`{lo_kw}` ({lo}) and `{hi_kw}` ({hi}) leave no number that can match")
-        } else {
-            format!("`{lo_kw}` ({lo}) is greater than `{hi_kw}` ({hi}): no number can match")
-        };
-        report(lo_kw, message);
-        return;
-    }
-    if node.kind() == Some(SchemaKind::Integer)
-        && let (Some(first), Some(last)) = (int_at_least(lo, lo_excl), int_at_most(hi, hi_excl))
-        && first > last
-    {
-        report(
-            lo_kw,
-            format!("`{lo_kw}` ({lo}) and `{hi_kw}` ({hi}) leave no integer that can match"),
-        );
-    }
-}
-
-/// Floats this large are integers already; past it the `i128` arithmetic is skipped.
-const INT_LIMIT: f64 = 1_267_650_600_228_229_401_496_703_205_376.0; // 2^100
-
-/// The smallest integer above `n` (or equal to it, when not exclusive).
-#[allow(clippy::cast_possible_truncation)]
-fn int_at_least(n: Num, exclusive: bool) -> Option<i128> {
-    let step = i128::from(exclusive);
-    match n {
-        Num::Int(i) => Some(i128::from(i) + step),
-        Num::Uint(u) => Some(i128::from(u) + step),
-        Num::Float(f) if f.abs() < INT_LIMIT => {
-            let c = f.ceil();
-            Some(c as i128 + if f.fract() == 0.0 { step } else { 0 })
-        }
-        Num::Float(_) => None,
-    }
-}
-
-/// The largest integer below `n` (or equal to it, when not exclusive).
-#[allow(clippy::cast_possible_truncation)]
-fn int_at_most(n: Num, exclusive: bool) -> Option<i128> {
-    let step = i128::from(exclusive);
-    match n {
-        Num::Int(i) => Some(i128::from(i) - step),
-        Num::Uint(u) => Some(i128::from(u) - step),
-        Num::Float(f) if f.abs() < INT_LIMIT => {
-            let c = f.floor();
-            Some(c as i128 - if f.fract() == 0.0 { step } else { 0 })
-        }
-        Num::Float(_) => None,
-    }
 }
 
 /// Whether a value has the JSON type of `kind`.

@@ -371,15 +371,6 @@ pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
     })
 }
 
-/// Whether `n` is a valid `multipleOf` (a positive finite number).
-pub(crate) fn is_positive(n: Num) -> bool {
-    match n {
-        Num::Int(i) => i > 0,
-        Num::Uint(u) => u > 0,
-        Num::Float(f) => f > 0.0 && f.is_finite(),
-    }
-}
-
 struct Builder {
     nodes: Vec<CompiledNode>,
     problems: Vec<SchemaProblem>,
@@ -464,14 +455,11 @@ impl Builder {
         };
 
         let multiple_of = match node.multiple_of {
-            Some(num) => match Decimal::of(num) {
-                Some(decimal) if is_positive(num) => Some(MultipleOf { num, decimal }),
-                _ => {
-                    self.problem(
-                        pointer,
-                        "multipleOf",
-                        format!("`multipleOf` must be greater than 0, got {num}"),
-                    );
+            Some(num) => match pedelec_rules::constraint::check_multiple_of(num.rule()) {
+                // Every finite number has a decimal form.
+                Ok(()) => Decimal::of(num).map(|decimal| MultipleOf { num, decimal }),
+                Err(problem) => {
+                    self.problem(pointer, "multipleOf", problem.to_string());
                     None
                 }
             },

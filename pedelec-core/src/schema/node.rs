@@ -10,6 +10,9 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::ops::Deref;
 
+use pedelec_rules::constraint::{
+    Number, Range, check_item_counts, check_lengths, check_multiple_of, check_range,
+};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -115,54 +118,30 @@ impl Num {
     /// `true` when the number has no fractional part (`1.0` counts as an integer).
     #[must_use]
     pub fn is_integer(self) -> bool {
-        match self {
-            Num::Int(_) | Num::Uint(_) => true,
-            Num::Float(f) => f.is_finite() && f.fract() == 0.0,
-        }
+        self.rule().is_integer()
     }
 
     /// Exact comparison of two numbers, whatever their representation. `None` only when a
     /// float is NaN. Usable in a `const` (the derive's constraint checks run there).
     #[must_use]
-    #[allow(clippy::float_cmp, reason = "an exact comparison is the point")]
     pub const fn exact_cmp(self, other: Num) -> Option<Ordering> {
-        match (self, other) {
-            (Num::Float(a), Num::Float(b)) => {
-                if a < b {
-                    Some(Ordering::Less)
-                } else if a > b {
-                    Some(Ordering::Greater)
-                } else if a == b {
-                    Some(Ordering::Equal)
-                } else {
-                    None
-                }
-            }
-            (Num::Float(a), b) => match cmp_int_float(b.as_i128(), a) {
-                Some(ordering) => Some(ordering.reverse()),
-                None => None,
-            },
-            (a, Num::Float(b)) => cmp_int_float(a.as_i128(), b),
-            (a, b) => {
-                let (a, b) = (a.as_i128(), b.as_i128());
-                Some(if a < b {
-                    Ordering::Less
-                } else if a > b {
-                    Ordering::Greater
-                } else {
-                    Ordering::Equal
-                })
-            }
+        self.rule().exact_cmp(other.rule())
+    }
+
+    /// The number as `pedelec_rules` takes it (the constraint rules are written once, there).
+    pub(crate) const fn rule(self) -> Number {
+        match self {
+            Num::Int(i) => Number::Int(i),
+            Num::Uint(u) => Number::Uint(u),
+            Num::Float(f) => Number::Float(f),
         }
     }
 
-    #[allow(clippy::cast_lossless, reason = "`i128::from` is not `const`")]
-    const fn as_i128(self) -> i128 {
-        match self {
-            Num::Int(i) => i as i128,
-            Num::Uint(u) => u as i128,
-            // Only called on integer variants.
-            Num::Float(_) => 0,
+    /// [`Num::rule`] of an optional number.
+    pub(crate) const fn rule_of(n: Option<Num>) -> Option<Number> {
+        match n {
+            Some(n) => Some(n.rule()),
+            None => None,
         }
     }
 
@@ -174,38 +153,6 @@ impl Num {
             Num::Uint(u) => Some(u.into()),
             Num::Float(f) => serde_json::Number::from_f64(f),
         }
-    }
-}
-
-/// Exact comparison of an integer with a float (`const`: no `f64::trunc`).
-#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-const fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
-    if f.is_nan() {
-        return None;
-    }
-    // 2^127: every i128 is strictly inside (-2^127 - 1, 2^127).
-    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
-    if f >= LIMIT {
-        return Some(Ordering::Less);
-    }
-    if f < -LIMIT {
-        return Some(Ordering::Greater);
-    }
-    // In range, `as` truncates toward zero exactly, and the whole part converts back exactly.
-    let whole = f as i128;
-    if i < whole {
-        Some(Ordering::Less)
-    } else if i > whole {
-        Some(Ordering::Greater)
-    } else {
-        let frac = f - whole as f64;
-        Some(if frac > 0.0 {
-            Ordering::Less
-        } else if frac < 0.0 {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        })
     }
 }
 
@@ -452,7 +399,8 @@ impl Property {
 /// Build one in a `const` with the constructors ([`SchemaNode::string`], …) and the `const`
 /// builder methods, or read one from JSON with [`SchemaNode::from_json`]. The builder methods
 /// check at compile time that a keyword fits the node's kind (`min_length` on an integer
-/// fails the `const` evaluation with a message).
+/// fails the `const` evaluation with a message) and the rules of `pedelec_rules::constraint`
+/// (bounds that leave a value, `min_length <= max_length`, `multiple_of > 0`).
 ///
 /// The builders are meant for constants: a builder that replaces a string or list that was
 /// allocated at run time leaks the old value (a `const fn` cannot run destructors).
@@ -596,6 +544,24 @@ impl SchemaNode {
         self.is_kind(SchemaKind::Integer) || self.is_kind(SchemaKind::Number)
     }
 
+    /// `minimum`, `maximum` and the exclusive bounds, for the rules.
+    pub(crate) const fn range(&self) -> Range {
+        Range {
+            minimum: Num::rule_of(self.minimum),
+            maximum: Num::rule_of(self.maximum),
+            exclusive_minimum: Num::rule_of(self.exclusive_minimum),
+            exclusive_maximum: Num::rule_of(self.exclusive_maximum),
+        }
+    }
+
+    /// Fails the `const` evaluation when the bounds leave no value (the rule of
+    /// `pedelec_rules::constraint::check_range`).
+    const fn assert_range(&self) {
+        if let Err(problem) = check_range(&self.range(), self.is_kind(SchemaKind::Integer)) {
+            panic!("{}", problem.summary());
+        }
+    }
+
     /// Sets `description`.
     #[must_use]
     pub const fn with_description(mut self, description: &'static str) -> Self {
@@ -628,31 +594,31 @@ impl SchemaNode {
         self
     }
 
-    /// Sets `minLength` (in Unicode code points). Strings only.
+    /// Sets `minLength` (in Unicode code points). Strings only; at most `maxLength`.
     #[must_use]
     pub const fn with_min_length(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`min_length` applies to string schemas only"
         );
-        if let Some(max) = self.max_length {
-            assert!(n <= max, "`min_length` is greater than `max_length`");
-        }
         self.min_length = Some(n);
+        if let Err(problem) = check_lengths(self.min_length, self.max_length) {
+            panic!("{}", problem.summary());
+        }
         self
     }
 
-    /// Sets `maxLength` (in Unicode code points). Strings only.
+    /// Sets `maxLength` (in Unicode code points). Strings only; at least `minLength`.
     #[must_use]
     pub const fn with_max_length(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::String),
             "`max_length` applies to string schemas only"
         );
-        if let Some(min) = self.min_length {
-            assert!(min <= n, "`min_length` is greater than `max_length`");
-        }
         self.max_length = Some(n);
+        if let Err(problem) = check_lengths(self.min_length, self.max_length) {
+            panic!("{}", problem.summary());
+        }
         self
     }
 
@@ -668,7 +634,7 @@ impl SchemaNode {
         self
     }
 
-    /// Sets `minimum`. Numbers and integers only.
+    /// Sets `minimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_minimum(mut self, n: Num) -> Self {
         assert!(
@@ -676,10 +642,11 @@ impl SchemaNode {
             "`minimum` applies to number and integer schemas only"
         );
         self.minimum = Some(n);
+        self.assert_range();
         self
     }
 
-    /// Sets `maximum`. Numbers and integers only.
+    /// Sets `maximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_maximum(mut self, n: Num) -> Self {
         assert!(
@@ -687,10 +654,11 @@ impl SchemaNode {
             "`maximum` applies to number and integer schemas only"
         );
         self.maximum = Some(n);
+        self.assert_range();
         self
     }
 
-    /// Sets `exclusiveMinimum`. Numbers and integers only.
+    /// Sets `exclusiveMinimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_exclusive_minimum(mut self, n: Num) -> Self {
         assert!(
@@ -698,10 +666,11 @@ impl SchemaNode {
             "`exclusive_minimum` applies to number and integer schemas only"
         );
         self.exclusive_minimum = Some(n);
+        self.assert_range();
         self
     }
 
-    /// Sets `exclusiveMaximum`. Numbers and integers only.
+    /// Sets `exclusiveMaximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_exclusive_maximum(mut self, n: Num) -> Self {
         assert!(
@@ -709,6 +678,7 @@ impl SchemaNode {
             "`exclusive_maximum` applies to number and integer schemas only"
         );
         self.exclusive_maximum = Some(n);
+        self.assert_range();
         self
     }
 
@@ -719,41 +689,38 @@ impl SchemaNode {
             self.is_numeric_kind(),
             "`multiple_of` applies to number and integer schemas only"
         );
-        let positive = match n {
-            Num::Int(i) => i > 0,
-            Num::Uint(u) => u > 0,
-            Num::Float(f) => f > 0.0,
-        };
-        assert!(positive, "`multiple_of` must be greater than 0");
+        if let Err(problem) = check_multiple_of(n.rule()) {
+            panic!("{}", problem.summary());
+        }
         self.multiple_of = Some(n);
         self
     }
 
-    /// Sets `minItems`. Arrays only.
+    /// Sets `minItems`. Arrays only; at most `maxItems`.
     #[must_use]
     pub const fn with_min_items(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::Array),
             "`min_items` applies to array schemas only"
         );
-        if let Some(max) = self.max_items {
-            assert!(n <= max, "`min_items` is greater than `max_items`");
-        }
         self.min_items = Some(n);
+        if let Err(problem) = check_item_counts(self.min_items, self.max_items) {
+            panic!("{}", problem.summary());
+        }
         self
     }
 
-    /// Sets `maxItems`. Arrays only.
+    /// Sets `maxItems`. Arrays only; at least `minItems`.
     #[must_use]
     pub const fn with_max_items(mut self, n: u64) -> Self {
         assert!(
             self.is_kind(SchemaKind::Array),
             "`max_items` applies to array schemas only"
         );
-        if let Some(min) = self.min_items {
-            assert!(min <= n, "`min_items` is greater than `max_items`");
-        }
         self.max_items = Some(n);
+        if let Err(problem) = check_item_counts(self.min_items, self.max_items) {
+            panic!("{}", problem.summary());
+        }
         self
     }
 
@@ -1097,6 +1064,42 @@ mod tests {
     )
     .with_description("Counter args.")
     .closed();
+
+    #[test]
+    fn builders_enforce_the_constraint_rules() {
+        let message = |build: fn() -> SchemaNode| {
+            let payload = std::panic::catch_unwind(build).expect_err("the builder must refuse");
+            payload
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            message(|| SchemaNode::integer()
+                .with_minimum(Num::Int(10))
+                .with_maximum(Num::Int(1))),
+            "`minimum` is greater than `maximum`: no number can match"
+        );
+        assert_eq!(
+            message(|| SchemaNode::integer()
+                .with_exclusive_minimum(Num::Float(1.5))
+                .with_maximum(Num::Float(1.9))),
+            "`exclusive_minimum` and `maximum` leave no integer that can match"
+        );
+        assert_eq!(
+            message(|| SchemaNode::string().with_max_length(1).with_min_length(2)),
+            "`min_length` is greater than `max_length`: no string can match"
+        );
+        assert_eq!(
+            message(|| SchemaNode::number().with_multiple_of(Num::Int(0))),
+            "`multiple_of` must be greater than 0"
+        );
+        // The same bounds on a number schema leave a value.
+        let _ = SchemaNode::number()
+            .with_exclusive_minimum(Num::Float(1.5))
+            .with_maximum(Num::Float(1.9));
+    }
 
     #[test]
     fn const_node_serializes_to_wire_form() {

@@ -183,7 +183,7 @@ fn read_tool(
         if let Err(p) = pedelec_rules::check_tool_name(s) {
             problems.push(Problem {
                 path: at("name"),
-                message: format!("{p} (got {s:?})"),
+                message: p.to_string(),
             });
         }
         names.push((i, s.clone()));

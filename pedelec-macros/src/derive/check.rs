@@ -20,6 +20,7 @@ use crate::util::Errors;
 use crate::util::did_you_mean;
 
 use pedelec_rules::FORMATS;
+use pedelec_rules::constraint::{self as rules, Spelling};
 
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
@@ -163,12 +164,20 @@ fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
         }
     }
     check_numbers(&fit, kind, errors);
-    check_order(&fit, "min_length", "max_length", errors);
-    check_order(&fit, "min_items", "max_items", errors);
+    for rule in [
+        rules::check_lengths(count_of(&fit, "min_length"), count_of(&fit, "max_length")),
+        rules::check_item_counts(count_of(&fit, "min_items"), count_of(&fit, "max_items")),
+    ] {
+        if let Err(problem) = rule {
+            report(&fit, &problem, errors);
+        }
+    }
     for c in &fit {
         match &c.value {
-            Constraint::MultipleOf(n) if !n.is_positive() => {
-                errors.at(c.range, "`multiple_of` must be greater than 0");
+            Constraint::MultipleOf(n) => {
+                if let Err(problem) = rules::check_multiple_of(rule(*n)) {
+                    errors.at(c.range, problem.spelled(Spelling::Attr).to_string());
+                }
             }
             Constraint::Pattern(p) => {
                 if let Err(e) = pattern::compile(p) {
@@ -308,17 +317,41 @@ fn count(c: &Setting<Constraint>) -> Option<u64> {
     }
 }
 
-/// `min_length <= max_length`, `min_items <= max_items`.
-fn check_order(fit: &[&Setting<Constraint>], min: &str, max: &str, errors: &mut Errors) {
-    if let (Some(lo), Some(hi)) = (find(fit, min), find(fit, max))
-        && let (Some(a), Some(b)) = (count(lo), count(hi))
-        && a > b
-    {
-        errors.at(
-            later(fit, lo, hi).range,
-            format!("`{min} = {a}` is greater than `{max} = {b}`: no value fits"),
-        );
+fn count_of(fit: &[&Setting<Constraint>], key: &str) -> Option<u64> {
+    find(fit, key).and_then(count)
+}
+
+/// A number as `pedelec_rules` takes it.
+fn rule(n: Number) -> rules::Number {
+    match n {
+        Number::Int(i) => rules::Number::Int(i),
+        Number::Uint(u) => rules::Number::Uint(u),
+        Number::Float(f) => rules::Number::Float(f),
     }
+}
+
+/// The bounds written on a field, as `pedelec_rules` takes them.
+fn rule_range(fit: &[&Setting<Constraint>]) -> rules::Range {
+    let get = |key| find(fit, key).and_then(number).map(rule);
+    rules::Range {
+        minimum: get("minimum"),
+        maximum: get("maximum"),
+        exclusive_minimum: get("exclusive_minimum"),
+        exclusive_maximum: get("exclusive_maximum"),
+    }
+}
+
+/// Reports a broken rule (`pedelec_rules::constraint`) at the later of its settings.
+fn report(fit: &[&Setting<Constraint>], problem: &rules::ConstraintProblem, errors: &mut Errors) {
+    let (first, second) = problem.keywords();
+    let first = find(fit, first.attr());
+    let second = second.and_then(|k| find(fit, k.attr()));
+    let at = match (first, second) {
+        (Some(a), Some(b)) => later(fit, a, b),
+        (Some(c), None) | (None, Some(c)) => c,
+        (None, None) => return,
+    };
+    errors.at(at.range, problem.spelled(Spelling::Attr).to_string());
 }
 
 /// Of two settings, the one written last (where the contradiction becomes visible):
@@ -335,8 +368,6 @@ fn later<'a>(
 /// Numeric bounds: ordered, inside the type's range, leaving some value.
 fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors) {
     let get = |key| find(fit, key).and_then(|c| number(c).map(|n| (c, n)));
-    let lowers = [get("minimum"), get("exclusive_minimum")];
-    let uppers = [get("maximum"), get("exclusive_maximum")];
     if let Kind::Integer { name, min, max } = kind {
         let (min, max) = (Number::from_i128(*min), Number::from_i128(*max));
         if let Some((c, n)) = get("minimum") {
@@ -386,28 +417,9 @@ fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors)
             );
         }
     }
-    for (lo, lo_n) in lowers.iter().flatten() {
-        for (hi, hi_n) in uppers.iter().flatten() {
-            let inclusive = matches!(lo.value, Constraint::Minimum(_))
-                && matches!(hi.value, Constraint::Maximum(_));
-            let order = lo_n.cmp(*hi_n);
-            let (lo_key, hi_key) = (lo.value.key(), hi.value.key());
-            if inclusive && order == Ordering::Greater {
-                errors.at(
-                    later(fit, lo, hi).range,
-                    format!(
-                        "`{lo_key} = {lo_n}` is greater than `{hi_key} = {hi_n}`: no value fits"
-                    ),
-                );
-            } else if !inclusive && order != Ordering::Less {
-                errors.at(
-                    later(fit, lo, hi).range,
-                    format!(
-                        "`{lo_key} = {lo_n}` is not less than `{hi_key} = {hi_n}`: no value fits"
-                    ),
-                );
-            }
-        }
+    if let Err(problem) = rules::check_range(&rule_range(fit), matches!(kind, Kind::Integer { .. }))
+    {
+        report(fit, &problem, errors);
     }
 }
 
@@ -436,22 +448,19 @@ fn check_default(
             if *char && len != 1 {
                 return Err(format!("{subject} is not one character, as a `char` is"));
             }
+            if let Err(problem) = rules::check_length(
+                len,
+                count_of(fit, "min_length"),
+                count_of(fit, "max_length"),
+            ) {
+                return Err(format!("{subject} {}", problem.spelled(Spelling::Attr)));
+            }
             for c in fit {
-                match &c.value {
-                    Constraint::MinLength(n) if len < *n => {
-                        return Err(format!("{subject} is shorter than `min_length = {n}`"));
-                    }
-                    Constraint::MaxLength(n) if len > *n => {
-                        return Err(format!("{subject} is longer than `max_length = {n}`"));
-                    }
-                    Constraint::Pattern(p) => {
-                        if let Ok(regex) = pattern::compile(p)
-                            && !regex.is_match(s)
-                        {
-                            return Err(format!("{subject} does not match `pattern = {p:?}`"));
-                        }
-                    }
-                    _ => {}
+                if let Constraint::Pattern(p) = &c.value
+                    && let Ok(regex) = pattern::compile(p)
+                    && !regex.is_match(s)
+                {
+                    return Err(format!("{subject} does not match `pattern = {p:?}`"));
                 }
             }
             Ok(())
@@ -469,25 +478,9 @@ fn check_default(
                     return Err(format!("{subject} is above the largest `{name}` ({max})"));
                 }
             }
-            for c in fit {
-                let Some(bound) = number(c) else { continue };
-                let key = c.value.key();
-                let order = n.cmp(bound);
-                let problem = match c.value {
-                    Constraint::Minimum(_) if order == Ordering::Less => "below",
-                    Constraint::Maximum(_) if order == Ordering::Greater => "above",
-                    Constraint::ExclusiveMinimum(_) if order != Ordering::Greater => "not above",
-                    Constraint::ExclusiveMaximum(_) if order != Ordering::Less => "not below",
-                    Constraint::MultipleOf(_)
-                        if bound.is_positive() && !n.is_multiple_of(bound) =>
-                    {
-                        "not a multiple of"
-                    }
-                    _ => continue,
-                };
-                return Err(format!("{subject} is {problem} `{key} = {bound}`"));
-            }
-            Ok(())
+            let multiple_of = find(fit, "multiple_of").and_then(number).map(rule);
+            rules::check_number(rule(*n), &rule_range(fit), multiple_of)
+                .map_err(|problem| format!("{subject} {}", problem.spelled(Spelling::Attr)))
         }
         (
             Kind::Array {
@@ -506,16 +499,10 @@ fn check_default(
                     "{subject} has {len} items, but {what} always has {n}"
                 ));
             }
-            for c in fit {
-                match &c.value {
-                    Constraint::MinItems(n) if len < *n => {
-                        return Err(format!("{subject} has fewer items than `min_items = {n}`"));
-                    }
-                    Constraint::MaxItems(n) if len > *n => {
-                        return Err(format!("{subject} has more items than `max_items = {n}`"));
-                    }
-                    _ => {}
-                }
+            if let Err(problem) =
+                rules::check_item_count(len, count_of(fit, "min_items"), count_of(fit, "max_items"))
+            {
+                return Err(format!("{subject} {}", problem.spelled(Spelling::Attr)));
             }
             let unique = *unique
                 || fit

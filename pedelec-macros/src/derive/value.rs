@@ -77,25 +77,6 @@ impl Number {
             Number::Float(f) => f.fract() == 0.0,
         }
     }
-
-    pub fn is_positive(self) -> bool {
-        match self {
-            Number::Int(i) => i > 0,
-            Number::Uint(_) => true,
-            Number::Float(f) => f > 0.0,
-        }
-    }
-
-    /// `self` is a multiple of `divisor` (`divisor > 0`).
-    pub fn is_multiple_of(self, divisor: Number) -> bool {
-        match (self.as_int(), divisor.as_int()) {
-            (Some(v), Some(d)) => d != 0 && v % d == 0,
-            _ => {
-                let q = self.as_f64() / divisor.as_f64();
-                q.is_finite() && q.fract() == 0.0
-            }
-        }
-    }
 }
 
 impl fmt::Display for Number {
@@ -322,9 +303,6 @@ mod tests {
             num("18446744073709551615").cmp(num("1.8e19")),
             Ordering::Greater
         );
-        assert!(num("9").is_multiple_of(num("3")));
-        assert!(num("2.5").is_multiple_of(num("0.5")));
-        assert!(!num("10").is_multiple_of(num("4")));
         assert_eq!(num("1e3").to_string(), "1000.0");
     }
 

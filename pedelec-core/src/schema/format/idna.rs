@@ -1,54 +1,26 @@
 //! Host names: RFC 1123 labels, and IDNA2008 A-labels and U-labels (RFC 5890–5893).
 //!
-//! The Unicode data IDNA2008 needs (its derived property, joining types, bidi classes, …)
-//! is in `idna_tables.rs`, generated from the Unicode Character Database by
-//! `xtask/gen_unicode_tables.py`; NFC comes from the `unicode-normalization` crate.
+//! The Unicode data IDNA2008 needs comes from the crates that maintain it: `Bidi_Class`
+//! (`unicode-bidi`), `Joining_Type` (`unicode-joining-type`), Script (`unicode-script`),
+//! marks, viramas and NFC (`unicode-normalization`). Only the RFC 5892 derived property is
+//! ours, in `idna_tables.rs`, generated from the Unicode Character Database by
+//! `xtask/gen_unicode_tables.py`.
 
 use std::cmp::Ordering;
 
+use unicode_bidi::{BidiClass, bidi_class};
+use unicode_joining_type::{JoiningType, get_joining_type};
+use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+use unicode_script::{Script, UnicodeScript};
 
-use super::idna_tables::{BIDI, IDNA, JOINING, MARKS, SCRIPTS, VIRAMA};
+use super::idna_tables::IDNA;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Idna {
     Pvalid,
     ContextJ,
     ContextO,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Joining {
-    D,
-    L,
-    R,
-    T,
-}
-
-#[allow(clippy::upper_case_acronyms, reason = "the Unicode Bidi_Class names")]
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Bidi {
-    L,
-    R,
-    AL,
-    AN,
-    EN,
-    ES,
-    CS,
-    ET,
-    ON,
-    BN,
-    NSM,
-    Other,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Script {
-    Greek,
-    Hebrew,
-    Hiragana,
-    Katakana,
-    Han,
 }
 
 fn find<T: Copy>(table: &[(u32, u32, T)], c: char) -> Option<T> {
@@ -67,27 +39,9 @@ fn find<T: Copy>(table: &[(u32, u32, T)], c: char) -> Option<T> {
         .map(|i| table[i].2)
 }
 
-fn contains(table: &[(u32, u32)], c: char) -> bool {
-    let c = u32::from(c);
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < c {
-                Ordering::Less
-            } else if lo > c {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
-fn bidi(c: char) -> Bidi {
-    match c {
-        'a'..='z' | 'A'..='Z' => Bidi::L,
-        '0'..='9' => Bidi::EN,
-        _ => find(BIDI, c).unwrap_or(Bidi::L),
-    }
+/// `Canonical_Combining_Class=Virama` (RFC 5892 appendix A.1).
+fn is_virama(c: char) -> bool {
+    canonical_combining_class(c) == 9
 }
 
 /// The longest host name in its ASCII form (RFC 1123 §2.1, without a trailing dot).
@@ -169,7 +123,7 @@ fn label_chars(label: &str) -> Vec<char> {
 fn is_rtl(label: &[char]) -> bool {
     label
         .iter()
-        .any(|&c| matches!(bidi(c), Bidi::R | Bidi::AL | Bidi::AN))
+        .any(|&c| matches!(bidi_class(c), BidiClass::R | BidiClass::AL | BidiClass::AN))
 }
 
 /// What an ASCII label is.
@@ -225,7 +179,7 @@ fn is_u_label(label: &[char]) -> bool {
     if first == '-'
         || label.last() == Some(&'-')
         || (label.len() >= 4 && label[2] == '-' && label[3] == '-')
-        || contains(MARKS, first)
+        || is_combining_mark(first)
     {
         return false;
     }
@@ -240,23 +194,24 @@ fn is_u_label(label: &[char]) -> bool {
 /// ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER.
 fn context_j(label: &[char], i: usize) -> bool {
     let before = i.checked_sub(1).map(|j| label[j]);
-    if before.is_some_and(|b| contains(VIRAMA, b)) {
+    if before.is_some_and(is_virama) {
         return true;
     }
     if label[i] != '\u{200C}' {
         return false;
     }
     // (Joining_Type:{L,D})(Joining_Type:T)*\u200C(Joining_Type:T)*(Joining_Type:{R,D})
-    let joins = |c: char, sides: [Joining; 2]| find(JOINING, c).is_some_and(|j| sides.contains(&j));
+    use JoiningType::{DualJoining, LeftJoining, RightJoining, Transparent};
+    let joins = |c: char, side: JoiningType| matches!(get_joining_type(c), j if j == side || j == DualJoining);
     let left = label[..i]
         .iter()
         .rev()
-        .find(|&&c| find(JOINING, c) != Some(Joining::T))
-        .is_some_and(|&c| joins(c, [Joining::L, Joining::D]));
+        .find(|&&c| get_joining_type(c) != Transparent)
+        .is_some_and(|&c| joins(c, LeftJoining));
     let right = label[i + 1..]
         .iter()
-        .find(|&&c| find(JOINING, c) != Some(Joining::T))
-        .is_some_and(|&c| joins(c, [Joining::R, Joining::D]));
+        .find(|&&c| get_joining_type(c) != Transparent)
+        .is_some_and(|&c| joins(c, RightJoining));
     left && right
 }
 
@@ -266,12 +221,12 @@ fn context_o(label: &[char], i: usize) -> bool {
     let after = label.get(i + 1).copied();
     match label[i] {
         '\u{00B7}' => before == Some('l') && after == Some('l'),
-        '\u{0375}' => after.is_some_and(|a| find(SCRIPTS, a) == Some(Script::Greek)),
-        '\u{05F3}' | '\u{05F4}' => before.is_some_and(|b| find(SCRIPTS, b) == Some(Script::Hebrew)),
+        '\u{0375}' => after.is_some_and(|a| a.script() == Script::Greek),
+        '\u{05F3}' | '\u{05F4}' => before.is_some_and(|b| b.script() == Script::Hebrew),
         '\u{30FB}' => label.iter().any(|&c| {
             matches!(
-                find(SCRIPTS, c),
-                Some(Script::Hiragana | Script::Katakana | Script::Han)
+                c.script(),
+                Script::Hiragana | Script::Katakana | Script::Han
             )
         }),
         '\u{0660}'..='\u{0669}' => !label.iter().any(|c| ('\u{06F0}'..='\u{06F9}').contains(c)),
@@ -282,17 +237,21 @@ fn context_o(label: &[char], i: usize) -> bool {
 
 /// RFC 5893 §2, for one label of a name that has a right-to-left label.
 fn bidi_label(label: &[char]) -> bool {
-    use Bidi::*;
+    use BidiClass::*;
     let Some(&first) = label.first() else {
         return false;
     };
     // The last character that is not a non-spacing mark.
-    let last = label.iter().rev().map(|&c| bidi(c)).find(|&b| b != NSM);
-    match bidi(first) {
+    let last = label
+        .iter()
+        .rev()
+        .map(|&c| bidi_class(c))
+        .find(|&b| b != NSM);
+    match bidi_class(first) {
         R | AL => {
             let (mut en, mut an) = (false, false);
             for &c in label {
-                match bidi(c) {
+                match bidi_class(c) {
                     EN => en = true,
                     AN => an = true,
                     R | AL | ES | CS | ET | ON | BN | NSM => {}
@@ -304,7 +263,7 @@ fn bidi_label(label: &[char]) -> bool {
         L => {
             label
                 .iter()
-                .all(|&c| matches!(bidi(c), L | EN | ES | CS | ET | ON | BN | NSM))
+                .all(|&c| matches!(bidi_class(c), L | EN | ES | CS | ET | ON | BN | NSM))
                 && matches!(last, Some(L | EN))
         }
         _ => false,
@@ -498,17 +457,13 @@ mod tests {
         assert_eq!(find(IDNA, '\u{200C}'), Some(Idna::ContextJ));
         assert_eq!(find(IDNA, '\u{00B7}'), Some(Idna::ContextO));
         assert_eq!(find(IDNA, '\u{0663}'), Some(Idna::ContextO));
-        assert_eq!(bidi('a'), Bidi::L);
-        assert_eq!(bidi('\u{05D0}'), Bidi::R);
-        assert_eq!(bidi('\u{0628}'), Bidi::AL);
-        assert_eq!(bidi('\u{0660}'), Bidi::AN);
-        assert_eq!(bidi('1'), Bidi::EN);
-        assert_eq!(bidi('\u{0301}'), Bidi::NSM);
-        assert_eq!(bidi('\u{0870}'), Bidi::AL);
-        assert!(contains(VIRAMA, '\u{094D}'));
-        assert!(contains(MARKS, '\u{0903}') && contains(MARKS, '\u{0488}'));
-        assert_eq!(find(JOINING, '\u{0628}'), Some(Joining::D));
-        assert_eq!(find(SCRIPTS, 'α'), Some(Script::Greek));
-        assert_eq!(find(SCRIPTS, '\u{30FB}'), None);
+        // What the crates say, for the characters the contextual rules name.
+        assert_eq!(bidi_class('\u{0870}'), BidiClass::AL);
+        assert_eq!(bidi_class('\u{0301}'), BidiClass::NSM);
+        assert!(is_virama('\u{094D}') && !is_virama('\u{0915}'));
+        assert!(is_combining_mark('\u{0903}') && is_combining_mark('\u{0488}'));
+        assert_eq!(get_joining_type('\u{0628}'), JoiningType::DualJoining);
+        assert_eq!('α'.script(), Script::Greek);
+        assert_eq!('\u{30FB}'.script(), Script::Common);
     }
 }

@@ -1,5 +1,5 @@
 ::core::compile_error! {
-    "tool name may contain only ASCII letters, digits, `_`, `.` and `-`; found a space; try `name = \"bad_name\"`"
+    "tool name \"bad name\" may contain only ASCII letters, digits, `_`, `.` and `-`; found a space; try `name = \"bad_name\"`"
 }
 ::core::compile_error! {
     "timeout must be a positive integer number of milliseconds, not 0; write a wait limit like `timeout_ms = 5_000`, or remove `timeout_ms` for the default of 60 000 ms"

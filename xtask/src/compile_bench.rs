@@ -1,0 +1,534 @@
+//! `cargo xtask compile-bench [N]`: what N tools cost to compile with pedelec, against the
+//! same tools written with plain serde, measured side by side in one run.
+//!
+//! It generates, under `target/compile-bench/`, a small workspace of two binary crates that
+//! depend on this workspace by path:
+//!
+//! - `pedelec_tools`: N tools, each an argument struct with 3–4 fields
+//!   (`#[derive(Deserialize, ToolArgs)]`) and an `async fn` under `#[tool]`, one `skills![]`
+//!   listing them all, and a `main` that builds a session and calls a few tools;
+//! - `serde_tools`, its plain-serde twin: the same structs with `#[derive(Deserialize)]`, the
+//!   same `async fn`s, a hand-written `match` dispatcher, and the same `main`.
+//!
+//! Then, in the dev profile, after a warm-up that builds every dependency:
+//!
+//! 1. crate-only rebuild with `CARGO_INCREMENTAL=0`: touch the crate's `main.rs`, then time
+//!    `cargo check` and `cargo build` (median of 3, the two crates interleaved so that load
+//!    from elsewhere on the machine hits both alike);
+//! 2. incremental touch-rebuild: the same with `CARGO_INCREMENTAL=1` and `cargo build`, after
+//!    one build that fills the incremental cache;
+//! 3. `-Ztime-passes` on the pedelec crate (`cargo rustc -- -Ztime-passes`, with
+//!    `RUSTC_BOOTSTRAP=1` on a stable toolchain), summarised: the total and the top passes.
+//!
+//! It prints a table of both crates' times and their ratio. Only the ratio is meaningful on
+//! a shared machine; run it under `nice -n 0` and compare numbers from one run only.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Tools generated when `N` is not given.
+const DEFAULT_TOOLS: usize = 100;
+/// Timed rebuilds per measurement (the median is reported).
+const RUNS: usize = 3;
+/// Passes listed from `-Ztime-passes`.
+const TOP_PASSES: usize = 12;
+
+const PEDELEC: &str = "pedelec_tools";
+const SERDE: &str = "serde_tools";
+
+/// Runs the task: `args` are what follows `compile-bench` on the command line.
+pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
+    let tools = match args {
+        [] => DEFAULT_TOOLS,
+        [n] => match n.to_str().and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) if n > 0 => n,
+            _ => {
+                return Err(format!(
+                    "`{}` is not a positive number of tools",
+                    n.to_string_lossy()
+                ));
+            }
+        },
+        _ => return Err("usage: cargo xtask compile-bench [N]".to_owned()),
+    };
+    let dir = root.join("target").join("compile-bench");
+    generate(root, &dir, tools)?;
+    let bench = Bench {
+        dir: dir.clone(),
+        cargo: std::env::var_os("CARGO").map_or_else(|| "cargo".into(), PathBuf::from),
+    };
+
+    eprintln!("compile-bench: {tools} tools in {}", dir.display());
+    let mut rows = Vec::new();
+    for (label, command, incremental) in [
+        ("cargo check (CARGO_INCREMENTAL=0)", "check", "0"),
+        ("cargo build (CARGO_INCREMENTAL=0)", "build", "0"),
+        ("cargo build, incremental touch", "build", "1"),
+    ] {
+        // Untimed first: `-p` selects the crate's own dependency features, and
+        // `CARGO_INCREMENTAL` is part of the path dependencies' fingerprints, so the first
+        // build of each crate in each mode may rebuild dependencies.
+        eprintln!("compile-bench: {label}: warming up…");
+        for package in [PEDELEC, SERDE] {
+            bench.cargo(command, package, incremental)?;
+        }
+        eprintln!("compile-bench: {label}, median of {RUNS}…");
+        let mut pedelec = Vec::new();
+        let mut serde = Vec::new();
+        for _ in 0..RUNS {
+            pedelec.push(bench.touch_and_time(PEDELEC, command, incremental)?);
+            serde.push(bench.touch_and_time(SERDE, command, incremental)?);
+        }
+        rows.push(Row {
+            label,
+            serde,
+            pedelec,
+        });
+    }
+
+    println!("\n{tools} tools, dev profile, crate-only rebuild after touching main.rs");
+    println!(
+        "(median of {RUNS}; all runs in brackets; plain serde = serde structs + async fns + a match dispatcher)\n"
+    );
+    println!(
+        "{:<36} {:>24} {:>24} {:>8}",
+        "", "plain serde", "pedelec", "ratio"
+    );
+    for row in &rows {
+        let (s, p) = (median(&row.serde), median(&row.pedelec));
+        println!(
+            "{:<36} {:>24} {:>24} {:>7.2}×",
+            row.label,
+            format!("{} {}", secs(s), runs(&row.serde)),
+            format!("{} {}", secs(p), runs(&row.pedelec)),
+            p.as_secs_f64() / s.as_secs_f64()
+        );
+    }
+
+    eprintln!("compile-bench: -Ztime-passes on {PEDELEC}…");
+    let passes = bench.time_passes()?;
+    println!("\n-Ztime-passes, {PEDELEC} (`cargo rustc`, CARGO_INCREMENTAL=0):");
+    print!("{}", summarise_passes(&passes));
+    Ok(())
+}
+
+struct Row {
+    label: &'static str,
+    serde: Vec<Duration>,
+    pedelec: Vec<Duration>,
+}
+
+struct Bench {
+    dir: PathBuf,
+    cargo: PathBuf,
+}
+
+impl Bench {
+    fn command(&self, incremental: &str) -> Command {
+        let mut command = Command::new(&self.cargo);
+        command
+            .current_dir(&self.dir)
+            .env("CARGO_INCREMENTAL", incremental)
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            // What a user's shell would have: no flags inherited from the task's own build.
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTC_WRAPPER")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER");
+        command
+    }
+
+    /// `cargo <subcommand> -p <package> --quiet`, failing with cargo's output.
+    fn cargo(&self, subcommand: &str, package: &str, incremental: &str) -> Result<(), String> {
+        let mut command = self.command(incremental);
+        command.args([subcommand, "--quiet", "--bin", package, "-p", package]);
+        let output = command
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`cargo {subcommand}` failed in {}:\n{}",
+                self.dir.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        }
+    }
+
+    fn touch(&self, package: &str) -> Result<(), String> {
+        let main = self.dir.join(package).join("src").join("main.rs");
+        std::fs::File::options()
+            .append(true)
+            .open(&main)
+            .and_then(|file| file.set_modified(SystemTime::now()))
+            .map_err(|e| format!("cannot touch {}: {e}", main.display()))
+    }
+
+    fn touch_and_time(
+        &self,
+        package: &str,
+        subcommand: &str,
+        incremental: &str,
+    ) -> Result<Duration, String> {
+        self.touch(package)?;
+        let start = Instant::now();
+        self.cargo(subcommand, package, incremental)?;
+        Ok(start.elapsed())
+    }
+
+    /// rustc's `-Ztime-passes` report for the pedelec crate (its stderr).
+    fn time_passes(&self) -> Result<String, String> {
+        self.cargo("build", PEDELEC, "0")?;
+        self.touch(PEDELEC)?;
+        let output = self
+            .command("0")
+            .args(["rustc", "--quiet", "-p", PEDELEC, "--bin", PEDELEC, "--"])
+            .arg("-Ztime-passes")
+            .env("RUSTC_BOOTSTRAP", "1")
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        if output.status.success() {
+            Ok(stderr)
+        } else {
+            Err(format!("`cargo rustc -- -Ztime-passes` failed:\n{stderr}"))
+        }
+    }
+}
+
+fn median(runs: &[Duration]) -> Duration {
+    let mut sorted = runs.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+fn runs(runs: &[Duration]) -> String {
+    let list: Vec<String> = runs
+        .iter()
+        .map(|d| format!("{:.2}", d.as_secs_f64()))
+        .collect();
+    format!("[{}]", list.join(" "))
+}
+
+/// One line of `-Ztime-passes`: `time:   0.123; rss:   40MB ->   45MB (   +5MB) name`.
+fn parse_pass(line: &str) -> Option<(f64, &str)> {
+    let rest = line.trim_start().strip_prefix("time:")?;
+    let (seconds, rest) = rest.split_once(';')?;
+    let name = rest.split_whitespace().last()?;
+    Some((seconds.trim().parse().ok()?, name))
+}
+
+/// The total and the slowest passes (a pass that appears several times, such as
+/// `LLVM_passes`, is summed), with each one's share of the total.
+fn summarise_passes(report: &str) -> String {
+    let mut passes: Vec<(String, f64)> = Vec::new();
+    for (seconds, name) in report.lines().filter_map(parse_pass) {
+        match passes.iter_mut().find(|(n, _)| n == name) {
+            Some((_, total)) => *total += seconds,
+            None => passes.push((name.to_owned(), seconds)),
+        }
+    }
+    let total = passes
+        .iter()
+        .find(|(name, _)| name == "total")
+        .map(|(_, s)| *s);
+    let mut out = String::new();
+    let Some(total) = total.filter(|t| *t > 0.0) else {
+        out.push_str("  (no `total` line in rustc's report; is -Ztime-passes supported?)\n");
+        return out;
+    };
+    passes.retain(|(name, _)| name != "total");
+    passes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let _ = writeln!(out, "  {:<40} {:>8.2} s", "total", total);
+    for (name, seconds) in passes.iter().take(TOP_PASSES) {
+        let _ = writeln!(
+            out,
+            "  {name:<40} {seconds:>8.2} s {:>5.1}%",
+            100.0 * seconds / total
+        );
+    }
+    out.push_str("  (passes nest: a parent's time includes its children's)\n");
+    out
+}
+
+// ----- the generated crates -----
+
+/// One field of a generated argument struct.
+struct Field {
+    name: &'static str,
+    ty: &'static str,
+    /// A valid JSON value for the field, for the calls in `main`.
+    sample: &'static str,
+}
+
+const FIELDS: &[Field] = &[
+    Field {
+        name: "query",
+        ty: "String",
+        sample: "\"bikes\"",
+    },
+    Field {
+        name: "limit",
+        ty: "u32",
+        sample: "10",
+    },
+    Field {
+        name: "verbose",
+        ty: "bool",
+        sample: "true",
+    },
+    Field {
+        name: "tags",
+        ty: "Vec<String>",
+        sample: "[\"a\", \"b\"]",
+    },
+    Field {
+        name: "offset",
+        ty: "i64",
+        sample: "-3",
+    },
+    Field {
+        name: "ratio",
+        ty: "f64",
+        sample: "0.5",
+    },
+    Field {
+        name: "page",
+        ty: "Option<u16>",
+        sample: "2",
+    },
+];
+
+/// The fields of tool `i`: 3 or 4 of them, varying with `i`.
+fn fields_of(i: usize) -> Vec<&'static Field> {
+    let count = 3 + i % 2;
+    (0..count)
+        .map(|k| &FIELDS[(i + 2 * k) % FIELDS.len()])
+        .collect()
+}
+
+/// Tools called from `main`.
+fn called(tools: usize) -> Vec<usize> {
+    let mut list: Vec<usize> = [0, 1, tools / 2, tools - 1]
+        .into_iter()
+        .filter(|&i| i < tools)
+        .collect();
+    list.sort_unstable();
+    list.dedup();
+    list
+}
+
+fn args_json(i: usize) -> String {
+    let fields: Vec<String> = fields_of(i)
+        .iter()
+        .map(|f| format!("{:?}: {}", f.name, f.sample))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+fn struct_fields(i: usize) -> String {
+    let mut out = String::new();
+    for f in fields_of(i) {
+        let _ = writeln!(out, "    /// The `{}` of tool {i}.", f.name);
+        let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
+    }
+    out
+}
+
+/// What a tool does: a string made from its first field (identical in both crates).
+fn body(i: usize) -> String {
+    let first = fields_of(i)[0].name;
+    format!("Ok(format!(\"tool_{i}: {{:?}}\", args.{first}))")
+}
+
+fn pedelec_main_rs(tools: usize) -> String {
+    let mut out = String::from(
+        "//! Generated by `cargo xtask compile-bench`: tools declared with pedelec.\n\n\
+         use pedelec::{ToolArgs, ToolError, skills, tool};\n\
+         use serde::Deserialize;\n\n",
+    );
+    for i in 0..tools {
+        let _ = write!(
+            out,
+            "/// The arguments of tool {i}.\n\
+             #[derive(Debug, Deserialize, ToolArgs)]\n\
+             pub struct Tool{i}Args {{\n{fields}}}\n\n\
+             /// Tool {i}: answers with its first argument.\n\
+             #[tool]\n\
+             pub async fn tool_{i}(args: Tool{i}Args) -> Result<String, ToolError> {{\n    {body}\n}}\n\n",
+            fields = struct_fields(i),
+            body = body(i),
+        );
+    }
+    out.push_str(
+        "skills![\n    pub enum ToolName,\n    guidance = \"Generated tools.\",\n    tools = [\n",
+    );
+    for i in 0..tools {
+        let _ = writeln!(out, "        tool_{i},");
+    }
+    out.push_str("    ],\n];\n\n");
+    out.push_str(
+        "#[tokio::main(flavor = \"current_thread\")]\n\
+         async fn main() {\n\
+         \x20   let session = pedelec::Session::builder(ToolName::skills())\n\
+         \x20       .create()\n\
+         \x20       .expect(\"the generated skill set is valid\");\n",
+    );
+    for i in called(tools) {
+        let _ = writeln!(
+            out,
+            "    let result = session.call(\"tool_{i}\", serde_json::json!({})).await;\n    \
+             println!(\"{{}}\", serde_json::to_string(&result).expect(\"results serialize\"));",
+            args_json(i)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn serde_main_rs(tools: usize) -> String {
+    let mut out = String::from(
+        "//! Generated by `cargo xtask compile-bench`: the plain-serde twin of `pedelec_tools`.\n\n\
+         use serde::Deserialize;\n\
+         use serde_json::Value;\n\n",
+    );
+    for i in 0..tools {
+        let _ = write!(
+            out,
+            "/// The arguments of tool {i}.\n\
+             #[derive(Debug, Deserialize)]\n\
+             #[serde(deny_unknown_fields)]\n\
+             pub struct Tool{i}Args {{\n{fields}}}\n\n\
+             /// Tool {i}: answers with its first argument.\n\
+             pub async fn tool_{i}(args: Tool{i}Args) -> Result<String, String> {{\n    {body}\n}}\n\n",
+            fields = struct_fields(i),
+            body = body(i),
+        );
+    }
+    out.push_str(
+        "/// Deserializes the arguments, calls the tool, serializes its result.\n\
+         pub async fn dispatch(name: &str, args: Value) -> Result<Value, String> {\n\
+         \x20   fn encode(result: Result<String, String>) -> Result<Value, String> {\n\
+         \x20       result.and_then(|out| serde_json::to_value(out).map_err(|e| e.to_string()))\n\
+         \x20   }\n\
+         \x20   match name {\n",
+    );
+    for i in 0..tools {
+        let _ = writeln!(
+            out,
+            "        \"tool_{i}\" => encode(tool_{i}(serde_json::from_value(args).map_err(|e| e.to_string())?).await),"
+        );
+    }
+    out.push_str("        _ => Err(format!(\"unknown tool `{name}`\")),\n    }\n}\n\n");
+    out.push_str("#[tokio::main(flavor = \"current_thread\")]\nasync fn main() {\n");
+    for i in called(tools) {
+        let _ = writeln!(
+            out,
+            "    let result = dispatch(\"tool_{i}\", serde_json::json!({})).await;\n    \
+             println!(\"{{result:?}}\");",
+            args_json(i)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Writes the generated workspace, touching only files whose content changed.
+fn generate(root: &Path, dir: &Path, tools: usize) -> Result<(), String> {
+    let root_str = root.display().to_string();
+    let dependencies = "serde = { version = \"1\", features = [\"derive\"] }\n\
+                        serde_json = \"1\"\n\
+                        tokio = { version = \"1\", features = [\"rt\", \"macros\"] }\n";
+    let manifest = |name: &str, extra: &str| {
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\n{extra}{dependencies}"
+        )
+    };
+    let files = [
+        (
+            PathBuf::from("Cargo.toml"),
+            format!(
+                "# Generated by `cargo xtask compile-bench`.\n[workspace]\nmembers = [\"{PEDELEC}\", \"{SERDE}\"]\nresolver = \"3\"\n"
+            ),
+        ),
+        (
+            Path::new(PEDELEC).join("Cargo.toml"),
+            manifest(PEDELEC, &format!("pedelec = {{ path = {root_str:?} }}\n")),
+        ),
+        (Path::new(SERDE).join("Cargo.toml"), manifest(SERDE, "")),
+        (
+            Path::new(PEDELEC).join("src").join("main.rs"),
+            pedelec_main_rs(tools),
+        ),
+        (
+            Path::new(SERDE).join("src").join("main.rs"),
+            serde_main_rs(tools),
+        ),
+    ];
+    for (path, text) in files {
+        write_if_changed(&dir.join(path), &text)?;
+    }
+    // The workspace's lock file: the same dependency versions, no registry resolution.
+    let lock = dir.join("Cargo.lock");
+    if !lock.exists() {
+        std::fs::copy(root.join("Cargo.lock"), &lock)
+            .map_err(|e| format!("cannot copy Cargo.lock to {}: {e}", lock.display()))?;
+    }
+    Ok(())
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_are_parsed_and_summed() {
+        let report = "time:   0.010; rss:   30MB ->   31MB (   +1MB)\tparse_crate\n\
+                      time:   1.500; rss:   31MB ->   90MB (  +59MB)\tLLVM_passes\n\
+                      time:   0.500; rss:   90MB ->   95MB (   +5MB)\tLLVM_passes\n\
+                      some other line\n\
+                      time:   3.000; rss:   30MB ->   95MB (  +65MB)\ttotal\n";
+        let summary = summarise_passes(report);
+        assert!(summary.contains("total"), "{summary}");
+        assert!(summary.contains("LLVM_passes"), "{summary}");
+        assert!(summary.contains("2.00 s  66.7%"), "{summary}");
+        assert!(summarise_passes("nothing").contains("no `total`"));
+    }
+
+    #[test]
+    fn tools_have_three_or_four_distinct_fields() {
+        for i in 0..20 {
+            let fields = fields_of(i);
+            assert!((3..=4).contains(&fields.len()));
+            for (k, f) in fields.iter().enumerate() {
+                assert!(fields[..k].iter().all(|g| g.name != f.name), "tool {i}");
+            }
+        }
+        assert_eq!(called(1), vec![0]);
+        let main = pedelec_main_rs(3);
+        assert_eq!(main.matches("#[tool]").count(), 3);
+        assert_eq!(serde_main_rs(3).matches("\"tool_2\" =>").count(), 1);
+    }
+}
