@@ -17,6 +17,16 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()
 }
 
+/// Derives `pedelec::ToolOutput`: the `const` schema of what the type *serializes* to, so a
+/// `#[tool]` returning it lists an MCP `outputSchema`. Reads `#[serde(...)]` on the serialize
+/// side (`rename`, `rename_all`, `skip`/`skip_serializing`, `skip_serializing_if` → not
+/// required, `into`, enum tagging) and `#[arg(...)]` (descriptions, constraints, `schema`)
+/// like `#[derive(ToolArgs)]`, with the same type mapping and checks.
+#[proc_macro_derive(ToolOutput, attributes(arg, serde))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    derive::derive_output(input.into()).into()
+}
+
 /// Declares a tool from a function: `#[tool]`, or
 /// `#[tool(name = "…", description = "…", timeout_ms = 5_000)]`, on an `fn` or `async fn`.
 #[proc_macro_attribute]

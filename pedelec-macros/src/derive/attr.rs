@@ -16,6 +16,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, ExprPath, Lit, LitStr, Meta, Token, WherePredicate};
 
 use super::case::RenameRule;
+use super::direction::Direction;
 use super::span::SpanRange;
 use super::value::{self, Number, NumberError, Value};
 use crate::util::Errors;
@@ -434,15 +435,15 @@ fn serde_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     Ok(string(&expr).cloned())
 }
 
-/// The deserialize side of `key = "…"` / `key(serialize = "…", deserialize = "…")`.
-fn serde_de_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+/// One side of `key = "…"` / `key(serialize = "…", deserialize = "…")`.
+fn serde_de_str(meta: &ParseNestedMeta, dir: Direction) -> syn::Result<Option<LitStr>> {
     if meta.input.peek(Token![=]) {
         return serde_str(meta);
     }
     let mut de = None;
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
-            if inner.path.is_ident("deserialize") {
+            if inner.path.is_ident(dir.serde_side()) {
                 let value = serde_str(&inner)?;
                 if de.is_none() {
                     de = value;
@@ -456,8 +457,8 @@ fn serde_de_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     Ok(de)
 }
 
-fn serde_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
-    Ok(serde_de_str(meta)?.and_then(|s| RenameRule::from_name(&s.value())))
+fn serde_rule(meta: &ParseNestedMeta, dir: Direction) -> syn::Result<Option<RenameRule>> {
+    Ok(serde_de_str(meta, dir)?.and_then(|s| RenameRule::from_name(&s.value())))
 }
 
 /// Runs `f` on every item of every `#[serde(...)]` among `attrs`, ignoring the syntax
@@ -488,20 +489,21 @@ pub struct SerdeContainer {
     pub tag: Option<String>,
     pub content: Option<String>,
     pub untagged: bool,
-    /// `from = "T"` or `try_from = "T"`: deserializes as `T`.
+    /// `from = "T"` or `try_from = "T"` (deserializes as `T`), or `into = "T"` (serializes
+    /// as `T`), whichever is on the derive's side.
     pub from: Option<(syn::Path, syn::Type)>,
 }
 
 impl SerdeContainer {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeContainer::default();
         each_serde(attrs, |key, meta| {
             match key {
-                "rename_all" => out.rename_all = serde_rule(meta)?.or(out.rename_all),
+                "rename_all" => out.rename_all = serde_rule(meta, dir)?.or(out.rename_all),
                 "rename_all_fields" => {
-                    out.rename_all_fields = serde_rule(meta)?.or(out.rename_all_fields);
+                    out.rename_all_fields = serde_rule(meta, dir)?.or(out.rename_all_fields);
                 }
-                "default" => {
+                "default" if dir == Direction::Args => {
                     out.default = true;
                     return Ok(false);
                 }
@@ -509,7 +511,8 @@ impl SerdeContainer {
                 "tag" => out.tag = serde_str(meta)?.map(|s| s.value()),
                 "content" => out.content = serde_str(meta)?.map(|s| s.value()),
                 "untagged" => out.untagged = true,
-                "from" | "try_from" => {
+                // `into` is serde's serialize side, `from` and `try_from` its deserialize side.
+                "from" | "try_from" | "into" if (key == "into") == (dir == Direction::Output) => {
                     if let Some(ty) = serde_str(meta)?.and_then(|s| s.parse::<syn::Type>().ok()) {
                         out.from = Some((meta.path.clone(), ty));
                     }
@@ -527,31 +530,46 @@ impl SerdeContainer {
 pub struct SerdeVariant {
     pub rename: Option<String>,
     pub rename_all: Option<RenameRule>,
-    /// `skip` or `skip_deserializing`.
+    /// `skip`, or `skip_deserializing` / `skip_serializing` (the derive's side).
     pub skip: bool,
+    /// `#[serde(other)]` (deserialize side only).
     pub other: Option<syn::Path>,
     pub untagged: bool,
-    /// `with` or `deserialize_with`.
+    /// `with`, or `deserialize_with` / `serialize_with` (the derive's side).
     pub with: Option<syn::Path>,
 }
 
+/// `skip_deserializing` / `skip_serializing`, and `deserialize_with` / `serialize_with`.
+fn sided(key: &str, dir: Direction) -> Option<&'static str> {
+    match (key, dir) {
+        ("skip_deserializing", Direction::Args) | ("skip_serializing", Direction::Output) => {
+            Some("skip")
+        }
+        ("deserialize_with", Direction::Args) | ("serialize_with", Direction::Output) => {
+            Some("with")
+        }
+        _ => None,
+    }
+}
+
 impl SerdeVariant {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeVariant::default();
         each_serde(attrs, |key, meta| {
             match key {
                 "rename" => {
-                    if let Some(name) = serde_de_str(meta)?
+                    if let Some(name) = serde_de_str(meta, dir)?
                         && out.rename.is_none()
                     {
                         out.rename = Some(name.value());
                     }
                 }
-                "rename_all" => out.rename_all = serde_rule(meta)?.or(out.rename_all),
-                "skip" | "skip_deserializing" => out.skip = true,
-                "other" => out.other = Some(meta.path.clone()),
+                "rename_all" => out.rename_all = serde_rule(meta, dir)?.or(out.rename_all),
+                "skip" => out.skip = true,
+                key if sided(key, dir) == Some("skip") => out.skip = true,
+                "other" if dir == Direction::Args => out.other = Some(meta.path.clone()),
                 "untagged" => out.untagged = true,
-                "with" | "deserialize_with" => {
+                key if key == "with" || sided(key, dir) == Some("with") => {
                     out.with = Some(meta.path.clone());
                     return Ok(false);
                 }
@@ -568,32 +586,39 @@ impl SerdeVariant {
 pub struct SerdeField {
     pub rename: Option<String>,
     pub default: bool,
-    /// `skip` or `skip_deserializing`.
+    /// `skip`, or `skip_deserializing` / `skip_serializing` (the derive's side).
     pub skip: bool,
+    /// `skip_serializing_if = "…"` (serialize side only): the property may be absent.
+    pub skip_if: bool,
     pub flatten: Option<syn::Path>,
-    /// `with` or `deserialize_with`.
+    /// `with`, or `deserialize_with` / `serialize_with` (the derive's side).
     pub with: Option<syn::Path>,
 }
 
 impl SerdeField {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeField::default();
         each_serde(attrs, |key, meta| {
             match key {
                 "rename" => {
-                    if let Some(name) = serde_de_str(meta)?
+                    if let Some(name) = serde_de_str(meta, dir)?
                         && out.rename.is_none()
                     {
                         out.rename = Some(name.value());
                     }
                 }
-                "default" => {
+                "default" if dir == Direction::Args => {
                     out.default = true;
                     return Ok(false);
                 }
-                "skip" | "skip_deserializing" => out.skip = true,
+                "skip" => out.skip = true,
+                key if sided(key, dir) == Some("skip") => out.skip = true,
+                "skip_serializing_if" if dir == Direction::Output => {
+                    out.skip_if = true;
+                    return Ok(false);
+                }
                 "flatten" => out.flatten = Some(meta.path.clone()),
-                "with" | "deserialize_with" => {
+                key if key == "with" || sided(key, dir) == Some("with") => {
                     out.with = Some(meta.path.clone());
                     return Ok(false);
                 }
@@ -679,7 +704,7 @@ mod tests {
             parse_quote!(#[serde(tag = "t", content = "c", default = "x", bogus(1, 2), crate = "s")]),
             parse_quote!(#[serde(from = "Vec<u8>")]),
         ];
-        let c = SerdeContainer::parse(&attrs);
+        let c = SerdeContainer::parse(&attrs, Direction::Args);
         assert_eq!(c.rename_all, Some(RenameRule::Camel));
         assert_eq!(c.tag.as_deref(), Some("t"));
         assert_eq!(c.content.as_deref(), Some("c"));
@@ -690,7 +715,7 @@ mod tests {
             parse_quote!(#[serde(default = "path", skip_serializing_if = "Option::is_none")]),
             parse_quote!(#[serde(deserialize_with = "f", flatten)]),
         ];
-        let f = SerdeField::parse(&attrs);
+        let f = SerdeField::parse(&attrs, Direction::Args);
         assert_eq!(f.rename.as_deref(), Some("d"));
         assert!(f.default);
         assert!(f.with.is_some() && f.flatten.is_some() && !f.skip);

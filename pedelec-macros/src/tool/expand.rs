@@ -3,7 +3,8 @@
 //! ```text
 //! <the function, unchanged>
 //! #[allow(non_camel_case_types)] <vis> struct <fn_name> {}     // its doc comment
-//! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, Args, Output, call }
+//! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, TITLE?, ANNOTATIONS?,
+//!                            OUTPUT_SCHEMA, Args, Output, call }
 //! impl <fn_name> { pub fn definition() -> ToolDefinition }
 //! const _: () = check_description(..);                         // description given as an expression
 //! ```
@@ -51,6 +52,31 @@ pub fn tool(tool: &Tool) -> TokenStream {
     let timeout = tool.timeout_ms.as_ref().map(|ms| {
         quote! {
             const TIMEOUT_MS: #Private::Option<::core::primitive::u64> = #Private::Some(#ms);
+        }
+    });
+    let title = tool.title.as_ref().map(|title| {
+        quote! {
+            const TITLE: #Private::Option<&'static ::core::primitive::str> = #Private::Some(#title);
+        }
+    });
+    let annotations = (!tool.hints.is_empty()).then(|| {
+        let builders = tool.hints.iter().map(|hint| {
+            let builder = format_ident!("with_{}", hint.key);
+            let value = hint.value;
+            quote!(.#builder(#value))
+        });
+        quote! {
+            const ANNOTATIONS: #Private::ToolAnnotations = #Private::ToolAnnotations::NONE #(#builders)*;
+        }
+    });
+    // `Some` when the output type implements `ToolOutput` (the probe's inherent constant),
+    // else `None` (the fallback trait's): the output type is concrete.
+    let output_schema = tool.call.as_ref().map(|_| {
+        quote! {
+            const OUTPUT_SCHEMA: #Private::Option<#Private::OutputSchema> = {
+                use #Private::NoToolOutput as _;
+                #Private::OutputProbe::<<Self as #Private::Tool>::Output>::OUTPUT_SCHEMA
+            };
         }
     });
     let (types, call, span) = match &tool.call {
@@ -106,6 +132,9 @@ pub fn tool(tool: &Tool) -> TokenStream {
             const NAME: &'static ::core::primitive::str = #name;
             const DESCRIPTION: &'static ::core::primitive::str = #description;
             #timeout
+            #title
+            #annotations
+            #output_schema
             #types
             fn call(
                 #args: Self::Args,
@@ -140,7 +169,7 @@ fn associated_types(call: &Call) -> TokenStream {
         Output::Unit => quote!(()),
         Output::Value(ty) | Output::Result { ok: Some(ty), .. } => quote!(#ty),
         Output::Result { ty, ok: None } => {
-            quote!(<#ty as #Private::IntoToolResult>::Output)
+            quote!(<#ty as #Private::ResultParts>::Ok)
         }
     };
     quote! {
@@ -171,8 +200,10 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
         params.push(&ctx);
     }
     let private = Private::at(span);
-    let helper = match (call.is_async, matches!(call.output, Output::Result { .. })) {
-        (true, true) => quote_spanned!(span=> #private::async_result),
+    let result = matches!(call.output, Output::Result { .. });
+    let helper = match (call.is_async, result) {
+        // The error goes through `IntoToolError`, whose message names `ToolError`.
+        (true, true) => quote_spanned!(span=> #private::async_tool_result),
         (true, false) => quote_spanned!(span=> #private::async_value),
         (false, true) => quote_spanned!(span=> #private::blocking_result),
         (false, false) => quote_spanned!(span=> #private::blocking_value),
@@ -186,6 +217,9 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
             let #function = #ident;
             #helper(#function(#(#params),*))
         }
+    } else if result {
+        let convert = quote_spanned!(span=> #private::into_tool_result);
+        quote_spanned!(span=> #helper(move || #convert(#ident(#(#params),*))))
     } else if params.is_empty() {
         quote_spanned!(span=> #helper(#ident))
     } else {
