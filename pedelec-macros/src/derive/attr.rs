@@ -66,22 +66,17 @@ impl fmt::Display for Applies {
 }
 
 impl Constraint {
-    /// The `#[arg]` key, which is also the name of the `pedelec::__private::arg` function.
+    /// The `#[arg]` key, which is also the name of the `pedelec::__private::arg` function:
+    /// the key whose [`Takes`] builds this variant.
     pub fn key(&self) -> &'static str {
-        match self {
-            Constraint::Minimum(_) => "minimum",
-            Constraint::Maximum(_) => "maximum",
-            Constraint::ExclusiveMinimum(_) => "exclusive_minimum",
-            Constraint::ExclusiveMaximum(_) => "exclusive_maximum",
-            Constraint::MultipleOf(_) => "multiple_of",
-            Constraint::MinLength(_) => "min_length",
-            Constraint::MaxLength(_) => "max_length",
-            Constraint::Pattern(_) => "pattern",
-            Constraint::Format(_) => "format",
-            Constraint::MinItems(_) => "min_items",
-            Constraint::MaxItems(_) => "max_items",
-            Constraint::UniqueItems => "unique_items",
-        }
+        let this = std::mem::discriminant(self);
+        KEYS.iter()
+            .find(|k| {
+                k.takes
+                    .sample()
+                    .is_some_and(|c| std::mem::discriminant(&c) == this)
+            })
+            .map_or("", |k| k.name)
     }
 
     pub fn applies(&self) -> Applies {
@@ -102,7 +97,7 @@ impl Constraint {
     }
 }
 
-/// Where an `#[arg(...)]` is written; each place takes its own keys.
+/// Where an `#[arg]` is written; each place takes its own keys.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Position {
     Struct,
@@ -111,33 +106,177 @@ pub enum Position {
     Field,
 }
 
-pub const FIELD_KEYS: &[&str] = &[
-    "description",
-    "schema",
-    "default",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "multiple_of",
-    "min_length",
-    "max_length",
-    "pattern",
-    "format",
-    "min_items",
-    "max_items",
-    "unique_items",
-];
-const CONTAINER_KEYS: &[&str] = &["description", "schema", "bound"];
-const VARIANT_KEYS: &[&str] = &["description", "schema"];
+/// What a key's value is, and how it is read.
+#[derive(Clone, Copy)]
+enum Takes {
+    /// A non-empty string literal (`description`).
+    Description,
+    /// A path to a `const` schema node (`schema`).
+    Schema,
+    /// A string of where-clause predicates (`bound`).
+    Bound,
+    /// A literal (`default`).
+    Default,
+    /// A string literal, building a constraint.
+    Str(fn(String) -> Constraint),
+    /// A non-negative integer, building a constraint.
+    Count(fn(u64) -> Constraint),
+    /// A number, building a constraint.
+    Number(fn(Number) -> Constraint),
+    /// Nothing: the key alone (`unique_items`).
+    Flag(fn() -> Constraint),
+}
+
+impl Takes {
+    /// The constraint this value builds (with a placeholder value), if any.
+    fn sample(self) -> Option<Constraint> {
+        match self {
+            Takes::Str(f) => Some(f(String::new())),
+            Takes::Count(f) => Some(f(0)),
+            Takes::Number(f) => Some(f(Number::Int(0))),
+            Takes::Flag(f) => Some(f()),
+            Takes::Description | Takes::Schema | Takes::Bound | Takes::Default => None,
+        }
+    }
+
+    /// What the value must be, for messages.
+    fn expects(self) -> &'static str {
+        match self {
+            Takes::Description | Takes::Str(_) => "a string literal",
+            Takes::Schema => "a path to a `const` schema node",
+            Takes::Bound => "a string of where-clause predicates",
+            Takes::Default => {
+                "a literal (a string, number or boolean, or an array of them; for an enum, the variant's name as a string)"
+            }
+            Takes::Count(_) => "a non-negative integer",
+            Takes::Number(_) | Takes::Flag(_) => "a number",
+        }
+    }
+}
+
+/// Where a key may be written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Places {
+    Everywhere,
+    /// Structs and enums.
+    Containers,
+    Fields,
+}
+
+impl Places {
+    fn contains(self, position: Position) -> bool {
+        match self {
+            Places::Everywhere => true,
+            Places::Containers => matches!(position, Position::Struct | Position::Enum),
+            Places::Fields => position == Position::Field,
+        }
+    }
+}
+
+/// One `#[arg]` key.
+struct Key {
+    name: &'static str,
+    places: Places,
+    takes: Takes,
+    /// A value to show in messages (`minimum = 0`).
+    example: &'static str,
+}
+
+impl Key {
+    const fn new(name: &'static str, places: Places, takes: Takes, example: &'static str) -> Key {
+        Key {
+            name,
+            places,
+            takes,
+            example,
+        }
+    }
+}
+
+/// Every `#[arg]` key, declared once: where it may be written, what it takes, an example.
+/// Messages list the keys of a position in this order.
+const KEYS: &[Key] = {
+    use Places::{Containers, Everywhere, Fields};
+    &[
+        Key::new("description", Everywhere, Takes::Description, "\"…\""),
+        Key::new("schema", Everywhere, Takes::Schema, "MY_SCHEMA"),
+        Key::new(
+            "bound",
+            Containers,
+            Takes::Bound,
+            "\"T: pedelec::ToolArgs\"",
+        ),
+        Key::new("default", Fields, Takes::Default, "\"fast\""),
+        Key::new("minimum", Fields, Takes::Number(Constraint::Minimum), "0"),
+        Key::new("maximum", Fields, Takes::Number(Constraint::Maximum), "100"),
+        Key::new(
+            "exclusive_minimum",
+            Fields,
+            Takes::Number(Constraint::ExclusiveMinimum),
+            "0",
+        ),
+        Key::new(
+            "exclusive_maximum",
+            Fields,
+            Takes::Number(Constraint::ExclusiveMaximum),
+            "100",
+        ),
+        Key::new(
+            "multiple_of",
+            Fields,
+            Takes::Number(Constraint::MultipleOf),
+            "5",
+        ),
+        Key::new(
+            "min_length",
+            Fields,
+            Takes::Count(Constraint::MinLength),
+            "1",
+        ),
+        Key::new(
+            "max_length",
+            Fields,
+            Takes::Count(Constraint::MaxLength),
+            "10",
+        ),
+        Key::new(
+            "pattern",
+            Fields,
+            Takes::Str(Constraint::Pattern),
+            "\"^[a-z]+$\"",
+        ),
+        Key::new(
+            "format",
+            Fields,
+            Takes::Str(Constraint::Format),
+            "\"date-time\"",
+        ),
+        Key::new("min_items", Fields, Takes::Count(Constraint::MinItems), "1"),
+        Key::new(
+            "max_items",
+            Fields,
+            Takes::Count(Constraint::MaxItems),
+            "10",
+        ),
+        Key::new(
+            "unique_items",
+            Fields,
+            Takes::Flag(|| Constraint::UniqueItems),
+            "true",
+        ),
+    ]
+};
+
+fn key(name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.name == name)
+}
 
 impl Position {
-    fn keys(self) -> &'static [&'static str] {
-        match self {
-            Position::Struct | Position::Enum => CONTAINER_KEYS,
-            Position::Variant => VARIANT_KEYS,
-            Position::Field => FIELD_KEYS,
-        }
+    fn keys(self) -> Vec<&'static str> {
+        KEYS.iter()
+            .filter(|k| k.places.contains(self))
+            .map(|k| k.name)
+            .collect()
     }
 
     fn describe(self) -> &'static str {
@@ -207,17 +346,17 @@ impl ArgAttrs {
             return Ok(());
         };
         let name = key.to_string();
-        if !position.keys().contains(&name.as_str()) {
+        let Some(spec) = self::key(&name).filter(|k| k.places.contains(position)) else {
             skip_value(meta.input)?;
             errors.at(&key, unknown_key(&name, position));
             return Ok(());
-        }
+        };
         if !seen.insert(name.clone()) {
             skip_value(meta.input)?;
             errors.at(&key, format!("duplicate `#[arg]` key `{name}`"));
             return Ok(());
         }
-        if name == "unique_items" {
+        if let Takes::Flag(build) = spec.takes {
             let mut range = SpanRange::of(&key);
             if meta.input.peek(Token![=]) {
                 let expr: Expr = meta.value()?.parse()?;
@@ -229,17 +368,17 @@ impl ArgAttrs {
                     Expr::Lit(ExprLit {
                         lit: Lit::Bool(_), ..
                     }) => {
-                        errors.at(range, "`unique_items = false` is the default; remove it");
+                        errors.at(range, format!("`{name} = false` is the default; remove it"));
                         return Ok(());
                     }
                     _ => {
-                        errors.at(range, "`unique_items` takes no value: write `unique_items`");
+                        errors.at(range, format!("`{name}` takes no value: write `{name}`"));
                         return Ok(());
                     }
                 }
             }
             self.constraints.push(Setting {
-                value: Constraint::UniqueItems,
+                value: build(),
                 range,
             });
             return Ok(());
@@ -248,7 +387,7 @@ impl ArgAttrs {
             skip_value(meta.input)?;
             errors.at(
                 &key,
-                format!("`{name}` needs a value: `{name} = {}`", example(&name)),
+                format!("`{name}` needs a value: `{name} = {}`", spec.example),
             );
             return Ok(());
         }
@@ -259,23 +398,23 @@ impl ArgAttrs {
         let expected = || {
             format!(
                 "`{name}` expects {}, like `{name} = {}`",
-                expects(&name),
-                example(&name)
+                spec.takes.expects(),
+                spec.example
             )
         };
-        match name.as_str() {
-            "description" => match string(&expr) {
+        match spec.takes {
+            Takes::Description => match string(&expr) {
                 Some(s) if s.value().trim().is_empty() => {
                     errors.at(value_range, "`description` must not be empty");
                 }
                 Some(s) => self.description = Some(setting.make(s.value().trim().to_owned())),
                 None => errors.at(value_range, expected()),
             },
-            "schema" => match value::ungroup(&expr) {
+            Takes::Schema => match value::ungroup(&expr) {
                 Expr::Path(path) => self.schema = Some(setting.make(path.clone())),
                 _ => errors.at(value_range, expected()),
             },
-            "bound" => match string(&expr) {
+            Takes::Bound => match string(&expr) {
                 Some(s) => {
                     match s.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated) {
                         Ok(predicates) => {
@@ -284,57 +423,39 @@ impl ArgAttrs {
                         Err(e) => errors.at(
                             value_range,
                             format!(
-                                "`bound` is not a list of where-clause predicates ({e}); write it like `bound = \"T: pedelec::ToolArgs\"`"
+                                "`bound` is not a list of where-clause predicates ({e}); write it like `bound = {}`",
+                                spec.example
                             ),
                         ),
                     }
                 }
                 None => errors.at(value_range, expected()),
             },
-            "default" => match Value::parse(&expr) {
+            Takes::Default => match Value::parse(&expr) {
                 Some(v) => self.default = Some(setting.make(v)),
                 None => errors.at(value_range, expected()),
             },
-            "pattern" | "format" => match string(&expr) {
-                Some(s) => {
-                    let s = s.value();
-                    let c = if name == "pattern" {
-                        Constraint::Pattern(s)
-                    } else {
-                        Constraint::Format(s)
-                    };
-                    self.constraints.push(setting.make(c));
-                }
+            Takes::Str(build) => match string(&expr) {
+                Some(s) => self.constraints.push(setting.make(build(s.value()))),
                 None => errors.at(value_range, expected()),
             },
-            "min_length" | "max_length" | "min_items" | "max_items" => {
-                match value::count(&expr) {
-                    Ok(n) => self.constraints.push(setting.make(match name.as_str() {
-                        "min_length" => Constraint::MinLength(n),
-                        "max_length" => Constraint::MaxLength(n),
-                        "min_items" => Constraint::MinItems(n),
-                        _ => Constraint::MaxItems(n),
-                    })),
-                    Err(NumberError::OutOfRange) => {
-                        errors.at(value_range, format!("`{name}` is too large for a `u64`"));
-                    }
-                    Err(NumberError::NotANumber) => errors.at(value_range, expected()),
+            Takes::Count(build) => match value::count(&expr) {
+                Ok(n) => self.constraints.push(setting.make(build(n))),
+                Err(NumberError::OutOfRange) => {
+                    errors.at(value_range, format!("`{name}` is too large for a `u64`"));
                 }
-            }
-            _ => match value::number(&expr) {
-                Ok(n) => self.constraints.push(setting.make(match name.as_str() {
-                    "minimum" => Constraint::Minimum(n),
-                    "maximum" => Constraint::Maximum(n),
-                    "exclusive_minimum" => Constraint::ExclusiveMinimum(n),
-                    "exclusive_maximum" => Constraint::ExclusiveMaximum(n),
-                    _ => Constraint::MultipleOf(n),
-                })),
+                Err(NumberError::NotANumber) => errors.at(value_range, expected()),
+            },
+            Takes::Number(build) => match value::number(&expr) {
+                Ok(n) => self.constraints.push(setting.make(build(n))),
                 Err(NumberError::OutOfRange) => errors.at(
                     value_range,
                     format!("`{name}` is out of range: a bound must fit in an `i64`, a `u64` or a finite `f64`"),
                 ),
                 Err(NumberError::NotANumber) => errors.at(value_range, expected()),
             },
+            // Read above.
+            Takes::Flag(_) => {}
         }
         Ok(())
     }
@@ -364,43 +485,13 @@ fn string(expr: &Expr) -> Option<&LitStr> {
     }
 }
 
-fn expects(key: &str) -> &'static str {
-    match key {
-        "description" | "pattern" | "format" => "a string literal",
-        "schema" => "a path to a `const` schema node",
-        "bound" => "a string of where-clause predicates",
-        "default" => {
-            "a literal (a string, number or boolean, or an array of them; for an enum, the variant's name as a string)"
-        }
-        "min_length" | "max_length" | "min_items" | "max_items" => "a non-negative integer",
-        _ => "a number",
-    }
-}
-
-fn example(key: &str) -> &'static str {
-    match key {
-        "description" => "\"…\"",
-        "pattern" => "\"^[a-z]+$\"",
-        "format" => "\"date-time\"",
-        "schema" => "MY_SCHEMA",
-        "bound" => "\"T: pedelec::ToolArgs\"",
-        "default" => "\"fast\"",
-        "min_length" | "min_items" => "1",
-        "max_length" | "max_items" => "10",
-        "multiple_of" => "5",
-        "maximum" | "exclusive_maximum" => "100",
-        _ => "0",
-    }
-}
-
 fn unknown_key(key: &str, position: Position) -> String {
     let keys = position.keys();
-    let elsewhere = if FIELD_KEYS.contains(&key) {
-        Some("a field")
-    } else if CONTAINER_KEYS.contains(&key) {
-        Some("a struct or an enum")
-    } else {
-        None
+    let keys = keys.as_slice();
+    let elsewhere = match self::key(key).map(|k| k.places) {
+        Some(Places::Fields) => Some("a field"),
+        Some(Places::Containers) => Some("a struct or an enum"),
+        Some(Places::Everywhere) | None => None,
     };
     if let Some(elsewhere) = elsewhere {
         format!(

@@ -13,7 +13,11 @@ pub fn expand(input: &DeriveInput, dir: Direction) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     if dir == Direction::Output {
-        // `ToolOutput` requires `Serialize`, which serde's derive provides on its own.
+        // `ToolOutput` requires `Serialize`, which serde's derive provides on its own (and
+        // cannot for a union: no impl then, or its error would add to ours).
+        if matches!(input.data, Data::Union(_)) {
+            return TokenStream::new();
+        }
         return quote! {
             #[automatically_derived]
             impl #impl_generics #Private::ToolOutput for #ident #ty_generics #where_clause {

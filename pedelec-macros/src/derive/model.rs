@@ -339,14 +339,24 @@ fn args_without_effect(args: &ArgAttrs, member: &str, errors: &mut Errors) {
 }
 
 /// `#[serde(with = …)]` without `#[arg(schema = …)]`: the schema of `what` may not apply.
-fn with_without_schema(with: &syn::Path, member: &str, what: &str, errors: &mut Errors) {
+fn with_without_schema(
+    with: &syn::Path,
+    member: &str,
+    what: &str,
+    dir: Direction,
+    errors: &mut Errors,
+) {
     let key = with
         .get_ident()
         .map_or_else(|| "with".to_owned(), ToString::to_string);
+    let (changes, json) = match dir {
+        Direction::Args => ("accepts", "the accepted JSON"),
+        Direction::Output => ("produces", "the JSON it produces"),
+    };
     errors.at(
         with,
         format!(
-            "`#[serde({key} = …)]` changes what {member} accepts, so the schema of {what} may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
+            "`#[serde({key} = …)]` changes what {member} {changes}, so the schema of {what} may not apply; describe {json} with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
         ),
     );
 }
@@ -378,7 +388,7 @@ fn field<'a>(
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        with_without_schema(with, &format!("field `{member}`"), "its type", errors);
+        with_without_schema(with, &format!("field `{member}`"), "its type", dir, errors);
         return None;
     }
     let name = match (&serde.rename, &f.ident, rule) {
@@ -453,7 +463,13 @@ fn variant<'a>(
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        with_without_schema(with, &format!("variant `{ident}`"), "its fields", errors);
+        with_without_schema(
+            with,
+            &format!("variant `{ident}`"),
+            "its fields",
+            dir,
+            errors,
+        );
         return None;
     }
     let name = match (&serde.rename, container.rename_all) {

@@ -14,17 +14,27 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token};
 
 use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
-/// The keys `#[tool]` accepts.
-const KEYS: &[&str] = &[
-    "name",
-    "description",
-    "timeout_ms",
-    "title",
-    "read_only",
-    "destructive",
-    "idempotent",
-    "open_world",
+/// Every `#[tool]` key, declared once, with how it is written (`key = value`, or the key
+/// alone for a flag) and an example value. Messages list them in this order.
+const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
+    ("name", Some("\"…\""), "\"update_counter\""),
+    (
+        "description",
+        Some("\"…\""),
+        "\"Update the visible counter by delta.\"",
+    ),
+    ("timeout_ms", Some("5_000"), "5_000"),
+    ("title", Some("\"…\""), "\"Update counter\""),
+    ("read_only", None, ""),
+    ("destructive", None, ""),
+    ("idempotent", None, ""),
+    ("open_world", None, ""),
 ];
+
+/// The names of [`TOOL_KEYS`].
+fn keys() -> Vec<&'static str> {
+    TOOL_KEYS.iter().map(|(key, _, _)| *key).collect()
+}
 
 /// The MCP hints: the key, and whether `key = false` is accepted (it says something only
 /// where MCP's default is `true`: `destructiveHint` and `openWorldHint`).
@@ -87,10 +97,11 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
     let Some(entries) = errors.handle(parse_entries.parse2(args)) else {
         return attr;
     };
+    let keys = keys();
     let mut seen: Vec<String> = Vec::new();
     for entry in entries {
         let key = entry.key.unraw().to_string();
-        if KEYS.contains(&key.as_str()) {
+        if keys.contains(&key.as_str()) {
             if seen.contains(&key) {
                 errors.at(
                     &entry.key,
@@ -113,7 +124,7 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
         let value = match (&entry.value, &entry.malformed) {
             (Some(value), _) if !value.is_empty() => value,
             (_, malformed) => {
-                if KEYS.contains(&key.as_str()) {
+                if keys.contains(&key.as_str()) {
                     let message = format!("`{key}` needs a value: {}", example(&key));
                     match malformed {
                         Some(tokens) => errors.at(tokens, message),
@@ -150,9 +161,9 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
                 ),
             ),
             _ => {
-                let hint = match did_you_mean(&key, KEYS) {
+                let hint = match did_you_mean(&key, &keys) {
                     Some(known) => format!("did you mean `{known}`?"),
-                    None => format!("expected {}", one_of(KEYS)),
+                    None => format!("expected {}", one_of(&keys)),
                 };
                 errors.at(&entry.key, format!("unknown `#[tool]` key `{key}`; {hint}"));
             }
@@ -255,13 +266,13 @@ fn title(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
     Some(lit)
 }
 
-fn example(key: &str) -> &'static str {
-    match key {
-        "name" => "`name = \"update_counter\"`",
-        "title" => "`title = \"Update counter\"`",
-        "description" => "`description = \"Update the visible counter by delta.\"`",
-        _ => "`timeout_ms = 5_000`",
-    }
+/// `` `key = example` ``
+fn example(key: &str) -> String {
+    let example = TOOL_KEYS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map_or("", |(_, _, example)| *example);
+    format!("`{key} = {example}`")
 }
 
 fn parse_entries(input: ParseStream) -> syn::Result<Vec<Entry>> {
@@ -270,16 +281,15 @@ fn parse_entries(input: ParseStream) -> syn::Result<Vec<Entry>> {
         if !input.peek(Ident::peek_any) {
             return Err(input.error(format!(
                 "expected a `#[tool]` key: {}",
-                one_of(&[
-                    "name = \"…\"",
-                    "description = \"…\"",
-                    "timeout_ms = 5_000",
-                    "title = \"…\"",
-                    "read_only",
-                    "destructive",
-                    "idempotent",
-                    "open_world",
-                ])
+                one_of(
+                    &TOOL_KEYS
+                        .iter()
+                        .map(|(key, value, _)| match value {
+                            Some(value) => format!("{key} = {value}"),
+                            None => (*key).to_owned(),
+                        })
+                        .collect::<Vec<_>>()
+                )
             )));
         }
         let key = Ident::parse_any(input)?;

@@ -218,8 +218,11 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
             #helper(#function(#(#params),*))
         }
     } else if result {
+        // The whole conversion at the return type, so rustc underlines only that.
         let convert = quote_spanned!(span=> #private::into_tool_result);
-        quote_spanned!(span=> #helper(move || #convert(#ident(#(#params),*))))
+        let mut function = ident.clone();
+        function.set_span(span);
+        quote_spanned!(span=> #helper(move || #convert(#function(#(#params),*))))
     } else if params.is_empty() {
         quote_spanned!(span=> #helper(#ident))
     } else {
