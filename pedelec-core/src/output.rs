@@ -281,7 +281,6 @@ impl ToolAnnotations {
 /// (through `::pedelec::__private`).
 #[doc(hidden)]
 pub mod macro_support {
-    use std::future::Future;
     use std::marker::PhantomData;
 
     use super::{OutputSchema, ToolOutput};
@@ -351,18 +350,6 @@ pub mod macro_support {
         R::Err: IntoToolError,
     {
         result.into_result().map_err(IntoToolError::into_tool_error)
-    }
-
-    /// The call of an `async fn` tool returning a `Result`.
-    pub async fn async_tool_result<F>(
-        future: F,
-    ) -> Result<<F::Output as ResultParts>::Ok, ToolError>
-    where
-        F: Future,
-        F::Output: ResultParts,
-        <F::Output as ResultParts>::Err: IntoToolError,
-    {
-        into_tool_result(future.await)
     }
 }
 

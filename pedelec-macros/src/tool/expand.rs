@@ -202,9 +202,9 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
     let private = Private::at(span);
     let result = matches!(call.output, Output::Result { .. });
     let helper = match (call.is_async, result) {
-        // The error goes through `IntoToolError`, whose message names `ToolError`.
-        (true, true) => quote_spanned!(span=> #private::async_tool_result),
-        (true, false) => quote_spanned!(span=> #private::async_value),
+        // An error goes through `IntoToolError` (`into_tool_result`), whose message names
+        // `ToolError`; the async call converts it in an `async` block (below).
+        (true, false | true) => quote_spanned!(span=> #private::async_value),
         (false, true) => quote_spanned!(span=> #private::blocking_result),
         (false, false) => quote_spanned!(span=> #private::blocking_value),
     };
@@ -212,7 +212,25 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
         // The function is bound to a local first: it *is* used as a value (the tool's
         // handler), and saying so keeps `clippy::unused_async` from asking to drop an
         // `async` that decides how the tool runs (in place, not on the blocking pool).
-        let function = format_ident!("__pedelec_function", span = Span::mixed_site());
+        // The locals are hygienic but located at `span`, so an error about the call (an
+        // error type that does not convert) underlines the user's tokens, not `#[tool]`.
+        let here = Span::mixed_site().located_at(span);
+        let function = format_ident!("__pedelec_function", span = here);
+        let params = params.iter().map(|p| format_ident!("{}", p, span = here));
+        if result {
+            // The conversion applied to the awaited value, at the return type: rustc then
+            // underlines the user's `Result` when the error does not convert.
+            let convert = quote_spanned!(span=> #private::into_tool_result);
+            // The awaited value passes through `identity`, spanned at the return type: the
+            // argument's span is then the user's (an `.await` or a hygienic local would be
+            // reported at `#[tool]`).
+            return quote_spanned! {span=>
+                let #function = #ident;
+                async move {
+                    #convert(::core::convert::identity(#function(#(#params),*).await))
+                }
+            };
+        }
         quote_spanned! {span=>
             let #function = #ident;
             #helper(#function(#(#params),*))

@@ -31,7 +31,11 @@ impl ::pedelec::__private::Tool for now {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = now;
-        ::pedelec::__private::async_tool_result(__pedelec_function())
+        async move {
+            ::pedelec::__private::into_tool_result(
+                ::core::convert::identity(__pedelec_function().await),
+            )
+        }
     }
 }
 #[cfg(feature = "clock")]

@@ -37,7 +37,11 @@ impl ::pedelec::__private::Tool for open_page {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = open_page;
-        ::pedelec::__private::async_tool_result(__pedelec_function(__pedelec_args))
+        async move {
+            ::pedelec::__private::into_tool_result(
+                ::core::convert::identity(__pedelec_function(__pedelec_args).await),
+            )
+        }
     }
 }
 #[automatically_derived]

@@ -38,9 +38,13 @@ impl ::pedelec::__private::Tool for update_counter {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = update_counter;
-        ::pedelec::__private::async_tool_result(
-            __pedelec_function(__pedelec_args, __pedelec_ctx),
-        )
+        async move {
+            ::pedelec::__private::into_tool_result(
+                ::core::convert::identity(
+                    __pedelec_function(__pedelec_args, __pedelec_ctx).await,
+                ),
+            )
+        }
     }
 }
 #[automatically_derived]
