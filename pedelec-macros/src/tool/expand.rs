@@ -236,11 +236,16 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
             #helper(#function(#(#params),*))
         }
     } else if result {
-        // The whole conversion at the return type, so rustc underlines only that.
+        // As for `async fn`: the function used as a value (a pedantic clippy would ask to
+        // unwrap a `Result` that is always `Ok`, which the tool's signature needs), and the
+        // conversion at the return type, which rustc then underlines.
+        let here = Span::mixed_site().located_at(span);
+        let function = format_ident!("__pedelec_function", span = here);
         let convert = quote_spanned!(span=> #private::into_tool_result);
-        let mut function = ident.clone();
-        function.set_span(span);
-        quote_spanned!(span=> #helper(move || #convert(#function(#(#params),*))))
+        quote_spanned! {span=>
+            let #function = #ident;
+            #helper(move || #convert(::core::convert::identity(#function(#(#params),*))))
+        }
     } else if params.is_empty() {
         quote_spanned!(span=> #helper(#ident))
     } else {

@@ -32,8 +32,9 @@ impl ::pedelec::__private::Tool for get_current_page {
             ::pedelec::__private::ToolError,
         >,
     > + ::core::marker::Send + 'static {
+        let __pedelec_function = get_current_page;
         ::pedelec::__private::blocking_result(move || ::pedelec::__private::into_tool_result(
-            get_current_page(__pedelec_ctx),
+            ::core::convert::identity(__pedelec_function(__pedelec_ctx)),
         ))
     }
 }
