@@ -287,7 +287,10 @@ async fn open_page(args: OpenArgs) -> Result<Page, ToolError> {
 }
 
 /// Count the pages.
-#[allow(clippy::unnecessary_wraps, reason = "a tool's result, wrapped on purpose")]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "a tool's result, wrapped on purpose"
+)]
 #[tool(read_only)]
 fn count_pages() -> Result<i64, ToolError> {
     Ok(3)
@@ -300,7 +303,10 @@ fn raw() -> Value {
 }
 
 /// Aliases work too.
-#[allow(clippy::unnecessary_wraps, reason = "a tool's result, wrapped on purpose")]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "a tool's result, wrapped on purpose"
+)]
 #[tool]
 fn aliased() -> std::io::Result<Vec<String>> {
     Ok(Vec::new())
