@@ -379,3 +379,25 @@ async fn structured_content_conforms() {
 fn test_ctx() -> pedelec::ToolCallContext {
     pedelec::ToolCallContext::detached("open_page")
 }
+
+/// An untagged enum whose unit variant serializes to `null`.
+#[derive(Serialize, ToolOutput)]
+#[serde(untagged)]
+enum Maybe {
+    /// Nothing found.
+    Nothing,
+    Found(u8),
+}
+
+#[test]
+fn untagged_unit_variants_are_null() {
+    assert_eq!(
+        schema_of::<Maybe>(),
+        json!({"description": "An untagged enum whose unit variant serializes to `null`.", "oneOf": [
+            {"description": "Nothing found.", "enum": [null]},
+            {"type": "integer", "minimum": 0, "maximum": 255}
+        ]})
+    );
+    conforms(&Maybe::Nothing).unwrap();
+    conforms(&Maybe::Found(1)).unwrap();
+}

@@ -43,7 +43,21 @@ pub fn check(container: &Container, errors: &mut Errors) {
                 );
             }
             let mut names: BTreeMap<&str, &Ident> = BTreeMap::new();
+            let mut null: Option<&Ident> = None;
             for v in &e.variants {
+                if dir == Direction::Output && v.untagged && matches!(v.content, Content::Unit) {
+                    // `oneOf` needs exactly one branch to match `null`.
+                    if let Some(first) = null {
+                        errors.at(
+                            v.original,
+                            format!(
+                                "unit variants `{first}` and `{}` of an untagged enum both serialize to `null`, so a value cannot tell them apart; keep one, or tag the enum",
+                                v.ident
+                            ),
+                        );
+                    }
+                    null.get_or_insert(v.ident);
+                }
                 let tagged = !v.untagged;
                 if tagged && let Some(first) = names.insert(&v.name, v.ident) {
                     errors.at(
@@ -59,7 +73,8 @@ pub fn check(container: &Container, errors: &mut Errors) {
                     _ => None,
                 };
                 match &v.content {
-                    Content::Unit if v.untagged => errors.at(
+                    // Serialized, it is `null`, which an output schema describes.
+                    Content::Unit if v.untagged && dir == Direction::Args => errors.at(
                         v.original,
                         format!(
                             "unit variant `{}` of an untagged enum {from} `null`, which {schema} cannot describe; give it a field, or tag the enum",

@@ -345,7 +345,7 @@ fn enum_schema(c: &Container, repr: &Repr, variants: &[Variant]) -> TokenStream 
             }
         };
     }
-    let branches = variants.iter().map(|v| branch(repr, v));
+    let branches = variants.iter().map(|v| branch(c.dir, repr, v));
     let one_of = quote!(#Private::SchemaNode::one_of(const { &[#(#branches),*] }));
     describe(one_of, c.description.as_deref())
 }
@@ -370,13 +370,21 @@ fn unit_enum_description(description: Option<&str>, variants: &[Variant]) -> Opt
 }
 
 /// One `oneOf` branch: the variant as its representation writes it.
-fn branch(repr: &Repr, v: &Variant) -> TokenStream {
+fn branch(dir: Direction, repr: &Repr, v: &Variant) -> TokenStream {
     let name = &v.name;
     let description = v.description.as_deref();
     if v.untagged {
-        // Unit variants of untagged enums were reported.
-        return content_schema(v, description)
-            .unwrap_or_else(|| quote!(#Private::SchemaNode::any()));
+        // A unit variant of an untagged enum serializes to `null` (and was reported for
+        // arguments, which cannot describe it).
+        return content_schema(v, description).unwrap_or_else(|| {
+            let null = quote! {
+                #Private::SchemaNode::any().enum_values(&[#Private::Literal::Null])
+            };
+            match dir {
+                Direction::Output => describe(null, description),
+                Direction::Args => quote!(#Private::SchemaNode::any()),
+            }
+        });
     }
     let tag_property = |tag: &str| {
         let value = string_enum(&[name]);
