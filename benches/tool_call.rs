@@ -72,10 +72,19 @@ fn calls(c: &mut Criterion) {
     // The generated call of a `Result` tool, against the helper it replaced
     // (`async_result`, which converted the error with `Into` in an `async fn`).
     group.bench_function("async_result", |b| {
-        b.iter(|| rt.block_on(<multiply_result as Tool>::call(black_box(args), ctx.clone())));
+        b.iter(|| {
+            rt.block_on(<multiply_result as Tool>::call(
+                black_box(args),
+                ctx.clone(),
+            ))
+        });
     });
     group.bench_function("async_result_previous_helper", |b| {
-        b.iter(|| rt.block_on(pedelec::__private::async_result(multiply_result(black_box(args)))));
+        b.iter(|| {
+            rt.block_on(pedelec::__private::async_result(multiply_result(
+                black_box(args),
+            )))
+        });
     });
     group.bench_function("sync_fn", |b| {
         b.iter(|| rt.block_on(<multiply_sync as Tool>::call(black_box(args), ctx.clone())));

@@ -42,6 +42,7 @@ pub use pedelec_core::{
     ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, schema_for,
 };
 // Manifests (what Core receives).
+pub use pedelec_core::{OutputSchema, ToolAnnotations, ToolOutput};
 pub use pedelec_core::{SerializableSkillsManifest, SerializableToolManifest};
 // Sessions and calls.
 pub use pedelec_core::{

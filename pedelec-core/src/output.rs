@@ -73,18 +73,18 @@ where
     [T; N]: Serialize,
 {
     const OUTPUT_SCHEMA: SchemaNode = SchemaNode::array(const { &T::OUTPUT_SCHEMA })
-        .min_items(N as u64)
-        .max_items(N as u64);
+        .with_min_items(N as u64)
+        .with_max_items(N as u64);
 }
 
 impl<T: ToolOutput, S> ToolOutput for HashSet<T, S> {
     const OUTPUT_SCHEMA: SchemaNode =
-        SchemaNode::array(const { &T::OUTPUT_SCHEMA }).unique_items(true);
+        SchemaNode::array(const { &T::OUTPUT_SCHEMA }).with_unique_items(true);
 }
 
 impl<T: ToolOutput> ToolOutput for BTreeSet<T> {
     const OUTPUT_SCHEMA: SchemaNode =
-        SchemaNode::array(const { &T::OUTPUT_SCHEMA }).unique_items(true);
+        SchemaNode::array(const { &T::OUTPUT_SCHEMA }).with_unique_items(true);
 }
 
 impl<K: MapKey + Serialize, V: ToolOutput, S> ToolOutput for HashMap<K, V, S> {
@@ -96,7 +96,7 @@ impl<K: MapKey + Serialize, V: ToolOutput> ToolOutput for BTreeMap<K, V> {
 }
 
 /// `{"enum": [null]}`: what `None` serializes to.
-const NULL: SchemaNode = SchemaNode::any().enum_values(&[Literal::Null]);
+const NULL: SchemaNode = SchemaNode::any().with_enum_values(&[Literal::Null]);
 
 /// `Option<T>` serializes as the value or `null`: `{"oneOf": [T, {"enum": [null]}]}`.
 impl<T: ToolOutput> ToolOutput for Option<T> {

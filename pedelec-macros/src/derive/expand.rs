@@ -378,7 +378,7 @@ fn branch(dir: Direction, repr: &Repr, v: &Variant) -> TokenStream {
         // arguments, which cannot describe it).
         return content_schema(v, description).unwrap_or_else(|| {
             let null = quote! {
-                #Private::SchemaNode::any().enum_values(&[#Private::Literal::Null])
+                #Private::SchemaNode::any().with_enum_values(&[#Private::Literal::Null])
             };
             match dir {
                 Direction::Output => describe(null, description),

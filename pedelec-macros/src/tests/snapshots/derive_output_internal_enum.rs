@@ -8,7 +8,7 @@ impl ::pedelec::__private::ToolOutput for Event {
                         ::pedelec::__private::Property::new(
                             "kind",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("Idle")]
                                 }),
                             true,
@@ -21,7 +21,7 @@ impl ::pedelec::__private::ToolOutput for Event {
                         ::pedelec::__private::Property::new(
                             "kind",
                             ::pedelec::__private::SchemaNode::string()
-                                .enum_values(const {
+                                .with_enum_values(const {
                                     &[::pedelec::__private::Literal::str("Moved")]
                                 }),
                             true,

@@ -26,6 +26,6 @@ where
                 ),
             ]
         })
-        .description("A page.")
+        .with_description("A page.")
         .closed();
 }
