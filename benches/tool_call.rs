@@ -4,6 +4,8 @@
 //! - `call/async_fn`: an `async fn` tool, awaited in place;
 //! - `call/sync_fn`: the same body as a plain `fn` tool, run on Tokio's blocking pool (the
 //!   price of not letting a blocking tool stall the runtime);
+//! - `call/async_result`: an `async fn` tool returning a `Result`, against
+//!   `call/async_result_previous_helper`, the helper its generated code used before;
 //! - `call/direct`: the body alone, the floor for both;
 //! - `tool_name/*`: parsing, printing and serializing a `ToolName`; building the skill set.
 //!
@@ -36,13 +38,20 @@ fn multiply_sync(args: Args) -> i64 {
     work(args)
 }
 
+/// Multiplies, asynchronously, returning a `Result` (its error converted through
+/// `IntoToolError` in the generated `async` block).
+#[tool]
+async fn multiply_result(args: Args) -> Result<i64, pedelec::ToolError> {
+    Ok(work(args))
+}
+
 /// A third tool, so name lookups do not always hit the first entry.
 #[tool]
 fn noop() {}
 
 skills![
     guidance = "Benchmark tools.",
-    tools = [multiply_async, multiply_sync, noop],
+    tools = [multiply_async, multiply_sync, multiply_result, noop],
 ];
 
 fn calls(c: &mut Criterion) {
@@ -59,6 +68,23 @@ fn calls(c: &mut Criterion) {
     });
     group.bench_function("async_fn", |b| {
         b.iter(|| rt.block_on(<multiply_async as Tool>::call(black_box(args), ctx.clone())));
+    });
+    // The generated call of a `Result` tool, against the helper it replaced
+    // (`async_result`, which converted the error with `Into` in an `async fn`).
+    group.bench_function("async_result", |b| {
+        b.iter(|| {
+            rt.block_on(<multiply_result as Tool>::call(
+                black_box(args),
+                ctx.clone(),
+            ))
+        });
+    });
+    group.bench_function("async_result_previous_helper", |b| {
+        b.iter(|| {
+            rt.block_on(pedelec::__private::async_result(multiply_result(
+                black_box(args),
+            )))
+        });
     });
     group.bench_function("sync_fn", |b| {
         b.iter(|| rt.block_on(<multiply_sync as Tool>::call(black_box(args), ctx.clone())));

@@ -42,6 +42,7 @@ pub use pedelec_core::{
     ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, schema_for,
 };
 // Manifests (what Core receives).
+pub use pedelec_core::{OutputSchema, ToolAnnotations, ToolOutput};
 pub use pedelec_core::{SerializableSkillsManifest, SerializableToolManifest};
 // Sessions and calls.
 pub use pedelec_core::{
@@ -59,6 +60,7 @@ pub use pedelec_core::export;
 #[doc = include_str!("../README.md")]
 struct ReadmeTour;
 pub use pedelec_macros::ToolArgs;
+pub use pedelec_macros::ToolOutput;
 
 /// # Declaring a tool
 ///
@@ -224,6 +226,7 @@ pub mod __private {
         check_description, check_unique_tool_name, deserialize_tool_name, parse_tool_name,
         serialize_tool_name, tool_definition, tool_name,
     };
+    pub use pedelec_core::output::{OutputSchema, ToolAnnotations, ToolOutput, macro_support::*};
     pub use pedelec_core::schema::arg;
     pub use pedelec_core::schema::variant;
     pub use pedelec_core::schema::{Num, Str};

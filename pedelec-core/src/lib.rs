@@ -14,6 +14,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod macro_support;
 pub mod manifest;
+pub mod output;
 pub mod schema;
 pub mod session;
 pub mod skills;
@@ -23,6 +24,7 @@ pub use call::{BoxFuture, ToolCall, ToolHandler, run_blocking};
 pub use context::{Cancellation, ProgressUpdate, StateMap, ToolCallContext};
 pub use error::{Error, ErrorCode, Problem, ToolError, ToolResult};
 pub use manifest::{SerializableSkillsManifest, SerializableToolManifest};
+pub use output::{OutputSchema, ToolAnnotations, ToolOutput};
 pub use schema::{
     AdditionalProperties, ArgsError, CompiledSchema, Literal, MapKey, NoArgs, Num, ParseOptions,
     Property, SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, Str, ToolArgs,

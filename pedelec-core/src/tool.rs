@@ -11,6 +11,7 @@ use crate::call::ToolHandler;
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
 use crate::manifest::SerializableToolManifest;
+use crate::output::{OutputSchema, ToolAnnotations};
 use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
 
 /// A tool known at compile time. `#[tool]` implements it on a type named like the function
@@ -27,6 +28,13 @@ pub trait Tool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     /// The wait limit of a call, in milliseconds; `None` means the Core default (60 s).
     const TIMEOUT_MS: Option<u64> = None;
+    /// A human-readable title for hosts' tool lists (MCP `title`; not sent to Core).
+    const TITLE: Option<&'static str> = None;
+    /// MCP behaviour hints (`readOnlyHint`, …; not sent to Core).
+    const ANNOTATIONS: ToolAnnotations = ToolAnnotations::NONE;
+    /// The MCP `outputSchema`: set by `#[tool]` when `Output` implements
+    /// [`ToolOutput`](crate::ToolOutput).
+    const OUTPUT_SCHEMA: Option<OutputSchema> = None;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -61,6 +69,9 @@ pub struct ToolDefinition {
     args_schema: ToolArgsSchema,
     timeout_ms: Option<u64>,
     handler: Option<ToolHandler>,
+    title: Option<Str>,
+    annotations: ToolAnnotations,
+    output_schema: Option<OutputSchema>,
 }
 
 impl ToolDefinition {
@@ -76,6 +87,9 @@ impl ToolDefinition {
             args_schema,
             timeout_ms: None,
             handler: None,
+            title: None,
+            annotations: ToolAnnotations::NONE,
+            output_schema: None,
         }
     }
 
@@ -88,7 +102,52 @@ impl ToolDefinition {
             args_schema: T::ARGS_SCHEMA,
             timeout_ms: T::TIMEOUT_MS,
             handler: Some(ToolHandler::of_tool::<T>()),
+            title: match T::TITLE {
+                Some(title) => Some(Str::Borrowed(title)),
+                None => None,
+            },
+            annotations: T::ANNOTATIONS,
+            output_schema: T::OUTPUT_SCHEMA,
         }
+    }
+
+    /// Sets the title (MCP `title`).
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<Str>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MCP annotations.
+    #[must_use]
+    pub const fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Sets the MCP `outputSchema`.
+    #[must_use]
+    pub const fn with_output_schema(mut self, output_schema: OutputSchema) -> Self {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// The title, if set (MCP only).
+    #[must_use]
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The MCP annotations ([`ToolAnnotations::NONE`] unless set).
+    #[must_use]
+    pub const fn annotations(&self) -> ToolAnnotations {
+        self.annotations
+    }
+
+    /// The MCP `outputSchema`, if the result type has one.
+    #[must_use]
+    pub const fn output_schema(&self) -> Option<&OutputSchema> {
+        self.output_schema.as_ref()
     }
 
     /// Sets the timeout in milliseconds.
@@ -189,6 +248,9 @@ impl fmt::Debug for ToolDefinition {
             .field("args_schema", &self.args_schema)
             .field("timeout_ms", &self.timeout_ms)
             .field("handler", &self.handler.as_ref().map(|_| "<handler>"))
+            .field("title", &self.title)
+            .field("annotations", &self.annotations)
+            .field("output_schema", &self.output_schema)
             .finish()
     }
 }

@@ -52,14 +52,14 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
 }
 
 /// `` `a`, `b` or `c` ``: a list of code words for a message.
-pub fn one_of(words: &[&str]) -> String {
+pub fn one_of<S: AsRef<str>>(words: &[S]) -> String {
     let mut out = String::new();
     for (i, word) in words.iter().enumerate() {
         if i > 0 {
             out.push_str(if i + 1 == words.len() { " or " } else { ", " });
         }
         out.push('`');
-        out.push_str(word);
+        out.push_str(word.as_ref());
         out.push('`');
     }
     out

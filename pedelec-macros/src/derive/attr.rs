@@ -16,6 +16,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, ExprPath, Lit, LitStr, Meta, Token, WherePredicate};
 
 use super::case::RenameRule;
+use super::direction::Direction;
 use super::span::SpanRange;
 use super::value::{self, Number, NumberError, Value};
 use crate::util::Errors;
@@ -65,22 +66,17 @@ impl fmt::Display for Applies {
 }
 
 impl Constraint {
-    /// The `#[arg]` key, which is also the name of the `pedelec::__private::arg` function.
+    /// The `#[arg]` key, which is also the name of the `pedelec::__private::arg` function:
+    /// the key whose [`Takes`] builds this variant.
     pub fn key(&self) -> &'static str {
-        match self {
-            Constraint::Minimum(_) => "minimum",
-            Constraint::Maximum(_) => "maximum",
-            Constraint::ExclusiveMinimum(_) => "exclusive_minimum",
-            Constraint::ExclusiveMaximum(_) => "exclusive_maximum",
-            Constraint::MultipleOf(_) => "multiple_of",
-            Constraint::MinLength(_) => "min_length",
-            Constraint::MaxLength(_) => "max_length",
-            Constraint::Pattern(_) => "pattern",
-            Constraint::Format(_) => "format",
-            Constraint::MinItems(_) => "min_items",
-            Constraint::MaxItems(_) => "max_items",
-            Constraint::UniqueItems => "unique_items",
-        }
+        let this = std::mem::discriminant(self);
+        KEYS.iter()
+            .find(|k| {
+                k.takes
+                    .sample()
+                    .is_some_and(|c| std::mem::discriminant(&c) == this)
+            })
+            .map_or("", |k| k.name)
     }
 
     pub fn applies(&self) -> Applies {
@@ -101,7 +97,7 @@ impl Constraint {
     }
 }
 
-/// Where an `#[arg(...)]` is written; each place takes its own keys.
+/// Where an `#[arg]` is written; each place takes its own keys.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Position {
     Struct,
@@ -110,33 +106,177 @@ pub enum Position {
     Field,
 }
 
-pub const FIELD_KEYS: &[&str] = &[
-    "description",
-    "schema",
-    "default",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "multiple_of",
-    "min_length",
-    "max_length",
-    "pattern",
-    "format",
-    "min_items",
-    "max_items",
-    "unique_items",
-];
-const CONTAINER_KEYS: &[&str] = &["description", "schema", "bound"];
-const VARIANT_KEYS: &[&str] = &["description", "schema"];
+/// What a key's value is, and how it is read.
+#[derive(Clone, Copy)]
+enum Takes {
+    /// A non-empty string literal (`description`).
+    Description,
+    /// A path to a `const` schema node (`schema`).
+    Schema,
+    /// A string of where-clause predicates (`bound`).
+    Bound,
+    /// A literal (`default`).
+    Default,
+    /// A string literal, building a constraint.
+    Str(fn(String) -> Constraint),
+    /// A non-negative integer, building a constraint.
+    Count(fn(u64) -> Constraint),
+    /// A number, building a constraint.
+    Number(fn(Number) -> Constraint),
+    /// Nothing: the key alone (`unique_items`).
+    Flag(fn() -> Constraint),
+}
+
+impl Takes {
+    /// The constraint this value builds (with a placeholder value), if any.
+    fn sample(self) -> Option<Constraint> {
+        match self {
+            Takes::Str(f) => Some(f(String::new())),
+            Takes::Count(f) => Some(f(0)),
+            Takes::Number(f) => Some(f(Number::Int(0))),
+            Takes::Flag(f) => Some(f()),
+            Takes::Description | Takes::Schema | Takes::Bound | Takes::Default => None,
+        }
+    }
+
+    /// What the value must be, for messages.
+    fn expects(self) -> &'static str {
+        match self {
+            Takes::Description | Takes::Str(_) => "a string literal",
+            Takes::Schema => "a path to a `const` schema node",
+            Takes::Bound => "a string of where-clause predicates",
+            Takes::Default => {
+                "a literal (a string, number or boolean, or an array of them; for an enum, the variant's name as a string)"
+            }
+            Takes::Count(_) => "a non-negative integer",
+            Takes::Number(_) | Takes::Flag(_) => "a number",
+        }
+    }
+}
+
+/// Where a key may be written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Places {
+    Everywhere,
+    /// Structs and enums.
+    Containers,
+    Fields,
+}
+
+impl Places {
+    fn contains(self, position: Position) -> bool {
+        match self {
+            Places::Everywhere => true,
+            Places::Containers => matches!(position, Position::Struct | Position::Enum),
+            Places::Fields => position == Position::Field,
+        }
+    }
+}
+
+/// One `#[arg]` key.
+struct Key {
+    name: &'static str,
+    places: Places,
+    takes: Takes,
+    /// A value to show in messages (`minimum = 0`).
+    example: &'static str,
+}
+
+impl Key {
+    const fn new(name: &'static str, places: Places, takes: Takes, example: &'static str) -> Key {
+        Key {
+            name,
+            places,
+            takes,
+            example,
+        }
+    }
+}
+
+/// Every `#[arg]` key, declared once: where it may be written, what it takes, an example.
+/// Messages list the keys of a position in this order.
+const KEYS: &[Key] = {
+    use Places::{Containers, Everywhere, Fields};
+    &[
+        Key::new("description", Everywhere, Takes::Description, "\"…\""),
+        Key::new("schema", Everywhere, Takes::Schema, "MY_SCHEMA"),
+        Key::new(
+            "bound",
+            Containers,
+            Takes::Bound,
+            "\"T: pedelec::ToolArgs\"",
+        ),
+        Key::new("default", Fields, Takes::Default, "\"fast\""),
+        Key::new("minimum", Fields, Takes::Number(Constraint::Minimum), "0"),
+        Key::new("maximum", Fields, Takes::Number(Constraint::Maximum), "100"),
+        Key::new(
+            "exclusive_minimum",
+            Fields,
+            Takes::Number(Constraint::ExclusiveMinimum),
+            "0",
+        ),
+        Key::new(
+            "exclusive_maximum",
+            Fields,
+            Takes::Number(Constraint::ExclusiveMaximum),
+            "100",
+        ),
+        Key::new(
+            "multiple_of",
+            Fields,
+            Takes::Number(Constraint::MultipleOf),
+            "5",
+        ),
+        Key::new(
+            "min_length",
+            Fields,
+            Takes::Count(Constraint::MinLength),
+            "1",
+        ),
+        Key::new(
+            "max_length",
+            Fields,
+            Takes::Count(Constraint::MaxLength),
+            "10",
+        ),
+        Key::new(
+            "pattern",
+            Fields,
+            Takes::Str(Constraint::Pattern),
+            "\"^[a-z]+$\"",
+        ),
+        Key::new(
+            "format",
+            Fields,
+            Takes::Str(Constraint::Format),
+            "\"date-time\"",
+        ),
+        Key::new("min_items", Fields, Takes::Count(Constraint::MinItems), "1"),
+        Key::new(
+            "max_items",
+            Fields,
+            Takes::Count(Constraint::MaxItems),
+            "10",
+        ),
+        Key::new(
+            "unique_items",
+            Fields,
+            Takes::Flag(|| Constraint::UniqueItems),
+            "true",
+        ),
+    ]
+};
+
+fn key(name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.name == name)
+}
 
 impl Position {
-    fn keys(self) -> &'static [&'static str] {
-        match self {
-            Position::Struct | Position::Enum => CONTAINER_KEYS,
-            Position::Variant => VARIANT_KEYS,
-            Position::Field => FIELD_KEYS,
-        }
+    fn keys(self) -> Vec<&'static str> {
+        KEYS.iter()
+            .filter(|k| k.places.contains(self))
+            .map(|k| k.name)
+            .collect()
     }
 
     fn describe(self) -> &'static str {
@@ -206,17 +346,17 @@ impl ArgAttrs {
             return Ok(());
         };
         let name = key.to_string();
-        if !position.keys().contains(&name.as_str()) {
+        let Some(spec) = self::key(&name).filter(|k| k.places.contains(position)) else {
             skip_value(meta.input)?;
             errors.at(&key, unknown_key(&name, position));
             return Ok(());
-        }
+        };
         if !seen.insert(name.clone()) {
             skip_value(meta.input)?;
             errors.at(&key, format!("duplicate `#[arg]` key `{name}`"));
             return Ok(());
         }
-        if name == "unique_items" {
+        if let Takes::Flag(build) = spec.takes {
             let mut range = SpanRange::of(&key);
             if meta.input.peek(Token![=]) {
                 let expr: Expr = meta.value()?.parse()?;
@@ -228,17 +368,17 @@ impl ArgAttrs {
                     Expr::Lit(ExprLit {
                         lit: Lit::Bool(_), ..
                     }) => {
-                        errors.at(range, "`unique_items = false` is the default; remove it");
+                        errors.at(range, format!("`{name} = false` is the default; remove it"));
                         return Ok(());
                     }
                     _ => {
-                        errors.at(range, "`unique_items` takes no value: write `unique_items`");
+                        errors.at(range, format!("`{name}` takes no value: write `{name}`"));
                         return Ok(());
                     }
                 }
             }
             self.constraints.push(Setting {
-                value: Constraint::UniqueItems,
+                value: build(),
                 range,
             });
             return Ok(());
@@ -247,7 +387,7 @@ impl ArgAttrs {
             skip_value(meta.input)?;
             errors.at(
                 &key,
-                format!("`{name}` needs a value: `{name} = {}`", example(&name)),
+                format!("`{name}` needs a value: `{name} = {}`", spec.example),
             );
             return Ok(());
         }
@@ -258,23 +398,23 @@ impl ArgAttrs {
         let expected = || {
             format!(
                 "`{name}` expects {}, like `{name} = {}`",
-                expects(&name),
-                example(&name)
+                spec.takes.expects(),
+                spec.example
             )
         };
-        match name.as_str() {
-            "description" => match string(&expr) {
+        match spec.takes {
+            Takes::Description => match string(&expr) {
                 Some(s) if s.value().trim().is_empty() => {
                     errors.at(value_range, "`description` must not be empty");
                 }
                 Some(s) => self.description = Some(setting.make(s.value().trim().to_owned())),
                 None => errors.at(value_range, expected()),
             },
-            "schema" => match value::ungroup(&expr) {
+            Takes::Schema => match value::ungroup(&expr) {
                 Expr::Path(path) => self.schema = Some(setting.make(path.clone())),
                 _ => errors.at(value_range, expected()),
             },
-            "bound" => match string(&expr) {
+            Takes::Bound => match string(&expr) {
                 Some(s) => {
                     match s.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated) {
                         Ok(predicates) => {
@@ -283,57 +423,39 @@ impl ArgAttrs {
                         Err(e) => errors.at(
                             value_range,
                             format!(
-                                "`bound` is not a list of where-clause predicates ({e}); write it like `bound = \"T: pedelec::ToolArgs\"`"
+                                "`bound` is not a list of where-clause predicates ({e}); write it like `bound = {}`",
+                                spec.example
                             ),
                         ),
                     }
                 }
                 None => errors.at(value_range, expected()),
             },
-            "default" => match Value::parse(&expr) {
+            Takes::Default => match Value::parse(&expr) {
                 Some(v) => self.default = Some(setting.make(v)),
                 None => errors.at(value_range, expected()),
             },
-            "pattern" | "format" => match string(&expr) {
-                Some(s) => {
-                    let s = s.value();
-                    let c = if name == "pattern" {
-                        Constraint::Pattern(s)
-                    } else {
-                        Constraint::Format(s)
-                    };
-                    self.constraints.push(setting.make(c));
-                }
+            Takes::Str(build) => match string(&expr) {
+                Some(s) => self.constraints.push(setting.make(build(s.value()))),
                 None => errors.at(value_range, expected()),
             },
-            "min_length" | "max_length" | "min_items" | "max_items" => {
-                match value::count(&expr) {
-                    Ok(n) => self.constraints.push(setting.make(match name.as_str() {
-                        "min_length" => Constraint::MinLength(n),
-                        "max_length" => Constraint::MaxLength(n),
-                        "min_items" => Constraint::MinItems(n),
-                        _ => Constraint::MaxItems(n),
-                    })),
-                    Err(NumberError::OutOfRange) => {
-                        errors.at(value_range, format!("`{name}` is too large for a `u64`"));
-                    }
-                    Err(NumberError::NotANumber) => errors.at(value_range, expected()),
+            Takes::Count(build) => match value::count(&expr) {
+                Ok(n) => self.constraints.push(setting.make(build(n))),
+                Err(NumberError::OutOfRange) => {
+                    errors.at(value_range, format!("`{name}` is too large for a `u64`"));
                 }
-            }
-            _ => match value::number(&expr) {
-                Ok(n) => self.constraints.push(setting.make(match name.as_str() {
-                    "minimum" => Constraint::Minimum(n),
-                    "maximum" => Constraint::Maximum(n),
-                    "exclusive_minimum" => Constraint::ExclusiveMinimum(n),
-                    "exclusive_maximum" => Constraint::ExclusiveMaximum(n),
-                    _ => Constraint::MultipleOf(n),
-                })),
+                Err(NumberError::NotANumber) => errors.at(value_range, expected()),
+            },
+            Takes::Number(build) => match value::number(&expr) {
+                Ok(n) => self.constraints.push(setting.make(build(n))),
                 Err(NumberError::OutOfRange) => errors.at(
                     value_range,
                     format!("`{name}` is out of range: a bound must fit in an `i64`, a `u64` or a finite `f64`"),
                 ),
                 Err(NumberError::NotANumber) => errors.at(value_range, expected()),
             },
+            // Read above.
+            Takes::Flag(_) => {}
         }
         Ok(())
     }
@@ -363,43 +485,13 @@ fn string(expr: &Expr) -> Option<&LitStr> {
     }
 }
 
-fn expects(key: &str) -> &'static str {
-    match key {
-        "description" | "pattern" | "format" => "a string literal",
-        "schema" => "a path to a `const` schema node",
-        "bound" => "a string of where-clause predicates",
-        "default" => {
-            "a literal (a string, number or boolean, or an array of them; for an enum, the variant's name as a string)"
-        }
-        "min_length" | "max_length" | "min_items" | "max_items" => "a non-negative integer",
-        _ => "a number",
-    }
-}
-
-fn example(key: &str) -> &'static str {
-    match key {
-        "description" => "\"…\"",
-        "pattern" => "\"^[a-z]+$\"",
-        "format" => "\"date-time\"",
-        "schema" => "MY_SCHEMA",
-        "bound" => "\"T: pedelec::ToolArgs\"",
-        "default" => "\"fast\"",
-        "min_length" | "min_items" => "1",
-        "max_length" | "max_items" => "10",
-        "multiple_of" => "5",
-        "maximum" | "exclusive_maximum" => "100",
-        _ => "0",
-    }
-}
-
 fn unknown_key(key: &str, position: Position) -> String {
     let keys = position.keys();
-    let elsewhere = if FIELD_KEYS.contains(&key) {
-        Some("a field")
-    } else if CONTAINER_KEYS.contains(&key) {
-        Some("a struct or an enum")
-    } else {
-        None
+    let keys = keys.as_slice();
+    let elsewhere = match self::key(key).map(|k| k.places) {
+        Some(Places::Fields) => Some("a field"),
+        Some(Places::Containers) => Some("a struct or an enum"),
+        Some(Places::Everywhere) | None => None,
     };
     if let Some(elsewhere) = elsewhere {
         format!(
@@ -434,15 +526,15 @@ fn serde_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     Ok(string(&expr).cloned())
 }
 
-/// The deserialize side of `key = "…"` / `key(serialize = "…", deserialize = "…")`.
-fn serde_de_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+/// One side of `key = "…"` / `key(serialize = "…", deserialize = "…")`.
+fn serde_de_str(meta: &ParseNestedMeta, dir: Direction) -> syn::Result<Option<LitStr>> {
     if meta.input.peek(Token![=]) {
         return serde_str(meta);
     }
     let mut de = None;
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
-            if inner.path.is_ident("deserialize") {
+            if inner.path.is_ident(dir.serde_side()) {
                 let value = serde_str(&inner)?;
                 if de.is_none() {
                     de = value;
@@ -456,8 +548,8 @@ fn serde_de_str(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     Ok(de)
 }
 
-fn serde_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
-    Ok(serde_de_str(meta)?.and_then(|s| RenameRule::from_name(&s.value())))
+fn serde_rule(meta: &ParseNestedMeta, dir: Direction) -> syn::Result<Option<RenameRule>> {
+    Ok(serde_de_str(meta, dir)?.and_then(|s| RenameRule::from_name(&s.value())))
 }
 
 /// Runs `f` on every item of every `#[serde(...)]` among `attrs`, ignoring the syntax
@@ -488,20 +580,21 @@ pub struct SerdeContainer {
     pub tag: Option<String>,
     pub content: Option<String>,
     pub untagged: bool,
-    /// `from = "T"` or `try_from = "T"`: deserializes as `T`.
+    /// `from = "T"` or `try_from = "T"` (deserializes as `T`), or `into = "T"` (serializes
+    /// as `T`), whichever is on the derive's side.
     pub from: Option<(syn::Path, syn::Type)>,
 }
 
 impl SerdeContainer {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeContainer::default();
         each_serde(attrs, |key, meta| {
             match key {
-                "rename_all" => out.rename_all = serde_rule(meta)?.or(out.rename_all),
+                "rename_all" => out.rename_all = serde_rule(meta, dir)?.or(out.rename_all),
                 "rename_all_fields" => {
-                    out.rename_all_fields = serde_rule(meta)?.or(out.rename_all_fields);
+                    out.rename_all_fields = serde_rule(meta, dir)?.or(out.rename_all_fields);
                 }
-                "default" => {
+                "default" if dir == Direction::Args => {
                     out.default = true;
                     return Ok(false);
                 }
@@ -509,7 +602,8 @@ impl SerdeContainer {
                 "tag" => out.tag = serde_str(meta)?.map(|s| s.value()),
                 "content" => out.content = serde_str(meta)?.map(|s| s.value()),
                 "untagged" => out.untagged = true,
-                "from" | "try_from" => {
+                // `into` is serde's serialize side, `from` and `try_from` its deserialize side.
+                "from" | "try_from" | "into" if (key == "into") == (dir == Direction::Output) => {
                     if let Some(ty) = serde_str(meta)?.and_then(|s| s.parse::<syn::Type>().ok()) {
                         out.from = Some((meta.path.clone(), ty));
                     }
@@ -527,31 +621,46 @@ impl SerdeContainer {
 pub struct SerdeVariant {
     pub rename: Option<String>,
     pub rename_all: Option<RenameRule>,
-    /// `skip` or `skip_deserializing`.
+    /// `skip`, or `skip_deserializing` / `skip_serializing` (the derive's side).
     pub skip: bool,
+    /// `#[serde(other)]` (deserialize side only).
     pub other: Option<syn::Path>,
     pub untagged: bool,
-    /// `with` or `deserialize_with`.
+    /// `with`, or `deserialize_with` / `serialize_with` (the derive's side).
     pub with: Option<syn::Path>,
 }
 
+/// `skip_deserializing` / `skip_serializing`, and `deserialize_with` / `serialize_with`.
+fn sided(key: &str, dir: Direction) -> Option<&'static str> {
+    match (key, dir) {
+        ("skip_deserializing", Direction::Args) | ("skip_serializing", Direction::Output) => {
+            Some("skip")
+        }
+        ("deserialize_with", Direction::Args) | ("serialize_with", Direction::Output) => {
+            Some("with")
+        }
+        _ => None,
+    }
+}
+
 impl SerdeVariant {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeVariant::default();
         each_serde(attrs, |key, meta| {
             match key {
                 "rename" => {
-                    if let Some(name) = serde_de_str(meta)?
+                    if let Some(name) = serde_de_str(meta, dir)?
                         && out.rename.is_none()
                     {
                         out.rename = Some(name.value());
                     }
                 }
-                "rename_all" => out.rename_all = serde_rule(meta)?.or(out.rename_all),
-                "skip" | "skip_deserializing" => out.skip = true,
-                "other" => out.other = Some(meta.path.clone()),
+                "rename_all" => out.rename_all = serde_rule(meta, dir)?.or(out.rename_all),
+                "skip" => out.skip = true,
+                key if sided(key, dir) == Some("skip") => out.skip = true,
+                "other" if dir == Direction::Args => out.other = Some(meta.path.clone()),
                 "untagged" => out.untagged = true,
-                "with" | "deserialize_with" => {
+                key if key == "with" || sided(key, dir) == Some("with") => {
                     out.with = Some(meta.path.clone());
                     return Ok(false);
                 }
@@ -568,32 +677,39 @@ impl SerdeVariant {
 pub struct SerdeField {
     pub rename: Option<String>,
     pub default: bool,
-    /// `skip` or `skip_deserializing`.
+    /// `skip`, or `skip_deserializing` / `skip_serializing` (the derive's side).
     pub skip: bool,
+    /// `skip_serializing_if = "…"` (serialize side only): the property may be absent.
+    pub skip_if: bool,
     pub flatten: Option<syn::Path>,
-    /// `with` or `deserialize_with`.
+    /// `with`, or `deserialize_with` / `serialize_with` (the derive's side).
     pub with: Option<syn::Path>,
 }
 
 impl SerdeField {
-    pub fn parse(attrs: &[Attribute]) -> Self {
+    pub fn parse(attrs: &[Attribute], dir: Direction) -> Self {
         let mut out = SerdeField::default();
         each_serde(attrs, |key, meta| {
             match key {
                 "rename" => {
-                    if let Some(name) = serde_de_str(meta)?
+                    if let Some(name) = serde_de_str(meta, dir)?
                         && out.rename.is_none()
                     {
                         out.rename = Some(name.value());
                     }
                 }
-                "default" => {
+                "default" if dir == Direction::Args => {
                     out.default = true;
                     return Ok(false);
                 }
-                "skip" | "skip_deserializing" => out.skip = true,
+                "skip" => out.skip = true,
+                key if sided(key, dir) == Some("skip") => out.skip = true,
+                "skip_serializing_if" if dir == Direction::Output => {
+                    out.skip_if = true;
+                    return Ok(false);
+                }
                 "flatten" => out.flatten = Some(meta.path.clone()),
-                "with" | "deserialize_with" => {
+                key if key == "with" || sided(key, dir) == Some("with") => {
                     out.with = Some(meta.path.clone());
                     return Ok(false);
                 }
@@ -679,7 +795,7 @@ mod tests {
             parse_quote!(#[serde(tag = "t", content = "c", default = "x", bogus(1, 2), crate = "s")]),
             parse_quote!(#[serde(from = "Vec<u8>")]),
         ];
-        let c = SerdeContainer::parse(&attrs);
+        let c = SerdeContainer::parse(&attrs, Direction::Args);
         assert_eq!(c.rename_all, Some(RenameRule::Camel));
         assert_eq!(c.tag.as_deref(), Some("t"));
         assert_eq!(c.content.as_deref(), Some("c"));
@@ -690,7 +806,7 @@ mod tests {
             parse_quote!(#[serde(default = "path", skip_serializing_if = "Option::is_none")]),
             parse_quote!(#[serde(deserialize_with = "f", flatten)]),
         ];
-        let f = SerdeField::parse(&attrs);
+        let f = SerdeField::parse(&attrs, Direction::Args);
         assert_eq!(f.rename.as_deref(), Some("d"));
         assert!(f.default);
         assert!(f.with.is_some() && f.flatten.is_some() && !f.skip);

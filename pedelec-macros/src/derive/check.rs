@@ -12,6 +12,7 @@ use quote::ToTokens;
 use syn::{Ident, Type};
 
 use super::attr::{Applies, Constraint, Setting};
+use super::direction::Direction;
 use super::model::{Body, Container, Content, Field, Repr, Source};
 use super::pattern;
 use super::ty::{self, Kind};
@@ -24,29 +25,46 @@ use pedelec_rules::constraint::{self as rules, Spelling};
 
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
+    let dir = container.dir;
+    let (from, schema) = (dir.from(), dir.schema());
     match &container.body {
         Body::Object(fields) => {
-            check_fields(fields, owner, None, errors);
+            check_fields(fields, owner, None, dir, errors);
         }
-        Body::Inner { field, .. } => check_field(field, owner, errors),
+        Body::Inner { field, .. } => check_field(field, owner, dir, errors),
         Body::From(_) | Body::Override(_) => {}
         Body::Enum(e) => {
             if e.declared == 0 {
                 errors.at(
                     owner,
                     format!(
-                        "enum `{owner}` has no variant to deserialize (none is declared, or all are skipped), so no value fits its schema; add a variant"
+                        "enum `{owner}` has no variant to {} (none is declared, or all are skipped), so no value fits its schema; add a variant",
+                        dir.serde_side()
                     ),
                 );
             }
             let mut names: BTreeMap<&str, &Ident> = BTreeMap::new();
+            let mut null: Option<&Ident> = None;
             for v in &e.variants {
+                if dir == Direction::Output && v.untagged && matches!(v.content, Content::Unit) {
+                    // `oneOf` needs exactly one branch to match `null`.
+                    if let Some(first) = null {
+                        errors.at(
+                            v.original,
+                            format!(
+                                "unit variants `{first}` and `{}` of an untagged enum both serialize to `null`, so a value cannot tell them apart; keep one, or tag the enum",
+                                v.ident
+                            ),
+                        );
+                    }
+                    null.get_or_insert(v.ident);
+                }
                 let tagged = !v.untagged;
                 if tagged && let Some(first) = names.insert(&v.name, v.ident) {
                     errors.at(
                         v.ident,
                         format!(
-                            "variant `{}` deserializes from the same name \"{}\" as variant `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
+                            "variant `{}` {from} the same name \"{}\" as variant `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
                             v.ident, v.name
                         ),
                     );
@@ -56,10 +74,11 @@ pub fn check(container: &Container, errors: &mut Errors) {
                     _ => None,
                 };
                 match &v.content {
-                    Content::Unit if v.untagged => errors.at(
+                    // Serialized, it is `null`, which an output schema describes.
+                    Content::Unit if v.untagged && dir == Direction::Args => errors.at(
                         v.original,
                         format!(
-                            "unit variant `{}` of an untagged enum deserializes from `null`, which a tool-args schema cannot describe; give it a field, or tag the enum",
+                            "unit variant `{}` of an untagged enum {from} `null`, which {schema} cannot describe; give it a field, or tag the enum",
                             v.ident
                         ),
                     ),
@@ -74,10 +93,10 @@ pub fn check(container: &Container, errors: &mut Errors) {
                             ),
                         );
                     }
-                    Content::Newtype(field) => check_field(field, owner, errors),
+                    Content::Newtype(field) => check_field(field, owner, dir, errors),
                     Content::Struct(fields) => {
                         let tag = tag.map(|t| (t, v.ident));
-                        check_fields(fields, owner, tag, errors);
+                        check_fields(fields, owner, tag, dir, errors);
                     }
                     Content::Unit | Content::Override(_) => {}
                 }
@@ -88,10 +107,17 @@ pub fn check(container: &Container, errors: &mut Errors) {
 
 /// The fields of one object: each field, and names that collide (with each other or with
 /// the tag of an internally tagged variant).
-fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, errors: &mut Errors) {
+fn check_fields(
+    fields: &[Field],
+    owner: &Ident,
+    tag: Option<(&str, &Ident)>,
+    dir: Direction,
+    errors: &mut Errors,
+) {
+    let from = dir.from();
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
     for field in fields {
-        check_field(field, owner, errors);
+        check_field(field, owner, dir, errors);
         let at = field
             .original
             .ident
@@ -103,7 +129,7 @@ fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, er
             errors.at(
                 at,
                 format!(
-                    "field `{}` of variant `{variant}` deserializes from \"{tag}\", the name of the enum's tag; rename the field or the tag",
+                    "field `{}` of variant `{variant}` {from} \"{tag}\", the name of the enum's tag; rename the field or the tag",
                     field.member
                 ),
             );
@@ -111,7 +137,7 @@ fn check_fields(fields: &[Field], owner: &Ident, tag: Option<(&str, &Ident)>, er
             errors.at(
                 at,
                 format!(
-                    "field `{}` deserializes from the same property \"{}\" as field `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
+                    "field `{}` {from} the same property \"{}\" as field `{first}`; give one of them another name with `#[serde(rename = \"…\")]`",
                     field.member, field.name
                 ),
             );
@@ -142,15 +168,16 @@ pub fn type_string(ty: &Type) -> String {
     s
 }
 
-fn check_field(field: &Field, owner: &Ident, errors: &mut Errors) {
+fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors) {
     if let Source::Type = field.source
         && ty::mentions(field.ty, owner)
     {
         errors.at(
             field.ty,
             format!(
-                "recursive types cannot be inlined: field `{}` of `{owner}` contains `{owner}` itself, and a tool-args schema has no `$ref`; give the field a schema with `#[arg(schema = PATH)]`, or break the cycle (refer to the item by an id)",
-                field.member
+                "recursive types cannot be inlined: field `{}` of `{owner}` contains `{owner}` itself, and {} has no `$ref`; give the field a schema with `#[arg(schema = PATH)]`, or break the cycle (refer to the item by an id)",
+                field.member,
+                dir.schema()
             ),
         );
         return;

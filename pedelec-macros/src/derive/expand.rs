@@ -13,6 +13,7 @@ use quote::{ToTokens, quote};
 use syn::{Generics, Ident, Type, WherePredicate, parse_quote};
 
 use super::attr::Constraint;
+use super::direction::Direction;
 use super::model::{Body, Container, Content, Field, Repr, Required, Source, Variant};
 use super::span::SpanRange;
 use super::ty;
@@ -23,16 +24,27 @@ pub fn expand(c: &Container) -> TokenStream {
     let generics = with_bounds(c);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let schema = body_schema(c);
+    if c.dir == Direction::Output {
+        let evaluate = evaluation(c);
+        return quote! {
+            #[automatically_derived]
+            #[allow(clippy::absolute_paths)]
+            impl #impl_generics #Private::ToolOutput for #ident #ty_generics #where_clause {
+                const OUTPUT_SCHEMA: #Private::SchemaNode = #schema;
+            }
+            #evaluate
+        };
+    }
     let optional = match &c.body {
         Body::Inner {
             field,
             transparent: true,
         } if matches!(field.source, Source::Type) => {
-            let optional = type_const(field.ty, "OPTIONAL");
+            let optional = type_const(field.ty, Direction::Args, "OPTIONAL");
             Some(quote!(const OPTIONAL: ::core::primitive::bool = #optional;))
         }
         Body::From(ty) => {
-            let optional = type_const(ty, "OPTIONAL");
+            let optional = type_const(ty, Direction::Args, "OPTIONAL");
             Some(quote!(const OPTIONAL: ::core::primitive::bool = #optional;))
         }
         _ => None,
@@ -81,7 +93,10 @@ fn with_bounds(c: &Container) -> Generics {
             }
             bounded
                 .iter()
-                .map(|ty| parse_quote!(#ty: #Private::ToolArgs))
+                .map(|ty| {
+                    let bound = c.dir.trait_path();
+                    parse_quote!(#ty: #bound)
+                })
                 .collect()
         }
     };
@@ -150,8 +165,12 @@ fn evaluation(c: &Container) -> Option<TokenStream> {
     } else {
         quote!(#ident<#(#lifetimes),*>)
     };
+    let (bound, name) = (
+        c.dir.trait_path(),
+        Ident::new(c.dir.schema_const(), Span::call_site()),
+    );
     Some(quote! {
-        const _: &#Private::SchemaNode = &<#ty as #Private::ToolArgs>::SCHEMA;
+        const _: &#Private::SchemaNode = &<#ty as #bound>::#name;
     })
 }
 
@@ -173,12 +192,14 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// `<Ty as ToolArgs>::NAME`, spanned over `Ty`: an unsupported type is reported on the
-/// field's type, with the note of `ToolArgs`'s `#[diagnostic::on_unimplemented]`.
-fn type_const(ty: &Type, name: &str) -> TokenStream {
+/// `<Ty as ToolArgs>::NAME` (or `ToolOutput`), spanned over `Ty`: an unsupported type is
+/// reported on the field's type, with the note of the trait's
+/// `#[diagnostic::on_unimplemented]`.
+fn type_const(ty: &Type, dir: Direction, name: &str) -> TokenStream {
     let range = SpanRange::of(ty);
     let open = respan(quote!(<), range.first);
-    let rest = respan(quote!(as #Private::ToolArgs>::), range.last);
+    let bound = dir.trait_path();
+    let rest = respan(quote!(as #bound>::), range.last);
     let name = Ident::new(name, range.last);
     quote!(#open #ty #rest #name)
 }
@@ -202,7 +223,7 @@ fn body_schema(c: &Container) -> TokenStream {
         Body::Inner { field, .. } => {
             field_schema(field, description.or(field.description.as_deref()))
         }
-        Body::From(ty) => describe(type_const(ty, "SCHEMA"), description),
+        Body::From(ty) => describe(type_const(ty, c.dir, c.dir.schema_const()), description),
         Body::Override(path) => describe(path.to_token_stream(), description),
         Body::Enum(e) => enum_schema(c, &e.repr, &e.variants),
     }
@@ -219,7 +240,7 @@ fn property(field: &Field) -> TokenStream {
 fn required(field: &Field) -> TokenStream {
     match field.required {
         Required::FromType => {
-            let optional = type_const(field.ty, "OPTIONAL");
+            let optional = type_const(field.ty, field.dir, "OPTIONAL");
             quote!(!#optional)
         }
         Required::Yes => quote!(true),
@@ -232,7 +253,7 @@ fn required(field: &Field) -> TokenStream {
 /// so no name a user item could capture).
 fn field_schema(field: &Field, description: Option<&str>) -> TokenStream {
     let base = match &field.source {
-        Source::Type => type_const(field.ty, "SCHEMA"),
+        Source::Type => type_const(field.ty, field.dir, field.dir.schema_const()),
         Source::Override(path) => path.to_token_stream(),
     };
     let mut schema = describe(base, description);
@@ -324,7 +345,7 @@ fn enum_schema(c: &Container, repr: &Repr, variants: &[Variant]) -> TokenStream 
             }
         };
     }
-    let branches = variants.iter().map(|v| branch(repr, v));
+    let branches = variants.iter().map(|v| branch(c.dir, repr, v));
     let one_of = quote!(#Private::SchemaNode::one_of(const { &[#(#branches),*] }));
     describe(one_of, c.description.as_deref())
 }
@@ -349,13 +370,21 @@ fn unit_enum_description(description: Option<&str>, variants: &[Variant]) -> Opt
 }
 
 /// One `oneOf` branch: the variant as its representation writes it.
-fn branch(repr: &Repr, v: &Variant) -> TokenStream {
+fn branch(dir: Direction, repr: &Repr, v: &Variant) -> TokenStream {
     let name = &v.name;
     let description = v.description.as_deref();
     if v.untagged {
-        // Unit variants of untagged enums were reported.
-        return content_schema(v, description)
-            .unwrap_or_else(|| quote!(#Private::SchemaNode::any()));
+        // A unit variant of an untagged enum serializes to `null` (and was reported for
+        // arguments, which cannot describe it).
+        return content_schema(v, description).unwrap_or_else(|| {
+            let null = quote! {
+                #Private::SchemaNode::any().with_enum_values(&[#Private::Literal::Null])
+            };
+            match dir {
+                Direction::Output => describe(null, description),
+                Direction::Args => quote!(#Private::SchemaNode::any()),
+            }
+        });
     }
     let tag_property = |tag: &str| {
         let value = string_enum(&[name]);

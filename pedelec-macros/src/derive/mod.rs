@@ -9,6 +9,7 @@
 mod attr;
 mod case;
 mod check;
+mod direction;
 pub mod docs; // also read by `#[tool]`: one way to turn doc comments into descriptions
 mod expand;
 mod fallback;
@@ -26,14 +27,25 @@ use syn::DeriveInput;
 
 use crate::util::Errors;
 
+pub use direction::Direction;
+
 /// Expands `#[derive(ToolArgs)]` on `input`.
 pub fn derive(input: TokenStream) -> TokenStream {
+    derive_as(input, Direction::Args)
+}
+
+/// Expands `#[derive(ToolOutput)]` on `input`.
+pub fn derive_output(input: TokenStream) -> TokenStream {
+    derive_as(input, Direction::Output)
+}
+
+fn derive_as(input: TokenStream, dir: Direction) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
     let mut errors = Errors::default();
-    let container = model::Container::build(&input, &mut errors);
+    let container = model::Container::build(&input, dir, &mut errors);
     if let Some(container) = &container {
         check::check(container, &mut errors);
     }
@@ -41,10 +53,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
         (Ok(()), Some(container)) => expand::expand(&container),
         (Err(error), _) => {
             let mut out = error.to_compile_error();
-            out.extend(fallback::expand(&input));
+            out.extend(fallback::expand(&input, dir));
             out
         }
         // `build` gives no model only after reporting why.
-        (Ok(()), None) => fallback::expand(&input),
+        (Ok(()), None) => fallback::expand(&input, dir),
     }
 }

@@ -10,6 +10,7 @@ use super::attr::{
     ArgAttrs, Constraint, Position, SerdeContainer, SerdeField, SerdeVariant, Setting,
 };
 use super::case::RenameRule;
+use super::direction::Direction;
 use super::docs;
 use super::span::SpanRange;
 use super::ty::{self, Shape};
@@ -17,6 +18,8 @@ use super::value::Value;
 use crate::util::Errors;
 
 pub struct Container<'a> {
+    /// Which derive: what deserializes (`ToolArgs`) or what serializes (`ToolOutput`).
+    pub dir: Direction,
     pub ident: &'a Ident,
     pub input: &'a DeriveInput,
     pub description: Option<String>,
@@ -42,6 +45,8 @@ pub enum Body<'a> {
 }
 
 pub struct Field<'a> {
+    /// The container's derive (whose trait gives the field's schema).
+    pub dir: Direction,
     /// The Rust name (`delta`, or `0` in a tuple), for messages.
     pub member: String,
     /// The property name on the wire.
@@ -55,7 +60,7 @@ pub struct Field<'a> {
     pub default: Option<Setting<Value>>,
     /// What the macro can tell from the type's name (`Kind::Unknown` under a `schema`).
     pub shape: Shape,
-    /// `#[serde(default)]` on the field or its struct.
+    /// `#[serde(default)]` on the field or its struct (deserialize side).
     pub serde_default: bool,
 }
 
@@ -118,20 +123,23 @@ fn unraw(ident: &Ident) -> String {
 
 impl<'a> Container<'a> {
     /// Reads the input; `None` when it has no schema at all (a union, a unit struct, …).
-    pub fn build(input: &'a DeriveInput, errors: &mut Errors) -> Option<Self> {
+    pub fn build(input: &'a DeriveInput, dir: Direction, errors: &mut Errors) -> Option<Self> {
         let position = match &input.data {
             Data::Struct(_) => Position::Struct,
             Data::Enum(_) => Position::Enum,
             Data::Union(u) => {
                 errors.at(
                     u.union_token,
-                    "`ToolArgs` cannot be derived for a union; use a struct with named fields or an enum",
+                    format!(
+                        "`{}` cannot be derived for a union; use a struct with named fields or an enum",
+                        dir.trait_name()
+                    ),
                 );
                 return None;
             }
         };
         let args = ArgAttrs::parse(&input.attrs, position, errors);
-        let serde = SerdeContainer::parse(&input.attrs);
+        let serde = SerdeContainer::parse(&input.attrs, dir);
         let description = args
             .description
             .as_ref()
@@ -145,6 +153,8 @@ impl<'a> Container<'a> {
             (None, Some((key, ty))) => {
                 let which = if key.is_ident("from") {
                     "`#[serde(from = …)]`"
+                } else if key.is_ident("into") {
+                    "`#[serde(into = …)]`"
                 } else {
                     "`#[serde(try_from = …)]`"
                 };
@@ -155,6 +165,7 @@ impl<'a> Container<'a> {
         if let Some((source, body)) = given {
             no_arg_inside(input, source, errors);
             return Some(Container {
+                dir,
                 ident: &input.ident,
                 input,
                 description,
@@ -164,12 +175,12 @@ impl<'a> Container<'a> {
         }
 
         let body = match &input.data {
-            Data::Struct(data) => struct_body(input, &data.fields, &serde, errors)?,
+            Data::Struct(data) => struct_body(input, &data.fields, &serde, dir, errors)?,
             Data::Enum(data) => {
                 let variants = data
                     .variants
                     .iter()
-                    .filter_map(|v| variant(v, &serde, errors))
+                    .filter_map(|v| variant(v, &serde, dir, errors))
                     .collect();
                 let repr = match (&serde.tag, &serde.content, serde.untagged) {
                     (_, _, true) => Repr::Untagged,
@@ -183,7 +194,7 @@ impl<'a> Container<'a> {
                 let declared = data
                     .variants
                     .iter()
-                    .filter(|v| !SerdeVariant::parse(&v.attrs).skip)
+                    .filter(|v| !SerdeVariant::parse(&v.attrs, dir).skip)
                     .count();
                 Body::Enum(Enum {
                     repr,
@@ -194,6 +205,7 @@ impl<'a> Container<'a> {
             Data::Union(_) => return None,
         };
         Some(Container {
+            dir,
             ident: &input.ident,
             input,
             description,
@@ -233,6 +245,7 @@ fn struct_body<'a>(
     input: &'a DeriveInput,
     fields: &'a Fields,
     serde: &SerdeContainer,
+    dir: Direction,
     errors: &mut Errors,
 ) -> Option<Body<'a>> {
     match fields {
@@ -241,7 +254,7 @@ fn struct_body<'a>(
                 .named
                 .iter()
                 .enumerate()
-                .filter_map(|(i, f)| field(f, i, serde.rename_all, serde.default, errors))
+                .filter_map(|(i, f)| field(f, i, serde.rename_all, serde.default, dir, errors))
                 .collect();
             if let Some(transparent) = &serde.transparent {
                 let count = built.len();
@@ -268,7 +281,7 @@ fn struct_body<'a>(
         }
         Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
             let f = &unnamed.unnamed[0];
-            let field = field(f, 0, None, serde.default, errors)?;
+            let field = field(f, 0, None, serde.default, dir, errors)?;
             Some(Body::Inner {
                 field: Box::new(field),
                 transparent: serde.transparent.is_some(),
@@ -276,12 +289,14 @@ fn struct_body<'a>(
         }
         Fields::Unnamed(unnamed) => {
             let ident = &input.ident;
+            let (from, schema) = (dir.from(), dir.schema());
             let message = match unnamed.unnamed.len() {
                 0 => format!(
-                    "a tuple struct with no fields deserializes from an empty JSON array, which a tool-args schema cannot describe; give it braces to take no arguments: `struct {ident} {{}}`"
+                    "a tuple struct with no fields {from} an empty JSON array, which {schema} cannot describe; give it braces{}: `struct {ident} {{}}`",
+                    no_arguments(dir)
                 ),
                 n => format!(
-                    "a tuple struct with {n} fields deserializes from a JSON array, which a tool-args schema cannot describe; name the fields: `struct {ident} {{ … }}`"
+                    "a tuple struct with {n} fields {from} a JSON array, which {schema} cannot describe; name the fields: `struct {ident} {{ … }}`"
                 ),
             };
             errors.at(unnamed, message);
@@ -291,12 +306,23 @@ fn struct_body<'a>(
             errors.at(
                 &input.ident,
                 format!(
-                    "a unit struct deserializes from `null`, which a tool-args schema cannot describe; give it braces to take no arguments: `struct {} {{}}`",
+                    "a unit struct {} `null`, which {} cannot describe; give it braces{}: `struct {} {{}}`",
+                    dir.from(),
+                    dir.schema(),
+                    no_arguments(dir),
                     input.ident
                 ),
             );
             None
         }
+    }
+}
+
+/// " to take no arguments", where braces mean that.
+fn no_arguments(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Args => " to take no arguments",
+        Direction::Output => "",
     }
 }
 
@@ -313,14 +339,24 @@ fn args_without_effect(args: &ArgAttrs, member: &str, errors: &mut Errors) {
 }
 
 /// `#[serde(with = …)]` without `#[arg(schema = …)]`: the schema of `what` may not apply.
-fn with_without_schema(with: &syn::Path, member: &str, what: &str, errors: &mut Errors) {
+fn with_without_schema(
+    with: &syn::Path,
+    member: &str,
+    what: &str,
+    dir: Direction,
+    errors: &mut Errors,
+) {
     let key = with
         .get_ident()
         .map_or_else(|| "with".to_owned(), ToString::to_string);
+    let (changes, json) = match dir {
+        Direction::Args => ("accepts", "the accepted JSON"),
+        Direction::Output => ("produces", "the JSON it produces"),
+    };
     errors.at(
         with,
         format!(
-            "`#[serde({key} = …)]` changes what {member} accepts, so the schema of {what} may not apply; describe the accepted JSON with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
+            "`#[serde({key} = …)]` changes what {member} {changes}, so the schema of {what} may not apply; describe {json} with `#[arg(schema = PATH)]`, a path to a `const` `pedelec::SchemaNode`"
         ),
     );
 }
@@ -331,9 +367,10 @@ fn field<'a>(
     index: usize,
     rule: Option<RenameRule>,
     container_default: bool,
+    dir: Direction,
     errors: &mut Errors,
 ) -> Option<Field<'a>> {
-    let serde = SerdeField::parse(&f.attrs);
+    let serde = SerdeField::parse(&f.attrs, dir);
     let args = ArgAttrs::parse(&f.attrs, Position::Field, errors);
     let member = f.ident.as_ref().map_or_else(|| index.to_string(), unraw);
     if serde.skip {
@@ -344,13 +381,14 @@ fn field<'a>(
         errors.at(
             flatten,
             format!(
-                "`#[serde(flatten)]` cannot be expressed in a tool-args schema: the properties of field `{member}` would have to be merged into this object at compile time; list those fields here instead, or remove `flatten` to nest them under \"{member}\""
+                "`#[serde(flatten)]` cannot be expressed in {}: the properties of field `{member}` would have to be merged into this object at compile time; list those fields here instead, or remove `flatten` to nest them under \"{member}\"",
+                dir.schema()
             ),
         );
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        with_without_schema(with, &format!("field `{member}`"), "its type", errors);
+        with_without_schema(with, &format!("field `{member}`"), "its type", dir, errors);
         return None;
     }
     let name = match (&serde.rename, &f.ident, rule) {
@@ -369,13 +407,20 @@ fn field<'a>(
         ),
         None => (Source::Type, ty::shape(&f.ty)),
     };
-    let required = match (&source, serde_default) {
-        (_, true) => Required::No,
-        (Source::Type, false) => Required::FromType,
-        (Source::Override(_), false) if shape.optional => Required::No,
-        (Source::Override(_), false) => Required::Yes,
+    let required = match dir {
+        // Always serialized (`None` as `null`, which `Option`'s output schema allows),
+        // unless `skip_serializing_if` may leave it out.
+        Direction::Output if serde.skip_if => Required::No,
+        Direction::Output => Required::Yes,
+        Direction::Args => match (&source, serde_default) {
+            (_, true) => Required::No,
+            (Source::Type, false) => Required::FromType,
+            (Source::Override(_), false) if shape.optional => Required::No,
+            (Source::Override(_), false) => Required::Yes,
+        },
     };
     Some(Field {
+        dir,
         member,
         name,
         original: f,
@@ -387,7 +432,8 @@ fn field<'a>(
             .map(|d| d.value)
             .or_else(|| docs::description(&f.attrs)),
         constraints: args.constraints,
-        default: args.default,
+        // A default is what a call may leave out: nothing to say about a result.
+        default: args.default.filter(|_| dir == Direction::Args),
         shape,
         serde_default,
     })
@@ -397,9 +443,10 @@ fn field<'a>(
 fn variant<'a>(
     v: &'a syn::Variant,
     container: &SerdeContainer,
+    dir: Direction,
     errors: &mut Errors,
 ) -> Option<Variant<'a>> {
-    let serde = SerdeVariant::parse(&v.attrs);
+    let serde = SerdeVariant::parse(&v.attrs, dir);
     let args = ArgAttrs::parse(&v.attrs, Position::Variant, errors);
     let ident = &v.ident;
     if serde.skip {
@@ -416,7 +463,13 @@ fn variant<'a>(
         return None;
     }
     if let (Some(with), None) = (&serde.with, &args.schema) {
-        with_without_schema(with, &format!("variant `{ident}`"), "its fields", errors);
+        with_without_schema(
+            with,
+            &format!("variant `{ident}`"),
+            "its fields",
+            dir,
+            errors,
+        );
         return None;
     }
     let name = match (&serde.rename, container.rename_all) {
@@ -446,7 +499,9 @@ fn variant<'a>(
             errors.at(
                 fields,
                 format!(
-                    "tuple variant `{ident}` deserializes from a JSON array, which a tool-args schema cannot describe; {fix}"
+                    "tuple variant `{ident}` {} a JSON array, which {} cannot describe; {fix}",
+                    dir.from(),
+                    dir.schema()
                 ),
             );
             return None;
@@ -455,15 +510,20 @@ fn variant<'a>(
             no_arg_in_fields(&v.fields, ident, errors);
             Content::Override(schema.value)
         }
-        (Fields::Unnamed(fields), None) => {
-            Content::Newtype(Box::new(field(&fields.unnamed[0], 0, None, false, errors)?))
-        }
+        (Fields::Unnamed(fields), None) => Content::Newtype(Box::new(field(
+            &fields.unnamed[0],
+            0,
+            None,
+            false,
+            dir,
+            errors,
+        )?)),
         (Fields::Named(fields), None) => Content::Struct(
             fields
                 .named
                 .iter()
                 .enumerate()
-                .filter_map(|(i, f)| field(f, i, rule, false, errors))
+                .filter_map(|(i, f)| field(f, i, rule, false, dir, errors))
                 .collect(),
         ),
     };

@@ -166,3 +166,37 @@ fn errors_and_fallback() {
         }),
     );
 }
+
+#[test]
+fn output_struct() {
+    snapshot(
+        "derive_output_struct",
+        &super::derive_output(quote! {
+            /// A page.
+            #[serde(rename_all(serialize = "camelCase", deserialize = "snake_case"))]
+            struct Page<T> {
+                #[arg(max_length = 80)]
+                title: String,
+                last_editor: Option<String>,
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                tags: Vec<T>,
+                #[serde(skip_serializing)]
+                cache: Vec<u8>,
+            }
+        }),
+    );
+}
+
+#[test]
+fn output_internal_enum() {
+    snapshot(
+        "derive_output_internal_enum",
+        &super::derive_output(quote! {
+            #[serde(tag = "kind")]
+            enum Event {
+                Idle,
+                Moved { to: String },
+            }
+        }),
+    );
+}

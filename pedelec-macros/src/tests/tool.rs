@@ -84,3 +84,22 @@ fn fallback_keeps_the_function_and_a_nameable_tool() {
         },
     );
 }
+
+#[test]
+fn title_and_annotations() {
+    tool(
+        "tool_title_annotations",
+        quote!(
+            title = "Open page",
+            destructive = false,
+            open_world,
+            idempotent
+        ),
+        quote! {
+            /// Open a page.
+            async fn open_page(args: OpenArgs) -> Result<Page, PageError> {
+                open(args.url).await
+            }
+        },
+    );
+}

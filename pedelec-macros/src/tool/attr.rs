@@ -14,8 +14,36 @@ use syn::{Expr, Ident, Lit, LitInt, LitStr, Token};
 
 use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
-/// The keys `#[tool]` accepts.
-const KEYS: &[&str] = &["name", "description", "timeout_ms"];
+/// Every `#[tool]` key, declared once, with how it is written (`key = value`, or the key
+/// alone for a flag) and an example value. Messages list them in this order.
+const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
+    ("name", Some("\"…\""), "\"update_counter\""),
+    (
+        "description",
+        Some("\"…\""),
+        "\"Update the visible counter by delta.\"",
+    ),
+    ("timeout_ms", Some("5_000"), "5_000"),
+    ("title", Some("\"…\""), "\"Update counter\""),
+    ("read_only", None, ""),
+    ("destructive", None, ""),
+    ("idempotent", None, ""),
+    ("open_world", None, ""),
+];
+
+/// The names of [`TOOL_KEYS`].
+fn keys() -> Vec<&'static str> {
+    TOOL_KEYS.iter().map(|(key, _, _)| *key).collect()
+}
+
+/// The MCP hints: the key, and whether `key = false` is accepted (it says something only
+/// where MCP's default is `true`: `destructiveHint` and `openWorldHint`).
+const HINTS: &[(&str, bool)] = &[
+    ("read_only", false),
+    ("destructive", true),
+    ("idempotent", false),
+    ("open_world", true),
+];
 
 /// The validated keys. A key whose value is wrong is recorded as an error and left `None`.
 #[derive(Default)]
@@ -30,6 +58,19 @@ pub struct ToolAttr {
     pub description_given: bool,
     /// `timeout_ms = …`: a positive integer literal, re-emitted without its suffix.
     pub timeout_ms: Option<LitInt>,
+    /// `title = "…"`: a non-blank string literal.
+    pub title: Option<LitStr>,
+    /// `read_only`, `destructive`, `idempotent`, `open_world`, as written and without
+    /// contradictions, in [`HINTS`] order.
+    pub hints: Vec<Hint>,
+}
+
+/// One MCP hint: its key (as in [`HINTS`]) and value.
+pub struct Hint {
+    pub key: &'static str,
+    pub value: bool,
+    /// The key as written, for errors.
+    pub ident: Ident,
 }
 
 /// Where a description comes from.
@@ -56,10 +97,11 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
     let Some(entries) = errors.handle(parse_entries.parse2(args)) else {
         return attr;
     };
+    let keys = keys();
     let mut seen: Vec<String> = Vec::new();
     for entry in entries {
         let key = entry.key.unraw().to_string();
-        if KEYS.contains(&key.as_str()) {
+        if keys.contains(&key.as_str()) {
             if seen.contains(&key) {
                 errors.at(
                     &entry.key,
@@ -69,10 +111,20 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
             }
             seen.push(key.clone());
         }
+        if let Some(&(hint, false_ok)) = HINTS.iter().find(|(k, _)| *k == key) {
+            if let Some(value) = hint_value(&entry, hint, false_ok, errors) {
+                attr.hints.push(Hint {
+                    key: hint,
+                    value,
+                    ident: entry.key.clone(),
+                });
+            }
+            continue;
+        }
         let value = match (&entry.value, &entry.malformed) {
             (Some(value), _) if !value.is_empty() => value,
             (_, malformed) => {
-                if KEYS.contains(&key.as_str()) {
+                if keys.contains(&key.as_str()) {
                     let message = format!("`{key}` needs a value: {}", example(&key));
                     match malformed {
                         Some(tokens) => errors.at(tokens, message),
@@ -94,6 +146,7 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
                 attr.description = description(value, errors);
             }
             "timeout_ms" => attr.timeout_ms = timeout_ms(value, errors),
+            "title" => attr.title = title(value, errors),
             "input" => errors.at(
                 &entry.key,
                 "`input` is the legacy shorthand for an argsSchema and is not supported; \
@@ -108,23 +161,118 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
                 ),
             ),
             _ => {
-                let hint = match did_you_mean(&key, KEYS) {
+                let hint = match did_you_mean(&key, &keys) {
                     Some(known) => format!("did you mean `{known}`?"),
-                    None => format!("expected {}", one_of(KEYS)),
+                    None => format!("expected {}", one_of(&keys)),
                 };
                 errors.at(&entry.key, format!("unknown `#[tool]` key `{key}`; {hint}"));
             }
         }
     }
+    check_hints(&mut attr.hints, errors);
+    attr.hints
+        .sort_by_key(|h| HINTS.iter().position(|(k, _)| *k == h.key));
     attr
 }
 
-fn example(key: &str) -> &'static str {
-    match key {
-        "name" => "`name = \"update_counter\"`",
-        "description" => "`description = \"Update the visible counter by delta.\"`",
-        _ => "`timeout_ms = 5_000`",
+/// The value of a hint: `key` (true), or `key = false` where that says something.
+fn hint_value(entry: &Entry, key: &str, false_ok: bool, errors: &mut Errors) -> Option<bool> {
+    if let Some(malformed) = &entry.malformed {
+        errors.at(
+            malformed,
+            format!("`{key}` takes no arguments: write `{key}`"),
+        );
+        return None;
     }
+    let Some(value) = &entry.value else {
+        return Some(true);
+    };
+    let key_ident = &entry.key;
+    let whole = quote::quote!(#key_ident = #value);
+    match syn::parse2::<Lit>(value.clone()) {
+        Ok(Lit::Bool(b)) if !b.value && false_ok => Some(false),
+        Ok(Lit::Bool(b)) if !b.value => {
+            errors.at(
+                &whole,
+                format!("`{key} = false` is MCP's default; remove it"),
+            );
+            None
+        }
+        Ok(Lit::Bool(_)) => {
+            errors.at(&whole, format!("write `{key}` alone, without `= true`"));
+            None
+        }
+        _ if false_ok => {
+            errors.at(
+                value,
+                format!("`{key}` is a flag: write `{key}`, or `{key} = false` to say the opposite"),
+            );
+            None
+        }
+        _ => {
+            errors.at(
+                value,
+                format!("`{key}` is a flag and takes no value: write `{key}`"),
+            );
+            None
+        }
+    }
+}
+
+/// A read-only tool modifies nothing: it is neither destructive nor not destructive, and
+/// repeating it has no further effect by definition (MCP reads `destructiveHint` and
+/// `idempotentHint` only when `readOnlyHint` is false).
+fn check_hints(hints: &mut Vec<Hint>, errors: &mut Errors) {
+    if !hints.iter().any(|h| h.key == "read_only") {
+        return;
+    }
+    hints.retain(|h| {
+        let message = match (h.key, h.value) {
+            ("destructive", true) => {
+                "`destructive` contradicts `read_only`: a read-only tool does not modify its \
+                 environment; remove one of them"
+            }
+            ("destructive", false) => {
+                "`destructive = false` says nothing about a `read_only` tool, which modifies \
+                 nothing; remove it"
+            }
+            ("idempotent", _) => {
+                "a `read_only` tool is idempotent already (MCP reads `idempotentHint` only for \
+                 tools that modify their environment); remove `idempotent`"
+            }
+            _ => return true,
+        };
+        errors.at(&h.ident, message);
+        false
+    });
+}
+
+fn title(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
+    let Ok(Lit::Str(lit)) = syn::parse2::<Lit>(value.clone()) else {
+        errors.at(
+            value,
+            "`title` must be a string literal, like `title = \"Update counter\"`",
+        );
+        return None;
+    };
+    if pedelec_rules::is_blank(&lit.value()) {
+        errors.at(
+            &lit,
+            "`title` must not be empty: write a short human-readable name, like \
+             `title = \"Update counter\"`, or remove `title`",
+        );
+        return None;
+    }
+    Some(lit)
+}
+
+/// `` `key = example` ``
+fn example(key: &str) -> String {
+    let example = TOOL_KEYS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map_or("", |(_, _, example)| *example);
+    format!("`{key} = {example}`")
 }
 
 fn parse_entries(input: ParseStream) -> syn::Result<Vec<Entry>> {
@@ -133,7 +281,15 @@ fn parse_entries(input: ParseStream) -> syn::Result<Vec<Entry>> {
         if !input.peek(Ident::peek_any) {
             return Err(input.error(format!(
                 "expected a `#[tool]` key: {}",
-                one_of(&["name = \"…\"", "description = \"…\"", "timeout_ms = 5_000"])
+                one_of(
+                    &TOOL_KEYS
+                        .iter()
+                        .map(|(key, value, _)| match value {
+                            Some(value) => format!("{key} = {value}"),
+                            None => (*key).to_owned(),
+                        })
+                        .collect::<Vec<_>>()
+                )
             )));
         }
         let key = Ident::parse_any(input)?;

@@ -3,7 +3,8 @@
 //! ```text
 //! <the function, unchanged>
 //! #[allow(non_camel_case_types)] <vis> struct <fn_name> {}     // its doc comment
-//! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, Args, Output, call }
+//! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, TITLE?, ANNOTATIONS?,
+//!                            OUTPUT_SCHEMA, Args, Output, call }
 //! impl <fn_name> { pub fn definition() -> ToolDefinition }
 //! const _: () = check_description(..);                         // description given as an expression
 //! ```
@@ -51,6 +52,31 @@ pub fn tool(tool: &Tool) -> TokenStream {
     let timeout = tool.timeout_ms.as_ref().map(|ms| {
         quote! {
             const TIMEOUT_MS: #Private::Option<::core::primitive::u64> = #Private::Some(#ms);
+        }
+    });
+    let title = tool.title.as_ref().map(|title| {
+        quote! {
+            const TITLE: #Private::Option<&'static ::core::primitive::str> = #Private::Some(#title);
+        }
+    });
+    let annotations = (!tool.hints.is_empty()).then(|| {
+        let builders = tool.hints.iter().map(|hint| {
+            let builder = format_ident!("with_{}", hint.key);
+            let value = hint.value;
+            quote!(.#builder(#value))
+        });
+        quote! {
+            const ANNOTATIONS: #Private::ToolAnnotations = #Private::ToolAnnotations::NONE #(#builders)*;
+        }
+    });
+    // `Some` when the output type implements `ToolOutput` (the probe's inherent constant),
+    // else `None` (the fallback trait's): the output type is concrete.
+    let output_schema = tool.call.as_ref().map(|_| {
+        quote! {
+            const OUTPUT_SCHEMA: #Private::Option<#Private::OutputSchema> = {
+                use #Private::NoToolOutput as _;
+                #Private::OutputProbe::<<Self as #Private::Tool>::Output>::OUTPUT_SCHEMA
+            };
         }
     });
     let (types, call, span) = match &tool.call {
@@ -106,6 +132,9 @@ pub fn tool(tool: &Tool) -> TokenStream {
             const NAME: &'static ::core::primitive::str = #name;
             const DESCRIPTION: &'static ::core::primitive::str = #description;
             #timeout
+            #title
+            #annotations
+            #output_schema
             #types
             fn call(
                 #args: Self::Args,
@@ -140,7 +169,7 @@ fn associated_types(call: &Call) -> TokenStream {
         Output::Unit => quote!(()),
         Output::Value(ty) | Output::Result { ok: Some(ty), .. } => quote!(#ty),
         Output::Result { ty, ok: None } => {
-            quote!(<#ty as #Private::IntoToolResult>::Output)
+            quote!(<#ty as #Private::ResultParts>::Ok)
         }
     };
     quote! {
@@ -171,9 +200,11 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
         params.push(&ctx);
     }
     let private = Private::at(span);
-    let helper = match (call.is_async, matches!(call.output, Output::Result { .. })) {
-        (true, true) => quote_spanned!(span=> #private::async_result),
-        (true, false) => quote_spanned!(span=> #private::async_value),
+    let result = matches!(call.output, Output::Result { .. });
+    let helper = match (call.is_async, result) {
+        // An error goes through `IntoToolError` (`into_tool_result`), whose message names
+        // `ToolError`; the async call converts it in an `async` block (below).
+        (true, false | true) => quote_spanned!(span=> #private::async_value),
         (false, true) => quote_spanned!(span=> #private::blocking_result),
         (false, false) => quote_spanned!(span=> #private::blocking_value),
     };
@@ -181,10 +212,39 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
         // The function is bound to a local first: it *is* used as a value (the tool's
         // handler), and saying so keeps `clippy::unused_async` from asking to drop an
         // `async` that decides how the tool runs (in place, not on the blocking pool).
-        let function = format_ident!("__pedelec_function", span = Span::mixed_site());
+        // The locals are hygienic but located at `span`, so an error about the call (an
+        // error type that does not convert) underlines the user's tokens, not `#[tool]`.
+        let here = Span::mixed_site().located_at(span);
+        let function = format_ident!("__pedelec_function", span = here);
+        let params = params.iter().map(|p| format_ident!("{}", p, span = here));
+        if result {
+            // The conversion applied to the awaited value, at the return type: rustc then
+            // underlines the user's `Result` when the error does not convert.
+            let convert = quote_spanned!(span=> #private::into_tool_result);
+            // The awaited value passes through `identity`, spanned at the return type: the
+            // argument's span is then the user's (an `.await` or a hygienic local would be
+            // reported at `#[tool]`).
+            return quote_spanned! {span=>
+                let #function = #ident;
+                async move {
+                    #convert(::core::convert::identity(#function(#(#params),*).await))
+                }
+            };
+        }
         quote_spanned! {span=>
             let #function = #ident;
             #helper(#function(#(#params),*))
+        }
+    } else if result {
+        // As for `async fn`: the function used as a value (a pedantic clippy would ask to
+        // unwrap a `Result` that is always `Ok`, which the tool's signature needs), and the
+        // conversion at the return type, which rustc then underlines.
+        let here = Span::mixed_site().located_at(span);
+        let function = format_ident!("__pedelec_function", span = here);
+        let convert = quote_spanned!(span=> #private::into_tool_result);
+        quote_spanned! {span=>
+            let #function = #ident;
+            #helper(move || #convert(::core::convert::identity(#function(#(#params),*))))
         }
     } else if params.is_empty() {
         quote_spanned!(span=> #helper(#ident))

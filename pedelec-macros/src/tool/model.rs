@@ -5,9 +5,9 @@
 
 use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::{FnArg, ItemFn, LitInt, ReturnType, Type};
+use syn::{FnArg, ItemFn, LitInt, LitStr, ReturnType, Type};
 
-use super::attr::{Description, ToolAttr, name_message};
+use super::attr::{Description, Hint, ToolAttr, name_message};
 use crate::util::Errors;
 
 /// One `#[tool]` function.
@@ -20,6 +20,10 @@ pub struct Tool<'a> {
     pub description: Desc,
     /// `timeout_ms`, when set.
     pub timeout_ms: Option<LitInt>,
+    /// `title`, when set.
+    pub title: Option<LitStr>,
+    /// The MCP hints set, in a fixed order.
+    pub hints: Vec<Hint>,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -93,6 +97,8 @@ impl<'a> Tool<'a> {
             name,
             description,
             timeout_ms: attr.timeout_ms,
+            title: attr.title,
+            hints: attr.hints,
             call: signature(item, errors),
         }
     }

@@ -11,6 +11,14 @@ pub(crate) struct now {}
 impl ::pedelec::__private::Tool for now {
     const NAME: &'static ::core::primitive::str = "now";
     const DESCRIPTION: &'static ::core::primitive::str = DESCRIPTION;
+    const OUTPUT_SCHEMA: ::pedelec::__private::Option<
+        ::pedelec::__private::OutputSchema,
+    > = {
+        use ::pedelec::__private::NoToolOutput as _;
+        ::pedelec::__private::OutputProbe::<
+            <Self as ::pedelec::__private::Tool>::Output,
+        >::OUTPUT_SCHEMA
+    };
     type Args = ::pedelec::__private::NoArgs;
     type Output = u64;
     fn call(
@@ -23,7 +31,11 @@ impl ::pedelec::__private::Tool for now {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = now;
-        ::pedelec::__private::async_result(__pedelec_function())
+        async move {
+            ::pedelec::__private::into_tool_result(
+                ::core::convert::identity(__pedelec_function().await),
+            )
+        }
     }
 }
 #[cfg(feature = "clock")]

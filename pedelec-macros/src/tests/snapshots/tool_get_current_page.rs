@@ -13,6 +13,14 @@ pub struct get_current_page {}
 impl ::pedelec::__private::Tool for get_current_page {
     const NAME: &'static ::core::primitive::str = "get_current_page";
     const DESCRIPTION: &'static ::core::primitive::str = "Read the current page: its title and the visible counter.";
+    const OUTPUT_SCHEMA: ::pedelec::__private::Option<
+        ::pedelec::__private::OutputSchema,
+    > = {
+        use ::pedelec::__private::NoToolOutput as _;
+        ::pedelec::__private::OutputProbe::<
+            <Self as ::pedelec::__private::Tool>::Output,
+        >::OUTPUT_SCHEMA
+    };
     type Args = ::pedelec::__private::NoArgs;
     type Output = Page;
     fn call(
@@ -24,7 +32,10 @@ impl ::pedelec::__private::Tool for get_current_page {
             ::pedelec::__private::ToolError,
         >,
     > + ::core::marker::Send + 'static {
-        ::pedelec::__private::blocking_result(move || get_current_page(__pedelec_ctx))
+        let __pedelec_function = get_current_page;
+        ::pedelec::__private::blocking_result(move || ::pedelec::__private::into_tool_result(
+            ::core::convert::identity(__pedelec_function(__pedelec_ctx)),
+        ))
     }
 }
 #[automatically_derived]

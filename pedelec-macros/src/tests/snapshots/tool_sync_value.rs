@@ -11,6 +11,14 @@ impl ::pedelec::__private::Tool for add {
     const DESCRIPTION: &'static ::core::primitive::str = concat!(
         "Add two numbers.", " Pure."
     );
+    const OUTPUT_SCHEMA: ::pedelec::__private::Option<
+        ::pedelec::__private::OutputSchema,
+    > = {
+        use ::pedelec::__private::NoToolOutput as _;
+        ::pedelec::__private::OutputProbe::<
+            <Self as ::pedelec::__private::Tool>::Output,
+        >::OUTPUT_SCHEMA
+    };
     type Args = AddArgs;
     type Output = i64;
     fn call(

@@ -18,6 +18,14 @@ impl ::pedelec::__private::Tool for update_counter {
     const TIMEOUT_MS: ::pedelec::__private::Option<::core::primitive::u64> = ::pedelec::__private::Some(
         5_000,
     );
+    const OUTPUT_SCHEMA: ::pedelec::__private::Option<
+        ::pedelec::__private::OutputSchema,
+    > = {
+        use ::pedelec::__private::NoToolOutput as _;
+        ::pedelec::__private::OutputProbe::<
+            <Self as ::pedelec::__private::Tool>::Output,
+        >::OUTPUT_SCHEMA
+    };
     type Args = UpdateCounterArgs;
     type Output = CounterValue;
     fn call(
@@ -30,9 +38,13 @@ impl ::pedelec::__private::Tool for update_counter {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = update_counter;
-        ::pedelec::__private::async_result(
-            __pedelec_function(__pedelec_args, __pedelec_ctx),
-        )
+        async move {
+            ::pedelec::__private::into_tool_result(
+                ::core::convert::identity(
+                    __pedelec_function(__pedelec_args, __pedelec_ctx).await,
+                ),
+            )
+        }
     }
 }
 #[automatically_derived]

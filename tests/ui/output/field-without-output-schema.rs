@@ -1,0 +1,17 @@
+use pedelec::ToolOutput;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Opaque {
+    bytes: Vec<u8>,
+}
+
+#[derive(Serialize, ToolOutput)]
+struct Page {
+    title: String,
+    raw: Opaque,
+}
+
+fn main() {
+    let _ = pedelec::OutputSchema::of::<Page>();
+}

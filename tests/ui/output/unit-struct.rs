@@ -1,0 +1,9 @@
+use pedelec::ToolOutput;
+use serde::Serialize;
+
+#[derive(Serialize, ToolOutput)]
+struct Done;
+
+fn main() {
+    let _ = pedelec::OutputSchema::of::<Done>();
+}

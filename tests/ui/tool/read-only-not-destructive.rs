@@ -1,0 +1,12 @@
+use pedelec::{skills, tool};
+
+/// Opens a page.
+#[tool(read_only, destructive = false)]
+fn open_page() {}
+
+skills![guidance = "Use it.", tools = [open_page]];
+
+fn main() {
+    let _ = open_page::definition();
+    let _ = ToolName::OpenPage;
+}
