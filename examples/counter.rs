@@ -12,6 +12,11 @@
 //!   printf '%s\n' '{"type":"tool_call","callId":"1","name":"update_counter","args":{"delta":2}}' \
 //!     | cargo run -q --example counter -- --stdio
 //!   ```
+//! - `cargo run --example counter -- --mcp` serves it to an MCP client over stdio, and
+//!   `cargo run --example counter -- --mcp-http 127.0.0.1:8080` over streamable HTTP at
+//!   `http://127.0.0.1:8080/mcp` (with `PEDELEC_MCP_TOKEN` set, clients must send
+//!   `Authorization: Bearer $PEDELEC_MCP_TOKEN`). Ctrl-C stops it once every call in
+//!   flight is answered.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -224,6 +229,23 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--manifest") {
         print!("{}", manifest_json());
+        return Ok(());
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--mcp") {
+        // Standard output is the protocol channel: nothing else may be printed on it.
+        demo_session()?.serve(pedelec::bridge::Mcp::stdio()).await?;
+        return Ok(());
+    }
+    if let Some(i) = args.iter().position(|a| a == "--mcp-http") {
+        let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
+        let mut bridge = pedelec::bridge::McpHttp::bind(addr);
+        let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();
+        if !token.is_empty() {
+            bridge = bridge.bearer_token(token);
+        }
+        eprintln!("serving MCP at http://{addr}/mcp (Ctrl-C to stop)");
+        demo_session()?.serve(bridge).await?;
         return Ok(());
     }
     if std::env::args().any(|a| a == "--stdio") {
