@@ -131,7 +131,7 @@ impl Handler {
 }
 
 /// The `inputSchema` of a tool: the argsSchema, made sure to be an object schema with
-/// `properties` (clients such as LangGraph reject a no-parameter tool without them, and an
+/// `properties` (clients such as `LangGraph` reject a no-parameter tool without them, and an
 /// empty `{}` breaks others).
 fn input_schema(schema: Value) -> JsonObject {
     let mut map = match schema {
@@ -163,7 +163,9 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + Send + '_ {
-        std::future::ready(Ok(ListToolsResult::with_all_items(self.inner.tools.clone())))
+        std::future::ready(Ok(ListToolsResult::with_all_items(
+            self.inner.tools.clone(),
+        )))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -103,7 +103,10 @@ impl fmt::Debug for McpHttp {
         };
         f.debug_struct("McpHttp")
             .field("listen", &listen)
-            .field("bearer_token", &self.options.bearer_token.as_ref().map(|_| "…"))
+            .field(
+                "bearer_token",
+                &self.options.bearer_token.as_ref().map(|_| "…"),
+            )
             .field("allowed_hosts", &self.options.allowed_hosts)
             .field("allowed_origins", &self.options.allowed_origins)
             .field("max_body_bytes", &self.options.max_body_bytes)
@@ -152,7 +155,6 @@ impl McpHttp {
     /// and origins, no token, 4 MiB bodies, stateless), to mount into an existing axum app
     /// (`app.merge(McpHttp::router(session))`). Configure it with
     /// `McpHttp::options()….into_router(session)`.
-    #[must_use]
     pub fn router<N>(session: Session<N>) -> Router {
         McpHttp::options().into_router(session)
     }
@@ -179,10 +181,7 @@ impl McpHttp {
     /// with its port, or `"http://localhost:*"` for any port); a request with another
     /// `Origin` gets `403 Forbidden`, one without `Origin` (not from a browser) passes.
     #[must_use]
-    pub fn allowed_origins(
-        mut self,
-        origins: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.options.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
@@ -215,7 +214,6 @@ impl McpHttp {
 
     /// The MCP endpoint of `session` at `/mcp` with these options, to mount into an existing
     /// axum app. The allowed hosts and origins default to the loopback names.
-    #[must_use]
     pub fn into_router<N>(self, session: Session<N>) -> Router {
         let bound = match &self.listen {
             Listen::Listener(l) => l.local_addr().ok(),
