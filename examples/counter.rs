@@ -225,6 +225,32 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
     Ok(std::mem::take(out))
 }
 
+/// `--mcp`: serves the demo session to an MCP client over stdio; `--mcp-http ADDR`: over
+/// streamable HTTP at `http://ADDR/mcp` (with a bearer token when `PEDELEC_MCP_TOKEN` is
+/// set), until Ctrl-C. `Ok(false)` when `args` asks for neither.
+///
+/// # Errors
+/// When the session cannot be created or the transport fails.
+pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Error>> {
+    if args.iter().any(|a| a == "--mcp") {
+        // Standard output is the protocol channel: nothing else may be printed on it.
+        demo_session()?.serve(pedelec::bridge::Mcp::stdio()).await?;
+        return Ok(true);
+    }
+    let Some(i) = args.iter().position(|a| a == "--mcp-http") else {
+        return Ok(false);
+    };
+    let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
+    let mut bridge = pedelec::bridge::McpHttp::bind(addr);
+    let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();
+    if !token.is_empty() {
+        bridge = bridge.bearer_token(token);
+    }
+    eprintln!("serving MCP at http://{addr}/mcp (Ctrl-C to stop)");
+    demo_session()?.serve(bridge).await?;
+    Ok(true)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--manifest") {
@@ -232,20 +258,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "--mcp") {
-        // Standard output is the protocol channel: nothing else may be printed on it.
-        demo_session()?.serve(pedelec::bridge::Mcp::stdio()).await?;
-        return Ok(());
-    }
-    if let Some(i) = args.iter().position(|a| a == "--mcp-http") {
-        let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
-        let mut bridge = pedelec::bridge::McpHttp::bind(addr);
-        let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();
-        if !token.is_empty() {
-            bridge = bridge.bearer_token(token);
-        }
-        eprintln!("serving MCP at http://{addr}/mcp (Ctrl-C to stop)");
-        demo_session()?.serve(bridge).await?;
+    if serve_mcp(&args).await? {
         return Ok(());
     }
     if std::env::args().any(|a| a == "--stdio") {

@@ -98,11 +98,10 @@ async fn serve_rmcp() -> SocketAddr {
 }
 
 async fn client(addr: SocketAddr) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let config =
-        streamable_http_client::StreamableHttpClientTransportConfig::with_uri(format!(
-            "http://{addr}/mcp"
-        ))
-        .max_concurrent_requests(64);
+    let config = streamable_http_client::StreamableHttpClientTransportConfig::with_uri(format!(
+        "http://{addr}/mcp"
+    ))
+    .max_concurrent_requests(64);
     ().serve(StreamableHttpClientTransport::from_config(config))
         .await
         .unwrap()
@@ -122,7 +121,10 @@ fn bench(c: &mut Criterion) {
     let servers = rt.block_on(async {
         [
             ("pedelec_McpHttp", client(serve_pedelec().await).await),
-            ("rmcp_StreamableHttpService", client(serve_rmcp().await).await),
+            (
+                "rmcp_StreamableHttpService",
+                client(serve_rmcp().await).await,
+            ),
         ]
     });
     // Both answer the same thing.

@@ -7,6 +7,9 @@
 //!   those whose name contains `FILTER` when given.
 //! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
+//! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+
+mod mcp_clients;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,8 @@ tasks:
   bless            refresh UI, snapshot and golden expectations (then review the diff)
   expand [FILTER]  print the expansion snapshots (names containing FILTER)
   manifest         print the counter example's manifest
-  bench [ARGS]     cargo bench --workspace [ARGS]";
+  bench [ARGS]     cargo bench --workspace [ARGS]
+  mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
             run(cargo(&root).args(["run", "--quiet", "--example", "counter", "--", "--manifest"]))
         }
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
+        Some("mcp-clients") => mcp_clients::install(&root),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
