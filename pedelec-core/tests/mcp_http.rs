@@ -436,3 +436,55 @@ async fn a_thousand_concurrent_calls_from_four_clients_are_each_answered_once() 
         client.cancel().await.unwrap();
     }
 }
+
+/// `.stateful(true)`: clients of the `initialize` handshake get an `Mcp-Session-Id`; a
+/// client cancelling its call (rmcp's `RequestHandle::cancel`) cancels it on the server.
+#[tokio::test]
+async fn a_stateful_server_keeps_sessions_and_cancels_calls() {
+    let session = session();
+    let mut events = session.events();
+    let (addr, _stop, _serving) = serve(&session, |b| b.stateful(true)).await;
+    let r = post(addr, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers().contains_key("mcp-session-id"), "{r:?}");
+
+    let client = client(addr, None).await;
+    let handle = client
+        .peer()
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(call(
+                "manual",
+                json!({"text": "t", "repeat": 20_000}),
+            ))),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    loop {
+        if let Some(SessionEvent::CallStarted { .. }) = events.recv().await {
+            break;
+        }
+    }
+    handle
+        .cancel(Some("the user gave up".into()))
+        .await
+        .unwrap();
+    let finished = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let Some(SessionEvent::CallFinished { error, .. }) = events.recv().await {
+                return error;
+            }
+        }
+    })
+    .await
+    .expect("the call ends when the client cancels it");
+    assert_eq!(finished, Some(ErrorCode::ToolCancelled));
+    let r = client
+        .call_tool(call("echo", json!({"text": "still here"})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    client.cancel().await.unwrap();
+}
