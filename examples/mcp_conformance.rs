@@ -32,9 +32,11 @@ async fn test_error_handling() -> Result<(), ToolError> {
 /// Reports progress 0/100, 50/100 and 100/100, 50 ms apart.
 #[tool]
 async fn test_tool_with_progress(ctx: ToolCallContext) -> Result<String, ToolError> {
-    let _ = &ctx;
+    ctx.progress(0, Some(100), "started");
     tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(50, Some(100), "halfway");
     tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(100, Some(100), "done");
     Ok("Progress test completed".into())
 }
 

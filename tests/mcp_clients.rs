@@ -345,6 +345,42 @@ fn check(report: &Value, transport: Transport) {
     let timeout = error_of(&report["timeout"], "timeout");
     assert_eq!(timeout["code"], "TOOL_TIMEOUT", "{timeout}");
 
+    // Progress: `notifications/progress` for each `ctx.progress(..)` of `count_to`, when
+    // the client gave a progress token (the SDKs give one with a progress callback).
+    let progress = &report["progress"];
+    let updates: Vec<(f64, f64, &str)> = progress["updates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no progress: {report}"))
+        .iter()
+        .map(|u| {
+            (
+                u[0].as_f64().unwrap(),
+                u[1].as_f64().unwrap(),
+                u[2].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        updates,
+        [
+            (1.0, 3.0, "counted to 1"),
+            (2.0, 3.0, "counted to 2"),
+            (3.0, 3.0, "counted to 3")
+        ],
+        "{progress}"
+    );
+    assert_eq!(progress["result"]["isError"], false, "{progress}");
+    let quiet = &report["no_progress_token"];
+    assert_eq!(quiet["isError"], false, "{quiet}");
+    // The client gave up on a long call (it cancels it); the server goes on answering.
+    assert!(
+        report["cancelled"].get("raised").is_some(),
+        "{}",
+        report["cancelled"]
+    );
+    let after = &report["after_cancel"];
+    assert_eq!(after["structuredContent"], json!({"value": 3}), "{after}");
+
     if let Transport::Http = transport {
         for (case, status) in [
             ("without_token", 401),

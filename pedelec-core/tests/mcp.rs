@@ -3,6 +3,8 @@
 
 mod support;
 
+use std::future::Future;
+
 use pedelec_core::bridge::Mcp;
 use pedelec_core::{Session, SkillSet};
 use rmcp::ServiceExt;
@@ -162,5 +164,59 @@ async fn notifications_cancelled_cancels_the_call() {
     .await
     .expect("the call ends when the client cancels it");
     assert_eq!(finished, Some(pedelec_core::ErrorCode::ToolCancelled));
+    client.cancel().await.unwrap();
+}
+
+/// Records the progress notifications a client receives.
+#[derive(Clone)]
+struct ProgressLog(tokio::sync::mpsc::UnboundedSender<(f64, Option<f64>, Option<String>)>);
+
+impl rmcp::ClientHandler for ProgressLog {
+    fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let _ = self.0.send((params.progress, params.total, params.message));
+        std::future::ready(())
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_before_the_result() {
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    session.on_tool_name(ToolName::Manual, |args: Value, ctx| async move {
+        ctx.progress(1, Some(3), "one");
+        tokio::task::yield_now().await;
+        ctx.progress(2, Some(3), "two");
+        ctx.progress(3, None, "");
+        Ok(args)
+    });
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = ProgressLog(tx).serve(client_end).await.unwrap();
+    // rmcp's client gives every request a progress token.
+    let r = client
+        .call_tool(call("manual", json!({"text": "t"})))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content, Some(json!({"text": "t"})));
+    let mut seen = Vec::new();
+    while let Ok(update) = rx.try_recv() {
+        seen.push(update);
+    }
+    assert_eq!(
+        seen,
+        [
+            (1.0, Some(3.0), Some("one".to_owned())),
+            (2.0, Some(3.0), Some("two".to_owned())),
+            (3.0, None, None),
+        ]
+    );
     client.cancel().await.unwrap();
 }

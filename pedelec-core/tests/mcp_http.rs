@@ -488,3 +488,54 @@ async fn a_stateful_server_keeps_sessions_and_cancels_calls() {
     assert_eq!(r.is_error, Some(false));
     client.cancel().await.unwrap();
 }
+
+/// Progress goes out as `notifications/progress` on an SSE response only when the request
+/// carried a `progressToken`; without one the call answers plain JSON, with nothing else.
+#[tokio::test]
+async fn progress_is_sent_only_to_a_client_that_asked_for_it() {
+    let session = session();
+    session.on_tool_name(ToolName::Echo, |args: Value, ctx| async move {
+        ctx.progress(1, Some(2), "halfway");
+        ctx.progress(2, Some(2), "done");
+        Ok(args)
+    });
+    let (addr, _stop, _serving) = serve(&session, |b| b).await;
+    let call = |meta: Value| {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "t"}, "_meta": meta}})
+        .to_string()
+    };
+
+    let r = post(addr, call(json!({"progressToken": "p-1"})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let events: Vec<Value> = r
+        .text()
+        .await
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(
+        events[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "p-1", "progress": 1.0, "total": 2.0, "message": "halfway"}})
+    );
+    assert_eq!(events[1]["params"]["progress"], 2.0);
+    assert_eq!(events[2]["id"], 7);
+    assert_eq!(
+        events[2]["result"]["structuredContent"],
+        json!({"text": "t"})
+    );
+
+    let r = post(addr, call(json!({}))).send().await.unwrap();
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["id"], 7);
+    assert_eq!(body["result"]["structuredContent"], json!({"text": "t"}));
+}

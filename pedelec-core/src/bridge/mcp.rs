@@ -14,7 +14,9 @@
 //!     JSON Lines Core would get. An error never carries `structuredContent` (it would
 //!     contradict a tool's `outputSchema`). A call is never answered with a JSON-RPC error;
 //! - `notifications/cancelled` (or, over stateless HTTP, the client closing the request)
-//!   cancels the call (`TOOL_CANCELLED`).
+//!   cancels the call (`TOOL_CANCELLED`);
+//! - `ctx.progress(..)` in the handler sends `notifications/progress` when the call's
+//!   request carried a `progressToken`, and nothing otherwise.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -191,15 +193,18 @@ impl ServerHandler for Handler {
 }
 
 /// How one `tools/call` runs through the session's public call API: cancelled when the
-/// client cancels, with progress sent as `notifications/progress` when the client gave a
-/// `progressToken`.
+/// client cancels, with the handler's progress sent as `notifications/progress` when the
+/// client gave a `progressToken` (and dropped otherwise).
 mod call {
     use rmcp::RoleServer;
+    use rmcp::model::{ProgressNotificationParam, ProgressToken};
     use rmcp::service::RequestContext;
     use serde_json::Value;
+    use tokio::sync::mpsc;
 
     use crate::error::ToolResult;
     use crate::session::Session;
+    use crate::{CallOptions, Cancellation, ProgressUpdate};
 
     pub(super) async fn run(
         session: &Session,
@@ -207,14 +212,62 @@ mod call {
         args: Value,
         context: &RequestContext<RoleServer>,
     ) -> ToolResult {
-        let mut pending = session.start_call(name, args);
-        tokio::select! {
-            result = &mut pending => result,
-            () = context.ct.cancelled() => {
-                pending.cancel();
-                pending.await
+        let cancel = Cancellation::new();
+        let mut options = CallOptions::new().cancellation(cancel.clone());
+        let token = context.meta.get_progress_token();
+        let (updates, mut updated) = mpsc::unbounded_channel::<ProgressUpdate>();
+        if token.is_some() {
+            options = options.on_progress(move |update| {
+                // The receiver outlives the call: this cannot fail while it matters.
+                let _ = updates.send(update);
+            });
+        }
+        let call = session.call_with(name, args, options);
+        tokio::pin!(call);
+        let mut cancelled = false;
+        loop {
+            tokio::select! {
+                biased;
+                result = &mut call => {
+                    // Progress reported before the result goes out before it.
+                    if let Some(token) = &token {
+                        while let Ok(update) = updated.try_recv() {
+                            notify(context, token, update).await;
+                        }
+                    }
+                    return result;
+                }
+                Some(update) = updated.recv(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        notify(context, token, update).await;
+                    }
+                }
+                () = context.ct.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    cancel.cancel();
+                }
             }
         }
+    }
+
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "MCP counts progress in JSON numbers"
+    )]
+    async fn notify(
+        context: &RequestContext<RoleServer>,
+        token: &ProgressToken,
+        update: ProgressUpdate,
+    ) {
+        let mut param = ProgressNotificationParam::new(token.clone(), update.done as f64);
+        if let Some(total) = update.total {
+            param = param.with_total(total as f64);
+        }
+        if !update.message.is_empty() {
+            param = param.with_message(update.message);
+        }
+        // A client that went away misses its progress; the call goes on.
+        let _ = context.peer.notify_progress(param).await;
     }
 }
 
