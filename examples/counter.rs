@@ -12,6 +12,11 @@
 //!   printf '%s\n' '{"type":"tool_call","callId":"1","name":"update_counter","args":{"delta":2}}' \
 //!     | cargo run -q --example counter -- --stdio
 //!   ```
+//! - `cargo run --example counter -- --mcp` serves it to an MCP client over stdio, and
+//!   `cargo run --example counter -- --mcp-http 127.0.0.1:8080` over streamable HTTP at
+//!   `http://127.0.0.1:8080/mcp` (with `PEDELEC_MCP_TOKEN` set, clients must send
+//!   `Authorization: Bearer $PEDELEC_MCP_TOKEN`). Ctrl-C stops it once every call in
+//!   flight is answered.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -140,6 +145,42 @@ pub fn demo_session() -> Result<pedelec::Session, pedelec::Error> {
         .create()
 }
 
+// The MCP server (`--mcp`, `--mcp-http`) also serves `count_to`: a long call that reports
+// its progress (`notifications/progress`, when the client asked for it) and can be
+// cancelled.
+
+/// The arguments of `count_to`.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct CountToArgs {
+    /// How far to count (one step every 10 ms).
+    #[arg(minimum = 1, maximum = 100_000)]
+    n: u64,
+}
+
+/// Count to n, one step every 10 ms, reporting progress at each step.
+#[tool(timeout_ms = 60_000)]
+async fn count_to(args: CountToArgs, ctx: ToolCallContext) -> Result<u64, ToolError> {
+    for i in 1..=args.n {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        ctx.progress(i, Some(args.n), format!("counted to {i}"));
+    }
+    Ok(args.n)
+}
+
+/// The session served over MCP: the demo session's tools, plus `count_to`.
+///
+/// # Errors
+/// When the skill set is invalid (it is not).
+pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
+    let mut skills = ToolName::skills().untyped();
+    let tools = skills.tools_mut();
+    tools.push(pedelec::ToolDefinition::of::<render_page>());
+    tools.push(pedelec::ToolDefinition::of::<count_to>());
+    pedelec::Session::builder(skills)
+        .state(Counter::default())
+        .create()
+}
+
 /// Makes one call and appends it to the transcript.
 async fn show(
     out: &mut String,
@@ -220,10 +261,40 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
     Ok(std::mem::take(out))
 }
 
+/// `--mcp`: serves [`mcp_session`] to an MCP client over stdio; `--mcp-http ADDR`: over
+/// streamable HTTP at `http://ADDR/mcp` (with a bearer token when `PEDELEC_MCP_TOKEN` is
+/// set), until Ctrl-C. `Ok(false)` when `args` asks for neither.
+///
+/// # Errors
+/// When the session cannot be created or the transport fails.
+pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Error>> {
+    if args.iter().any(|a| a == "--mcp") {
+        // Standard output is the protocol channel: nothing else may be printed on it.
+        mcp_session()?.serve(pedelec::bridge::Mcp::stdio()).await?;
+        return Ok(true);
+    }
+    let Some(i) = args.iter().position(|a| a == "--mcp-http") else {
+        return Ok(false);
+    };
+    let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
+    let mut bridge = pedelec::bridge::McpHttp::bind(addr);
+    let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();
+    if !token.is_empty() {
+        bridge = bridge.bearer_token(token);
+    }
+    eprintln!("serving MCP at http://{addr}/mcp (Ctrl-C to stop)");
+    mcp_session()?.serve(bridge).await?;
+    Ok(true)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--manifest") {
         print!("{}", manifest_json());
+        return Ok(());
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if serve_mcp(&args).await? {
         return Ok(());
     }
     if std::env::args().any(|a| a == "--stdio") {

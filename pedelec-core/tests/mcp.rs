@@ -3,6 +3,8 @@
 
 mod support;
 
+use std::future::Future;
+
 use pedelec_core::bridge::Mcp;
 use pedelec_core::{Session, SkillSet};
 use rmcp::ServiceExt;
@@ -79,9 +81,142 @@ async fn calls_succeed_and_fail_like_everywhere_else() {
     ] {
         let r = client.call_tool(call(name, args)).await.unwrap();
         assert_eq!(r.is_error, Some(true), "{name}");
-        let error = r.structured_content.unwrap();
+        // An error never carries `structuredContent`: it would contradict the tool's
+        // outputSchema. The model reads the error as JSON text.
+        assert_eq!(r.structured_content, None, "{name}");
+        let error = error_of(&r);
         assert_eq!(error["code"], code, "{name}: {error}");
         assert!(error["message"].is_string());
     }
+    client.cancel().await.unwrap();
+}
+
+fn error_of(result: &rmcp::model::CallToolResult) -> Value {
+    let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    serde_json::from_str(text.as_str().unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_call_without_arguments_is_a_call_with_none() {
+    let client = client().await;
+    let r = client
+        .call_tool(CallToolRequestParams::new("fail"))
+        .await
+        .unwrap();
+    assert_eq!(
+        error_of(&r)["code"],
+        "TOOL_HANDLER_ERROR",
+        "the handler ran"
+    );
+    let r = client
+        .call_tool(CallToolRequestParams::new("update_counter"))
+        .await
+        .unwrap();
+    let error = error_of(&r);
+    assert_eq!(error["code"], "TOOL_ARGS_INVALID", "{error}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn notifications_cancelled_cancels_the_call() {
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    session.on_tool_name(ToolName::Manual, |args: Value, _ctx| async move {
+        tokio::time::sleep(std::time::Duration::from_secs(20)).await;
+        Ok(args)
+    });
+    let mut events = session.events();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let client = ().serve(client_end).await.unwrap();
+    let handle = client
+        .peer()
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(call(
+                "manual",
+                json!({"text": "t"}),
+            ))),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    loop {
+        if let Some(pedelec_core::SessionEvent::CallStarted { .. }) = events.recv().await {
+            break;
+        }
+    }
+    handle
+        .cancel(Some("the user gave up".into()))
+        .await
+        .unwrap();
+    let finished = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            if let Some(pedelec_core::SessionEvent::CallFinished { error, .. }) =
+                events.recv().await
+            {
+                return error;
+            }
+        }
+    })
+    .await
+    .expect("the call ends when the client cancels it");
+    assert_eq!(finished, Some(pedelec_core::ErrorCode::ToolCancelled));
+    client.cancel().await.unwrap();
+}
+
+/// Records the progress notifications a client receives.
+#[derive(Clone)]
+struct ProgressLog(tokio::sync::mpsc::UnboundedSender<(f64, Option<f64>, Option<String>)>);
+
+impl rmcp::ClientHandler for ProgressLog {
+    fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let _ = self.0.send((params.progress, params.total, params.message));
+        std::future::ready(())
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_before_the_result() {
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    session.on_tool_name(ToolName::Manual, |args: Value, ctx| async move {
+        ctx.progress(1, Some(3), "one");
+        tokio::task::yield_now().await;
+        ctx.progress(2, Some(3), "two");
+        ctx.progress(3, None, "");
+        Ok(args)
+    });
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = ProgressLog(tx).serve(client_end).await.unwrap();
+    // rmcp's client gives every request a progress token.
+    let r = client
+        .call_tool(call("manual", json!({"text": "t"})))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content, Some(json!({"text": "t"})));
+    let mut seen = Vec::new();
+    while let Ok(update) = rx.try_recv() {
+        seen.push(update);
+    }
+    assert_eq!(
+        seen,
+        [
+            (1.0, Some(3.0), Some("one".to_owned())),
+            (2.0, Some(3.0), Some("two".to_owned())),
+            (3.0, None, None),
+        ]
+    );
     client.cancel().await.unwrap();
 }

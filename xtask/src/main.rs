@@ -10,8 +10,10 @@
 //! - `soak [--calls N]`: the soak test (`soak.rs`).
 //! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
 //!   (`compile_bench.rs`).
+//! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
 
 mod compile_bench;
+mod mcp_clients;
 mod soak;
 
 use std::ffi::OsString;
@@ -27,7 +29,8 @@ tasks:
   manifest         print the counter example's manifest
   bench [ARGS]     cargo bench --workspace [ARGS]
   soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency
-  compile-bench [N]  compile time of N tools (default 100): pedelec against plain serde";
+  compile-bench [N]  compile time of N tools (default 100): pedelec against plain serde
+  mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Some("bench") => run(cargo(&root).args(["bench", "--workspace"]).args(&rest)),
         Some("soak") => soak::run(&root, &rest),
         Some("compile-bench") => compile_bench::run(&root, &rest),
+        Some("mcp-clients") => mcp_clients::install(&root),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

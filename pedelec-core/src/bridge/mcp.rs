@@ -1,14 +1,22 @@
 //! The Model Context Protocol bridge (cargo feature `mcp`): serves a session to any MCP
-//! client through the official `rmcp` crate.
+//! client through the official `rmcp` crate. One server handler serves both transports:
+//! [`Mcp`] (stdio, or any reader and writer) and [`McpHttp`](super::McpHttp) (streamable
+//! HTTP).
 //!
-//! - `tools/list` lists the manifest's tools (`inputSchema` is the argsSchema; the
-//!   guidance becomes the server's `instructions`);
+//! - `tools/list` lists the session's tools: `inputSchema` is the argsSchema (always an
+//!   object schema with `properties`, never an empty `{}`), the guidance becomes the
+//!   server's `instructions`;
 //! - `tools/call` runs the call through the session — validation, resolution, timeout,
-//!   panic isolation, strict results — and answers a `CallToolResult`: on success the value
-//!   as JSON text (and as `structuredContent` when it is an object); on failure
-//!   `isError: true` with the error `{"code", "message", "details"?}` as JSON text and as
-//!   `structuredContent`, so the model reads exactly what a JSON Lines Core would get;
-//! - `notifications/cancelled` cancels the call (`TOOL_CANCELLED`).
+//!   panic isolation, strict results — and answers a `CallToolResult`:
+//!   - on success, the value as JSON text, and as `structuredContent` when it is an object;
+//!   - on failure (bad args included: SEP-1303), `isError: true` with the error
+//!     `{"code", "message", "details"?}` as JSON text, so the model reads exactly what a
+//!     JSON Lines Core would get. An error never carries `structuredContent` (it would
+//!     contradict a tool's `outputSchema`). A call is never answered with a JSON-RPC error;
+//! - `notifications/cancelled` (or, over stateless HTTP, the client closing the request)
+//!   cancels the call (`TOOL_CANCELLED`);
+//! - `ctx.progress(..)` in the handler sends `notifications/progress` when the call's
+//!   request carried a `progressToken`, and nothing otherwise.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -28,6 +36,12 @@ use crate::session::Session;
 
 /// The MCP bridge over a reader and a writer: `Mcp::stdio()` for a server started by an MCP
 /// client, `Mcp::from_parts(reader, writer)` for anything else.
+///
+/// ```no_run
+/// # async fn run(session: pedelec_core::Session) -> Result<(), pedelec_core::Error> {
+/// session.serve(pedelec_core::bridge::Mcp::stdio()).await
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Mcp<R, W> {
     reader: R,
@@ -60,7 +74,7 @@ where
     )]
     fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static {
         async move {
-            let handler = Handler::new(session);
+            let handler = Handler::new(&session);
             let running = handler
                 .serve((self.reader, self.writer))
                 .await
@@ -81,41 +95,67 @@ where
     }
 }
 
-/// The `rmcp` server handler of a session.
-struct Handler {
+/// The `rmcp` server handler of a session, shared by the stdio and HTTP bridges. Cloning is
+/// cheap (the streamable HTTP service makes one per request).
+#[derive(Clone)]
+pub(crate) struct Handler {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     session: Session,
-    tools: Arc<[Tool]>,
+    tools: Vec<Tool>,
     instructions: String,
 }
 
 impl Handler {
-    fn new(session: Session) -> Self {
+    pub(crate) fn new(session: &Session) -> Self {
         let manifest = session.manifest();
         let tools = manifest
             .tools
             .iter()
             .map(|t| {
-                let schema = match t.args_schema.to_json() {
-                    Value::Object(map) => map,
-                    _ => JsonObject::new(),
-                };
-                Tool::new(t.name.clone(), t.description.clone(), Arc::new(schema))
+                Tool::new(
+                    t.name.clone(),
+                    t.description.clone(),
+                    Arc::new(input_schema(t.args_schema.to_json())),
+                )
             })
             .collect();
         Handler {
-            session,
-            tools,
-            instructions: manifest.guidance,
+            inner: Arc::new(Inner {
+                session: session.clone(),
+                tools,
+                instructions: manifest.guidance,
+            }),
         }
     }
+}
+
+/// The `inputSchema` of a tool: the argsSchema, made sure to be an object schema with
+/// `properties` (clients such as `LangGraph` reject a no-parameter tool without them, and an
+/// empty `{}` breaks others).
+fn input_schema(schema: Value) -> JsonObject {
+    let mut map = match schema {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    if !map.contains_key("type") {
+        map.insert("type".into(), "object".into());
+    }
+    if map.get("type").and_then(Value::as_str) == Some("object") && !map.contains_key("properties")
+    {
+        map.insert("properties".into(), Value::Object(JsonObject::new()));
+    }
+    map
 }
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new("pedelec", env!("CARGO_PKG_VERSION"));
-        if !self.instructions.is_empty() {
-            info.instructions = Some(self.instructions.clone());
+        if !self.inner.instructions.is_empty() {
+            info.instructions = Some(self.inner.instructions.clone());
         }
         info
     }
@@ -125,7 +165,13 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + Send + '_ {
-        std::future::ready(Ok(ListToolsResult::with_all_items(self.tools.to_vec())))
+        std::future::ready(Ok(ListToolsResult::with_all_items(
+            self.inner.tools.clone(),
+        )))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.iter().find(|t| t.name == name).cloned()
     }
 
     #[allow(
@@ -138,17 +184,90 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
         async move {
-            let args = request.arguments.map_or(Value::Null, Value::Object);
-            let mut pending = self.session.start_call(&request.name, args);
-            let result = tokio::select! {
-                result = &mut pending => result,
-                () = context.ct.cancelled() => {
-                    pending.cancel();
-                    pending.await
-                }
-            };
+            // A call without `arguments` is a call with none (a no-parameter tool).
+            let args = Value::Object(request.arguments.unwrap_or_default());
+            let result = call::run(&self.inner.session, &request.name, args, &context).await;
             Ok(to_call_tool_result(result).into())
         }
+    }
+}
+
+/// How one `tools/call` runs through the session's public call API: cancelled when the
+/// client cancels, with the handler's progress sent as `notifications/progress` when the
+/// client gave a `progressToken` (and dropped otherwise).
+mod call {
+    use rmcp::RoleServer;
+    use rmcp::model::{ProgressNotificationParam, ProgressToken};
+    use rmcp::service::RequestContext;
+    use serde_json::Value;
+    use tokio::sync::mpsc;
+
+    use crate::error::ToolResult;
+    use crate::session::Session;
+    use crate::{CallOptions, Cancellation, ProgressUpdate};
+
+    pub(super) async fn run(
+        session: &Session,
+        name: &str,
+        args: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let cancel = Cancellation::new();
+        let mut options = CallOptions::new().cancellation(cancel.clone());
+        let token = context.meta.get_progress_token();
+        let (updates, mut updated) = mpsc::unbounded_channel::<ProgressUpdate>();
+        if token.is_some() {
+            options = options.on_progress(move |update| {
+                // The receiver outlives the call: this cannot fail while it matters.
+                let _ = updates.send(update);
+            });
+        }
+        let call = session.call_with(name, args, options);
+        tokio::pin!(call);
+        let mut cancelled = false;
+        loop {
+            tokio::select! {
+                biased;
+                result = &mut call => {
+                    // Progress reported before the result goes out before it.
+                    if let Some(token) = &token {
+                        while let Ok(update) = updated.try_recv() {
+                            notify(context, token, update).await;
+                        }
+                    }
+                    return result;
+                }
+                Some(update) = updated.recv(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        notify(context, token, update).await;
+                    }
+                }
+                () = context.ct.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    cancel.cancel();
+                }
+            }
+        }
+    }
+
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "MCP counts progress in JSON numbers"
+    )]
+    async fn notify(
+        context: &RequestContext<RoleServer>,
+        token: &ProgressToken,
+        update: ProgressUpdate,
+    ) {
+        let mut param = ProgressNotificationParam::new(token.clone(), update.done as f64);
+        if let Some(total) = update.total {
+            param = param.with_total(total as f64);
+        }
+        if !update.message.is_empty() {
+            param = param.with_message(update.message);
+        }
+        // A client that went away misses its progress; the call goes on.
+        let _ = context.peer.notify_progress(param).await;
     }
 }
 
@@ -161,8 +280,9 @@ fn to_call_tool_result(result: ToolResult) -> CallToolResult {
             }
             out
         }
-        ToolResult::Err(error) => CallToolResult::structured_error(
-            serde_json::to_value(&error).unwrap_or_else(|_| Value::String(error.to_string())),
-        ),
+        ToolResult::Err(error) => {
+            let text = serde_json::to_string(&error).unwrap_or_else(|_| error.to_string());
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        }
     }
 }

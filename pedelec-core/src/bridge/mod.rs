@@ -17,10 +17,14 @@
 mod json_lines;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "mcp")]
+pub mod mcp_http;
 
 pub use json_lines::{JsonLines, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use mcp::Mcp;
+#[cfg(feature = "mcp")]
+pub use mcp_http::McpHttp;
 
 pub use crate::session::Bridge;

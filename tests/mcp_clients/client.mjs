@@ -1,0 +1,118 @@
+// Drives a pedelec MCP server with the official TypeScript SDK (@modelcontextprotocol/sdk)
+// and prints what it saw as one JSON object; `tests/mcp_clients.rs` checks it.
+//
+//     node client.mjs stdio COMMAND [ARG...]   # spawns the server, talks over stdio
+//     node client.mjs http URL                 # streamable HTTP; token in PEDELEC_MCP_TOKEN
+//
+// The SDK validates every tool result against the tool's outputSchema itself (callTool
+// throws when structuredContent does not conform); this script only records what happened.
+// Run with NODE_PATH pointing at the node_modules that `cargo xtask mcp-clients` installs.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(path.resolve(process.env.MCP_CLIENTS_NODE ?? ".", "index.js"));
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+
+const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
+
+async function scenario(client) {
+  const report = {};
+  report.server = client.getServerVersion()?.name;
+  report.instructions = client.getInstructions();
+  const { tools } = await client.listTools();
+  report.tools = tools;
+  const names = new Set(tools.map((t) => t.name));
+  const call = async (name, args, options) => {
+    try {
+      return await client.callTool({ name, arguments: args }, undefined, options);
+    } catch (e) {
+      return { raised: failure(e) };
+    }
+  };
+  report.update_counter = await call("update_counter", { delta: 2 });
+  report.get_current_page = await call("get_current_page", {});
+  report.bad_args = await call("update_counter", { delta: "x" });
+  report.unknown_tool = await call("update_countr", { delta: 1 });
+  report.timeout = await call("render_page", {});
+  if (names.has("count_to")) {
+    const updates = [];
+    const result = await call("count_to", { n: 3 }, {
+      onprogress: (p) => updates.push([p.progress, p.total ?? null, p.message ?? null]),
+    });
+    report.progress = { result, updates };
+    report.no_progress_token = await call("count_to", { n: 2 });
+    // Abort after 300 ms: the SDK sends `notifications/cancelled` (and closes the HTTP
+    // request); the server must go on answering.
+    report.cancelled = await call("count_to", { n: 100000 }, { signal: AbortSignal.timeout(300) });
+    report.after_cancel = await call("update_counter", { delta: 1 });
+  }
+  return report;
+}
+
+async function connect(transport) {
+  const client = new Client({ name: "pedelec-test", version: "0.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function overHttp(url, headers, statuses) {
+  const fetchRecording = async (input, init) => {
+    const response = await fetch(input, init);
+    statuses?.push(response.status);
+    return response;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchRecording,
+  });
+  const client = await connect(transport);
+  try {
+    return await scenario(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function main() {
+  const [mode, target, ...rest] = process.argv.slice(2);
+  let report;
+  if (mode === "stdio") {
+    const client = await connect(new StdioClientTransport({ command: target, args: rest, env: process.env }));
+    try {
+      report = await scenario(client);
+    } finally {
+      await client.close();
+    }
+  } else if (mode === "http") {
+    const token = process.env.PEDELEC_MCP_TOKEN ?? "";
+    const auth = token ? { Authorization: `Bearer ${token}` } : {};
+    report = await overHttp(target, auth);
+    for (const [name, headers] of [
+      ["without_token", {}],
+      ["wrong_token", { Authorization: "Bearer wrong" }],
+      ["foreign_origin", { ...auth, Origin: "http://evil.example" }],
+    ]) {
+      const statuses = [];
+      try {
+        await overHttp(target, headers, statuses);
+        report[name] = { connected: true, statuses };
+      } catch (e) {
+        report[name] = { error: failure(e), statuses };
+      }
+    }
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  console.log(JSON.stringify(report));
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

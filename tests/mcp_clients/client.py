@@ -1,0 +1,122 @@
+"""Drives a pedelec MCP server with the official Python SDK (`mcp`) and prints what it saw
+as one JSON object; `tests/mcp_clients.rs` checks it.
+
+    python client.py stdio COMMAND [ARG...]     # spawns the server, talks over stdio
+    python client.py http URL                   # streamable HTTP; token in PEDELEC_MCP_TOKEN
+
+Every tool result is validated by the SDK itself against the tool's outputSchema (it raises
+when structuredContent does not conform); this script only records what happened.
+"""
+
+import asyncio
+import json
+import os
+import sys
+import traceback
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+
+def dump(result):
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def failure(error):
+    """An exception, with the messages of the exceptions it groups or wraps."""
+    parts = [f"{type(error).__name__}: {error}"]
+    for inner in getattr(error, "exceptions", ()) or ():
+        parts.append(failure(inner))
+    if error.__cause__ is not None:
+        parts.append(failure(error.__cause__))
+    return " | ".join(parts)
+
+
+async def scenario(session):
+    report = {}
+    init = await session.initialize()
+    report["server"] = init.server_info.name
+    report["instructions"] = init.instructions
+    listed = await session.list_tools()
+    report["tools"] = [dump(t) for t in listed.tools]
+    names = {t.name for t in listed.tools}
+
+    async def call(name, args, **kwargs):
+        try:
+            return dump(await session.call_tool(name, args, **kwargs))
+        except Exception as e:  # the SDK's own checks (outputSchema validation) raise
+            return {"raised": failure(e)}
+
+    report["update_counter"] = await call("update_counter", {"delta": 2})
+    report["get_current_page"] = await call("get_current_page", {})
+    report["bad_args"] = await call("update_counter", {"delta": "x"})
+    report["unknown_tool"] = await call("update_countr", {"delta": 1})
+    report["timeout"] = await call("render_page", {})
+    if "count_to" in names:
+        updates = []
+
+        async def on_progress(progress, total, message):
+            updates.append([progress, total, message])
+
+        report["progress"] = {
+            "result": await call("count_to", {"n": 3}, progress_callback=on_progress),
+            "updates": updates,
+        }
+        report["no_progress_token"] = await call("count_to", {"n": 2})
+        # Give up after 300 ms: the SDK sends `notifications/cancelled` (stdio) or closes
+        # the request (stateless HTTP); the server must go on answering.
+        report["cancelled"] = await call("count_to", {"n": 100000}, read_timeout_seconds=0.3)
+        report["after_cancel"] = await call("update_counter", {"delta": 1})
+    return report
+
+
+async def over_http(url, headers, statuses=None):
+    client = create_mcp_http_client(headers=headers)
+    if statuses is not None:
+
+        async def record(response):
+            statuses.append(response.status_code)
+
+        client.event_hooks = {**client.event_hooks, "response": [record]}
+    async with client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                return await scenario(session)
+
+
+async def main():
+    mode = sys.argv[1]
+    if mode == "stdio":
+        params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:], env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                report = await scenario(session)
+    elif mode == "http":
+        url = sys.argv[2]
+        token = os.environ.get("PEDELEC_MCP_TOKEN", "")
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        report = await over_http(url, auth)
+        # What the transport must refuse, as the SDK reports it.
+        for name, headers in [
+            ("without_token", {}),
+            ("wrong_token", {"Authorization": "Bearer wrong"}),
+            ("foreign_origin", {**auth, "Origin": "http://evil.example"}),
+        ]:
+            statuses = []
+            try:
+                await asyncio.wait_for(over_http(url, headers, statuses), 20)
+                report[name] = {"connected": True, "statuses": statuses}
+            except Exception as e:
+                report[name] = {"error": failure(e), "statuses": statuses}
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

@@ -1,0 +1,141 @@
+//! `cargo xtask mcp-clients`: installs the official MCP clients that `tests/mcp_clients.rs`
+//! drives, pinned, into `target/mcp-clients/` (or `$CARGO_TARGET_DIR/mcp-clients/`):
+//!
+//! - `py/`: a Python virtual environment with the `mcp` package from `PyPI`;
+//! - `node/`: `@modelcontextprotocol/sdk` from the npm registry.
+//!
+//! Each is skipped when the pinned version is already there, so CI runs it before every
+//! test run at the cost of two version checks.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The Python SDK (`mcp` on `PyPI`).
+pub const PYTHON_SDK: (&str, &str) = ("mcp", "2.3.0");
+/// The TypeScript SDK (npm `@modelcontextprotocol/sdk`).
+pub const NODE_SDK: (&str, &str) = ("@modelcontextprotocol/sdk", "1.32.2");
+
+/// Where the clients live: `<target dir>/mcp-clients`.
+pub fn clients_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), PathBuf::from)
+        .join("mcp-clients")
+}
+
+/// Installs both clients unless already present.
+pub fn install(root: &Path) -> Result<(), String> {
+    let dir = clients_dir(root);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    install_python(&dir.join("py"))?;
+    install_node(&dir.join("node"))?;
+    Ok(())
+}
+
+fn install_python(venv: &Path) -> Result<(), String> {
+    let (package, version) = PYTHON_SDK;
+    let python = venv.join("bin/python");
+    let installed = || {
+        output(Command::new(&python).args([
+            "-c",
+            &format!("import importlib.metadata as m; print(m.version({package:?}))"),
+        ]))
+        .ok()
+        .is_some_and(|out| out.trim() == version)
+    };
+    if python.exists() && installed() {
+        println!(
+            "mcp-clients: Python `{package}` {version} already in {}",
+            venv.display()
+        );
+        return Ok(());
+    }
+    println!(
+        "mcp-clients: installing Python `{package}` {version} into {}",
+        venv.display()
+    );
+    output(Command::new("python3").args(["-m", "venv"]).arg(venv)).map_err(|e| {
+        format!("cannot create a Python virtual environment (python3 with venv is needed; on Debian `apt-get install python3-venv`): {e}")
+    })?;
+    output(
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--disable-pip-version-check", "--quiet"])
+            .arg(format!("{package}=={version}")),
+    )
+    .map_err(|e| {
+        format!("cannot install `{package}=={version}` from PyPI (is the registry reachable?): {e}")
+    })?;
+    if !installed() {
+        return Err(format!(
+            "pip finished but `{package}` {version} is not importable from {}",
+            python.display()
+        ));
+    }
+    Ok(())
+}
+
+fn install_node(dir: &Path) -> Result<(), String> {
+    let (package, version) = NODE_SDK;
+    let manifest = dir.join("node_modules").join(package).join("package.json");
+    let installed = || {
+        std::fs::read_to_string(&manifest)
+            .is_ok_and(|text| text.contains(&format!("\"version\": \"{version}\"")))
+    };
+    if installed() {
+        println!(
+            "mcp-clients: npm `{package}` {version} already in {}",
+            dir.display()
+        );
+        return Ok(());
+    }
+    println!(
+        "mcp-clients: installing npm `{package}` {version} into {}",
+        dir.display()
+    );
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let package_json = dir.join("package.json");
+    if !package_json.exists() {
+        std::fs::write(
+            &package_json,
+            "{\"name\": \"pedelec-mcp-clients\", \"version\": \"0.0.0\", \"private\": true}\n",
+        )
+        .map_err(|e| format!("cannot write {}: {e}", package_json.display()))?;
+    }
+    output(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error"])
+            .arg(format!("{package}@{version}"))
+            .current_dir(dir),
+    )
+    .map_err(|e| {
+        format!("cannot install `{package}@{version}` from the npm registry (is it reachable? is Node.js with npm installed?): {e}")
+    })?;
+    if !installed() {
+        return Err(format!(
+            "npm finished but {} does not name version {version}",
+            manifest.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs a command; its standard output, or an error with the end of what it printed.
+fn output(command: &mut Command) -> Result<String, String> {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", command.get_program().display()))?;
+    if status.success() {
+        return Ok(String::from_utf8_lossy(&stdout).into_owned());
+    }
+    let stderr = String::from_utf8_lossy(&stderr);
+    let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    Err(format!(
+        "{} failed ({status}):\n{}",
+        command.get_program().display(),
+        tail.join("\n")
+    ))
+}
