@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};
+use pedelec::{ToolArgs, ToolCallContext, ToolError, ToolOutput, skills, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -71,14 +71,14 @@ struct UpdateCounterArgs {
 }
 
 /// The counter's value after a change.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToolOutput)]
 struct CounterValue {
     /// The new value.
     value: i64,
 }
 
 /// What the page shows.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToolOutput)]
 struct Page {
     /// The page's title.
     title: &'static str,
@@ -87,7 +87,7 @@ struct Page {
 }
 
 /// Read the current page: its title and the visible counter.
-#[tool]
+#[tool(title = "Read the page", read_only)]
 fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
     Ok(Page {
         title: "Counter",
@@ -96,7 +96,7 @@ fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
 }
 
 /// Update the visible counter by delta.
-#[tool(name = "update_counter", timeout_ms = 5_000)]
+#[tool(name = "update_counter", timeout_ms = 5_000, title = "Update the counter", destructive = false)]
 async fn update_counter(
     args: UpdateCounterArgs,
     ctx: ToolCallContext,
@@ -158,7 +158,7 @@ struct CountToArgs {
 }
 
 /// Count to n, one step every 10 ms, reporting progress at each step.
-#[tool(timeout_ms = 60_000)]
+#[tool(timeout_ms = 60_000, title = "Count", read_only)]
 async fn count_to(args: CountToArgs, ctx: ToolCallContext) -> Result<u64, ToolError> {
     for i in 1..=args.n {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;

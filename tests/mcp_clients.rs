@@ -319,6 +319,44 @@ fn check(report: &Value, transport: Transport) {
         }
     }
 
+    // MCP-only metadata from `#[tool(title = …, read_only, …)]` and `#[derive(ToolOutput)]`.
+    let tool = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {tools:?}"))
+    };
+    let page = tool("get_current_page");
+    assert_eq!(page["title"], "Read the page", "{page}");
+    assert_eq!(page["annotations"]["readOnlyHint"], true, "{page}");
+    assert_eq!(
+        page["outputSchema"]["properties"]["counter"]["type"],
+        "integer",
+        "{page}"
+    );
+    let update = tool("update_counter");
+    assert_eq!(update["title"], "Update the counter", "{update}");
+    assert_eq!(update["annotations"]["destructiveHint"], false, "{update}");
+    assert_eq!(
+        update["outputSchema"]["required"],
+        json!(["value"]),
+        "{update}"
+    );
+    if names.contains(&"count_to") {
+        // A non-object output is listed wrapped, and returned wrapped.
+        let count = tool("count_to");
+        assert_eq!(
+            count["outputSchema"]["properties"]["result"]["type"],
+            "integer",
+            "{count}"
+        );
+        assert_eq!(
+            report["progress"]["result"]["structuredContent"],
+            json!({"result": 3}),
+            "{report}"
+        );
+    }
+
     // Valid calls: passed the SDK's own checks (no `raised`), with structured content.
     let ok = &report["update_counter"];
     assert_eq!(ok["isError"], false, "{ok}");

@@ -4,11 +4,14 @@
 //! HTTP).
 //!
 //! - `tools/list` lists the session's tools: `inputSchema` is the argsSchema (always an
-//!   object schema with `properties`, never an empty `{}`), the guidance becomes the
-//!   server's `instructions`;
+//!   object schema with `properties`, never an empty `{}`), with the definition's `title`,
+//!   `annotations` and `outputSchema` when it has them; the guidance becomes the server's
+//!   `instructions`;
 //! - `tools/call` runs the call through the session — validation, resolution, timeout,
 //!   panic isolation, strict results — and answers a `CallToolResult`:
-//!   - on success, the value as JSON text, and as `structuredContent` when it is an object;
+//!   - on success, the value as JSON text, and as `structuredContent`: shaped by the tool's
+//!     `outputSchema` when it lists one (`#[derive(ToolOutput)]`; a non-object output is
+//!     wrapped as `{"result": …}`), or the value itself when it is an object;
 //!   - on failure (bad args included: SEP-1303), `isError: true` with the error
 //!     `{"code", "message", "details"?}` as JSON text, so the model reads exactly what a
 //!     JSON Lines Core would get. An error never carries `structuredContent` (it would
@@ -32,7 +35,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::Bridge;
 use crate::error::{Error, ErrorCode, ToolResult};
+use crate::output::OutputSchema;
 use crate::session::Session;
+use crate::tool::ToolDefinition;
 
 /// The MCP bridge over a reader and a writer: `Mcp::stdio()` for a server started by an MCP
 /// client, `Mcp::from_parts(reader, writer)` for anything else.
@@ -104,32 +109,66 @@ pub(crate) struct Handler {
 
 struct Inner {
     session: Session,
+    /// The tools as `tools/list` shows them, in skill-set order.
     tools: Vec<Tool>,
+    /// Each listed tool's outputSchema (same order as `tools`): a success's
+    /// `structuredContent` is shaped by it (a non-object output wrapped as `{"result": …}`).
+    outputs: Vec<Option<OutputSchema>>,
     instructions: String,
 }
 
 impl Handler {
     pub(crate) fn new(session: &Session) -> Self {
         let manifest = session.manifest();
-        let tools = manifest
-            .tools
+        let definitions = session.definitions();
+        let tools = definitions.iter().map(listed_tool).collect();
+        let outputs = definitions
             .iter()
-            .map(|t| {
-                Tool::new(
-                    t.name.clone(),
-                    t.description.clone(),
-                    Arc::new(input_schema(t.args_schema.to_json())),
-                )
-            })
+            .map(|d| d.output_schema().copied())
             .collect();
         Handler {
             inner: Arc::new(Inner {
                 session: session.clone(),
                 tools,
+                outputs,
                 instructions: manifest.guidance,
             }),
         }
     }
+
+    /// The outputSchema of the tool named `name`, if it lists one.
+    fn output_schema(&self, name: &str) -> Option<&OutputSchema> {
+        let i = self.inner.tools.iter().position(|t| t.name == name)?;
+        self.inner.outputs[i].as_ref()
+    }
+}
+
+/// A tool as `tools/list` shows it: Core's manifest entry (name, description, argsSchema as
+/// `inputSchema`) plus the MCP-only metadata of its definition: `title`, `annotations` (the
+/// hints of `#[tool(read_only, …)]`) and `outputSchema` (from `#[derive(ToolOutput)]`; always
+/// an object schema, never an empty `{}`).
+fn listed_tool(definition: &ToolDefinition) -> Tool {
+    let mut tool = Tool::new(
+        definition.name().to_owned(),
+        definition.description().to_owned(),
+        Arc::new(input_schema(definition.args_schema().to_json())),
+    );
+    if let Some(title) = definition.title() {
+        tool = tool.with_title(title);
+    }
+    let hints = definition.annotations();
+    if !hints.is_empty() {
+        let mut annotations = rmcp::model::ToolAnnotations::new();
+        annotations.read_only_hint = hints.read_only_hint;
+        annotations.destructive_hint = hints.destructive_hint;
+        annotations.idempotent_hint = hints.idempotent_hint;
+        annotations.open_world_hint = hints.open_world_hint;
+        tool = tool.with_annotations(annotations);
+    }
+    if let Some(Value::Object(schema)) = definition.output_schema().map(OutputSchema::to_json) {
+        tool = tool.with_raw_output_schema(Arc::new(schema));
+    }
+    tool
 }
 
 /// The `inputSchema` of a tool: the argsSchema, made sure to be an object schema with
@@ -187,7 +226,8 @@ impl ServerHandler for Handler {
             // A call without `arguments` is a call with none (a no-parameter tool).
             let args = Value::Object(request.arguments.unwrap_or_default());
             let result = call::run(&self.inner.session, &request.name, args, &context).await;
-            Ok(to_call_tool_result(result).into())
+            let output = self.output_schema(&request.name);
+            Ok(to_call_tool_result(result, output).into())
         }
     }
 }
@@ -271,13 +311,18 @@ mod call {
     }
 }
 
-fn to_call_tool_result(result: ToolResult) -> CallToolResult {
+/// A call's `CallToolResult`. On success, `structuredContent` is the value shaped by the
+/// tool's outputSchema when it lists one (wrapped as `{"result": …}` for a non-object
+/// output), or the value itself when it is an object; never on an error.
+fn to_call_tool_result(result: ToolResult, output: Option<&OutputSchema>) -> CallToolResult {
     match result {
         ToolResult::Ok(value) => {
             let mut out = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-            if value.is_object() {
-                out.structured_content = Some(value);
-            }
+            out.structured_content = match output {
+                Some(schema) => Some(schema.structured_content(value)),
+                None if value.is_object() => Some(value),
+                None => None,
+            };
             out
         }
         ToolResult::Err(error) => {
