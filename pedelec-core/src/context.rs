@@ -202,8 +202,20 @@ impl ProgressUpdate {
     }
 }
 
-/// A call's progress callback (given with `CallOptions::on_progress`).
-pub(crate) type ProgressFn = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+/// Where a call's progress reports go: a `CallOptions::on_progress` callback, or a bridge's
+/// own sink (which may keep per-call state next to it, in the same allocation).
+pub(crate) trait ProgressSink: Send + Sync {
+    fn report(&self, update: ProgressUpdate);
+}
+
+impl<F: Fn(ProgressUpdate) + Send + Sync> ProgressSink for F {
+    fn report(&self, update: ProgressUpdate) {
+        self(update);
+    }
+}
+
+/// A call's progress sink.
+pub(crate) type ProgressFn = Arc<dyn ProgressSink>;
 
 struct ContextInner {
     call_id: CallId,
@@ -353,7 +365,7 @@ impl ToolCallContext {
     /// are dropped.
     pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
         if let Some(report) = &self.inner.progress {
-            report(ProgressUpdate {
+            report.report(ProgressUpdate {
                 done,
                 total,
                 message: message.into(),

@@ -26,7 +26,7 @@ use tokio::sync::Notify;
 use tokio::sync::futures::Notified;
 
 // Public API only: a bridge of a user's own can do all this.
-use crate::context::{Cancellation, ProgressUpdate};
+use crate::context::{Cancellation, ProgressSink, ProgressUpdate};
 use crate::error::{Error, ErrorCode, describe_value};
 use crate::session::{Bridge, CallOptions, Session};
 
@@ -721,17 +721,15 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         let mut guard = PendingGuard {
             queue: Some(queue.clone()),
         };
-        // Set (under the queue's lock) when the result is queued: later progress is dropped.
-        let answered = Arc::new(AtomicBool::new(false));
+        let progress = Arc::new(CallProgress {
+            queue: queue.clone(),
+            call_id: call_id.clone(),
+            answered: AtomicBool::new(false),
+        });
         let options = CallOptions::new()
             .call_id(call_id.clone())
             .cancellation(cancel)
-            .on_progress({
-                let (queue, call_id, answered) = (queue.clone(), call_id.clone(), answered.clone());
-                move |update: ProgressUpdate| {
-                    queue.push_progress(&answered, |out| write_progress(out, &call_id, &update));
-                }
-            });
+            .progress_sink(progress.clone());
         let mut call = Box::pin(async move {
             // No args is `null`, which the session reads as `{}`.
             let args = args.map_or("null", |range| &line[range]);
@@ -740,7 +738,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             inflight.lock().remove(&call_id);
             guard.disarm();
             let pushed = queue.push(Some((call_id.clone(), name)), true, |out| {
-                answered.store(true, Ordering::Relaxed);
+                progress.answered.store(true, Ordering::Relaxed);
                 out.extend_from_slice(b"{\"type\":\"tool_result\",\"callId\":");
                 let _ = serde_json::to_writer(&mut *out, &*call_id);
                 out.extend_from_slice(b",\"result\":");
@@ -780,6 +778,23 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         let _ = self.queue.push(None, false, |out| {
             let _ = serde_json::to_writer(&mut *out, &body);
             out.push(b'\n');
+        });
+    }
+}
+
+/// Where a call's progress goes: its `tool_progress` lines, until its result is queued. The
+/// flag lives in the sink's own allocation (one per call, not two).
+struct CallProgress {
+    queue: Arc<OutQueue>,
+    call_id: Arc<str>,
+    /// Set (under the queue's lock) when the result is queued: later progress is dropped.
+    answered: AtomicBool,
+}
+
+impl ProgressSink for CallProgress {
+    fn report(&self, update: ProgressUpdate) {
+        self.queue.push_progress(&self.answered, |out| {
+            write_progress(out, &self.call_id, &update);
         });
     }
 }

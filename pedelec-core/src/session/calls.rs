@@ -81,6 +81,14 @@ impl CallOptions {
         self
     }
 
+    /// [`on_progress`](Self::on_progress) with a sink the caller already shares (a bridge
+    /// keeping its per-call state in the sink's allocation).
+    #[must_use]
+    pub(crate) fn progress_sink(mut self, sink: ProgressFn) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
     fn into_setup(self, shared: &Shared) -> CallSetup {
         CallSetup {
             call_id: match self.call_id {
@@ -122,13 +130,13 @@ impl<N> Session<N> {
         options: CallOptions,
     ) -> impl Future<Output = ToolResult> + Send {
         let setup = options.into_setup(&self.shared);
-        async move {
-            to_tool_result(
-                self.shared
-                    .run(setup, name, ArgsIn::Value(args), Encoding::Value)
-                    .await,
-            )
-        }
+        self.shared.run(
+            setup,
+            name,
+            ArgsIn::Value(args),
+            Encoding::Value,
+            to_tool_result,
+        )
     }
 
     /// [`call`](Self::call) with a call id chosen by the caller (seen by the handler as
@@ -159,13 +167,13 @@ impl<N> Session<N> {
         options: CallOptions,
     ) -> impl Future<Output = String> + Send {
         let setup = options.into_setup(&self.shared);
-        async move {
-            to_json_text(
-                self.shared
-                    .run(setup, name, ArgsIn::Text(args), Encoding::Text)
-                    .await,
-            )
-        }
+        self.shared.run(
+            setup,
+            name,
+            ArgsIn::Text(args),
+            Encoding::Text,
+            to_json_text,
+        )
     }
 
     /// Starts a call on the runtime and returns at once: the [`PendingCall`] can be awaited
@@ -194,11 +202,15 @@ impl<N> Session<N> {
         let shared = self.shared.clone();
         let name: Box<str> = name.into();
         let task = tokio::spawn(async move {
-            to_tool_result(
-                shared
-                    .run(setup, &name, ArgsIn::Value(args), Encoding::Value)
-                    .await,
-            )
+            shared
+                .run(
+                    setup,
+                    &name,
+                    ArgsIn::Value(args),
+                    Encoding::Value,
+                    to_tool_result,
+                )
+                .await
         });
         PendingCall {
             call_id,
