@@ -151,14 +151,13 @@ async fn a_core_that_stops_reading_cannot_grow_the_session_memory() {
         w.shutdown().await.unwrap();
         w
     });
-    // Until the session stopped starting calls.
-    let mut last = usize::MAX;
-    loop {
+    // Until the session stopped starting calls (the same count three times in a row).
+    until_started(&started, 1).await;
+    let (mut last, mut same) = (0, 0);
+    while same < 3 {
         tokio::time::sleep(Duration::from_millis(100)).await;
         let now = started.load(Ordering::SeqCst);
-        if now == last {
-            break;
-        }
+        same = if now == last { same + 1 } else { 0 };
         last = now;
     }
     // What the session may hold: results in the pipe, one batch being written, a full
