@@ -80,7 +80,9 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Core<R, W> {
     }
 
     async fn recv(&mut self) -> Value {
-        self.next().await.expect("the session closed the connection")
+        self.next()
+            .await
+            .expect("the session closed the connection")
     }
 }
 
@@ -162,9 +164,9 @@ async fn a_core_that_stops_reading_cannot_grow_the_session_memory() {
     }
     // What the session may hold: results in the pipe, one batch being written, a full
     // queue (each over by one line at most), and the calls in flight.
-    let shortest = call("c0", "x").len().min(
-        r#"{"type":"tool_result","callId":"c0","result":{"ok":true,"value":"x"}}"#.len() + 1,
-    );
+    let shortest = call("c0", "x")
+        .len()
+        .min(r#"{"type":"tool_result","callId":"c0","result":{"ok":true,"value":"x"}}"#.len() + 1);
     let longest = 100;
     let bound = (PIPE + 2 * (QUEUE + longest)) / shortest + IN_FLIGHT;
     assert!(
@@ -251,7 +253,10 @@ async fn a_listener_serves_at_most_max_connections() {
             "line": 0,
         })
     );
-    assert!(third.next().await.is_none(), "a refused connection is closed");
+    assert!(
+        third.next().await.is_none(),
+        "a refused connection is closed"
+    );
 
     // One leaves: a new connection is served (once the session noticed).
     drop(first);
@@ -410,12 +415,12 @@ async fn shutdown_without_calls_in_flight_does_not_wait_for_the_grace_period() {
     let session = session(&started);
     let pending = session.start_call("echo", json!({"text": "wait:50"}));
     until_started(&started, 1).await;
-    tokio::time::timeout(PATIENCE, session.shutdown(Duration::from_secs(3600)))
+    tokio::time::timeout(PATIENCE, session.shutdown(Duration::from_hours(1)))
         .await
         .expect("the shutdown ends as soon as the call finished");
     assert_eq!(pending.await.into_result().unwrap(), json!("wait:50"));
     // Later shutdowns are over at once; the session refuses calls.
-    tokio::time::timeout(PATIENCE, session.shutdown(Duration::from_secs(3600)))
+    tokio::time::timeout(PATIENCE, session.shutdown(Duration::from_hours(1)))
         .await
         .unwrap();
     tokio::time::timeout(PATIENCE, session.closed())

@@ -39,7 +39,7 @@ const DEFAULT_MAX_DEPTH: usize = 64;
 const DEFAULT_MAX_CALLS_IN_FLIGHT: usize = 1024;
 const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
 const DEFAULT_MAX_CONNECTIONS: usize = 256;
-const DEFAULT_TCP_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+const DEFAULT_TCP_IDLE_TIMEOUT: Duration = Duration::from_mins(5);
 
 /// The limits of one connection (`docs/protocol.md`, "Limits").
 #[derive(Clone, Copy, Debug)]
@@ -823,8 +823,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             }
             match line {
                 Ok(Err(Wake::Stop)) => {}
-                // The session shut down: no more calls; those in flight are answered.
-                Ok(Err(Wake::Closed)) => return Ok(()),
+
                 Ok(Err(Wake::Idle)) => {
                     let period = idle_period.unwrap_or_default();
                     if self.line_no == lines_at_tick && self.inflight.lock().is_empty() {
@@ -843,7 +842,9 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         sleep.reset(tokio::time::Instant::now() + period);
                     }
                 }
-                Ok(Ok(Line::Eof)) => return Ok(()),
+                // End of input, or the session shut down: no more calls; those in flight
+                // are answered.
+                Ok(Ok(Line::Eof) | Err(Wake::Closed)) => return Ok(()),
                 Ok(Ok(Line::TooLong(len))) => {
                     self.line_no += 1;
                     let max = self.lines.max;
