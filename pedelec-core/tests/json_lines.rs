@@ -425,7 +425,10 @@ async fn ten_thousand_concurrent_calls_over_tcp() {
     let session = session();
     let server = tokio::spawn(async move {
         let (stream, _) = listener.accept().await.unwrap();
-        session.serve(JsonLines::tcp(stream)).await
+        // Every call is sent at once: allow them all in flight.
+        session
+            .serve(JsonLines::tcp(stream).max_calls_in_flight(CALLS))
+            .await
     });
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (r, mut w) = stream.into_split();

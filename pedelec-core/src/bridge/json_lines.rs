@@ -14,16 +14,17 @@ use std::ops::Range;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::Poll;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::Notify;
-use tokio::sync::futures::Notified;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
 
 // Public API only: a bridge of a user's own can do all this.
 use crate::context::{Cancellation, ProgressSink, ProgressUpdate};
@@ -35,6 +36,87 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 const DEFAULT_MAX_LINE_BYTES: usize = 1 << 20;
 const DEFAULT_MAX_DEPTH: usize = 64;
+const DEFAULT_MAX_CALLS_IN_FLIGHT: usize = 1024;
+const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
+const DEFAULT_MAX_CONNECTIONS: usize = 256;
+const DEFAULT_TCP_IDLE_TIMEOUT: Duration = Duration::from_mins(5);
+
+/// The limits of one connection (`docs/protocol.md`, "Limits").
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    max_line_bytes: usize,
+    max_depth: usize,
+    max_calls_in_flight: usize,
+    max_queued_bytes: usize,
+    idle_timeout: Option<Duration>,
+}
+
+impl Limits {
+    const DEFAULT: Limits = Limits {
+        max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        max_depth: DEFAULT_MAX_DEPTH,
+        max_calls_in_flight: DEFAULT_MAX_CALLS_IN_FLIGHT,
+        max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
+        idle_timeout: None,
+    };
+}
+
+/// The setters of [`Limits`], on [`JsonLines`] and [`JsonLinesListener`].
+macro_rules! limit_setters {
+    () => {
+        /// The longest line accepted, in bytes (default 1 MiB); a longer one is answered
+        /// with `LINE_TOO_LONG` without being buffered.
+        #[must_use]
+        pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+            self.limits.max_line_bytes = bytes;
+            self
+        }
+
+        /// The deepest nesting of arrays and objects accepted in a message, counting the
+        /// message object itself (default 64); a deeper one is answered with
+        /// `NESTING_TOO_DEEP`. Args nested deeper than 127 levels are never accepted (they
+        /// are `TOOL_ARGS_INVALID`).
+        #[must_use]
+        pub fn max_depth(mut self, depth: usize) -> Self {
+            self.limits.max_depth = depth;
+            self
+        }
+
+        /// The most calls in flight at once on one connection (default 1024, at least 1):
+        /// a `tool_call` beyond it is not run but answered at once with a `protocol_error`
+        /// `TOO_MANY_CALLS` naming the limit (and no `tool_result`). Reading goes on, so
+        /// `cancel`s still arrive.
+        #[must_use]
+        pub fn max_calls_in_flight(mut self, calls: usize) -> Self {
+            self.limits.max_calls_in_flight = calls.max(1);
+            self
+        }
+
+        /// How many bytes of results and messages may wait for Core to read them (default
+        /// 4 MiB): past it, the connection stops reading (so it takes no new call) until
+        /// Core has read enough, and `tool_progress` reports are dropped (results never
+        /// are). With [`max_calls_in_flight`](Self::max_calls_in_flight), this bounds
+        /// what a connection whose Core stops reading can hold.
+        #[must_use]
+        pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+            self.limits.max_queued_bytes = bytes;
+            self
+        }
+
+        /// Closes a connection that received no message for `timeout` while no call was
+        /// in flight (`None`: never). Checked every `timeout`, so an idle connection is
+        /// closed between one and two `timeout`s after its last message or result; it is
+        /// told with a `protocol_error` `IDLE_TIMEOUT` first. Default: 300 s for TCP
+        /// connections accepted by a server ([`JsonLines::tcp`],
+        /// [`JsonLines::listen`]), none for standard input/output, other streams and
+        /// [`JsonLines::connect`].
+        #[must_use]
+        pub fn idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+            self.limits.idle_timeout = timeout.filter(|t| !t.is_zero());
+            self
+        }
+    };
+}
 
 /// The JSON Lines bridge over a reader and a writer: `JsonLines::stdio()`,
 /// `JsonLines::tcp(stream)`, `JsonLines::new(any_stream)` or
@@ -55,8 +137,7 @@ const DEFAULT_MAX_DEPTH: usize = 64;
 pub struct JsonLines<R, W> {
     reader: R,
     writer: W,
-    max_line_bytes: usize,
-    max_depth: usize,
+    limits: Limits,
 }
 
 impl JsonLines<tokio::io::Stdin, tokio::io::Stdout> {
@@ -68,19 +149,43 @@ impl JsonLines<tokio::io::Stdin, tokio::io::Stdout> {
 }
 
 impl JsonLines<OwnedReadHalf, OwnedWriteHalf> {
-    /// Over a TCP connection.
+    /// Over a TCP connection Core made (an idle timeout of 300 s by default).
     #[must_use]
     pub fn tcp(stream: TcpStream) -> Self {
         let (reader, writer) = stream.into_split();
-        JsonLines::from_parts(reader, writer)
+        JsonLines::from_parts(reader, writer).idle_timeout(Some(DEFAULT_TCP_IDLE_TIMEOUT))
     }
 
-    /// Connects to Core listening at `addr`.
+    /// Connects to Core listening at `addr` (no idle timeout by default).
     ///
     /// # Errors
     /// When the connection cannot be made.
     pub async fn connect(addr: impl tokio::net::ToSocketAddrs) -> io::Result<Self> {
-        Ok(JsonLines::tcp(TcpStream::connect(addr).await?))
+        Ok(JsonLines::tcp(TcpStream::connect(addr).await?).idle_timeout(None))
+    }
+
+    /// Serves every connection Core makes to `listener`, each as [`JsonLines::tcp`] would,
+    /// at most 256 at once by default ([`JsonLinesListener::max_connections`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(session: pedelec_core::Session) -> Result<(), Box<dyn std::error::Error>> {
+    /// use pedelec_core::bridge::JsonLines;
+    ///
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:7777").await?;
+    /// session.serve(JsonLines::listen(listener).max_connections(64)).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn listen(listener: TcpListener) -> JsonLinesListener {
+        JsonLinesListener {
+            listener,
+            limits: Limits {
+                idle_timeout: Some(DEFAULT_TCP_IDLE_TIMEOUT),
+                ..Limits::DEFAULT
+            },
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
     }
 }
 
@@ -99,28 +204,120 @@ impl<R, W> JsonLines<R, W> {
         JsonLines {
             reader,
             writer,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            max_depth: DEFAULT_MAX_DEPTH,
+            limits: Limits::DEFAULT,
         }
     }
 
-    /// The longest line accepted, in bytes (default 1 MiB); a longer one is answered with
-    /// `LINE_TOO_LONG` without being buffered.
+    limit_setters!();
+}
+
+/// The JSON Lines bridge over a TCP listener ([`JsonLines::listen`]): serves every
+/// connection Core makes, each with the limits set here, at most
+/// [`max_connections`](Self::max_connections) at once.
+///
+/// A connection beyond the limit gets one line, a `protocol_error` `TOO_MANY_CONNECTIONS`,
+/// and is closed. Serving ends when the session's [`shutdown`](Session::shutdown) is over
+/// (after every connection finished its calls), with `Ok(())`; dropping the future drops
+/// every connection's, which cancels their calls in flight (their `TOOL_CANCELLED` results
+/// are still written).
+#[derive(Debug)]
+pub struct JsonLinesListener {
+    listener: TcpListener,
+    limits: Limits,
+    max_connections: usize,
+}
+
+impl JsonLinesListener {
+    /// The most connections served at once (default 256, at least 1).
     #[must_use]
-    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
-        self.max_line_bytes = bytes;
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
         self
     }
 
-    /// The deepest nesting of arrays and objects accepted in a message, counting the
-    /// message object itself (default 64); a deeper one is answered with
-    /// `NESTING_TOO_DEEP`. Args nested deeper than 127 levels are never accepted (they are
-    /// `TOOL_ARGS_INVALID`).
-    #[must_use]
-    pub fn max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth;
-        self
+    /// The address it listens on.
+    ///
+    /// # Errors
+    /// As [`TcpListener::local_addr`].
+    pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.listener.local_addr()
     }
+
+    limit_setters!();
+}
+
+impl Bridge for JsonLinesListener {
+    fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+        serve_listener(self, session)
+    }
+}
+
+async fn serve_listener(bridge: JsonLinesListener, session: Session) -> Result<(), Error> {
+    let JsonLinesListener {
+        listener,
+        limits,
+        max_connections,
+    } = bridge;
+    let permits = Arc::new(Semaphore::new(max_connections));
+    // Dropping the set (this future) drops every connection's future.
+    let mut connections = JoinSet::new();
+    let mut closed = std::pin::pin!(session.closed());
+    loop {
+        while connections.try_join_next().is_some() {}
+        let accepted = tokio::select! {
+            () = &mut closed => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was accepted:
+                // keep serving the others.
+                tracing::warn!(error = %e, "JSON Lines bridge: cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            connections.spawn(refuse(stream, max_connections));
+            continue;
+        };
+        let (reader, writer) = stream.into_split();
+        let connection = JsonLines {
+            reader,
+            writer,
+            limits,
+        };
+        let session = session.clone();
+        connections.spawn(async move {
+            if let Err(e) = serve(connection, session).await {
+                tracing::debug!(error = %e, "JSON Lines bridge: a connection ended");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// Tells a connection over the limit why it is closed (within a second), and closes it.
+async fn refuse(mut stream: TcpStream, max: usize) {
+    tracing::warn!(max, "JSON Lines bridge: too many connections, one refused");
+    let line = serde_json::json!({
+        "type": "protocol_error",
+        "code": ProtocolError::TooManyConnections.as_str(),
+        "message": format!("the server serves at most {max} connections at once; try again later"),
+        "line": 0,
+    });
+    let mut bytes = line.to_string().into_bytes();
+    bytes.push(b'\n');
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&bytes).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 impl<R, W> Bridge for JsonLines<R, W>
@@ -165,6 +362,8 @@ impl Drop for CancelAll {
 /// message).
 struct OutQueue {
     state: Mutex<OutState>,
+    /// More than this many bytes waiting makes the reader wait (`max_queued_bytes`).
+    limit: usize,
     /// Wakes the writer: something to write, or the end.
     ready: Notify,
     /// Wakes producers waiting for room.
@@ -189,13 +388,11 @@ type CallName = (Arc<str>, Box<str>);
 /// Why a line could not be queued, and the call it carried.
 type Undelivered = (String, Option<CallName>);
 
-/// More than this waiting makes producers wait (and the reader stop reading).
-const QUEUE_LIMIT: usize = 4 << 20;
-
 impl OutQueue {
-    fn new() -> Self {
+    fn new(limit: usize) -> Self {
         OutQueue {
             state: Mutex::new(OutState::default()),
+            limit,
             ready: Notify::new(),
             room: Notify::new(),
         }
@@ -213,7 +410,7 @@ impl OutQueue {
             notified.as_mut().enable();
             {
                 let state = self.lock();
-                if state.bytes.len() < QUEUE_LIMIT || state.failed.is_some() {
+                if state.bytes.len() < self.limit || state.failed.is_some() {
                     return;
                 }
             }
@@ -255,10 +452,14 @@ impl OutQueue {
     }
 
     /// Appends a call's progress line unless its result was already queued (`answered`,
-    /// set under the same lock as the result is appended) or writing failed.
+    /// set under the same lock as the result is appended), writing failed, or the queue is
+    /// full (Core reads too slowly: progress is dropped rather than let grow without bound).
     fn push_progress(&self, answered: &AtomicBool, write: impl FnOnce(&mut Vec<u8>)) {
         let mut state = self.lock();
-        if answered.load(Ordering::Relaxed) || state.failed.is_some() {
+        if answered.load(Ordering::Relaxed)
+            || state.failed.is_some()
+            || state.bytes.len() >= self.limit
+        {
             return;
         }
         let was_empty = state.bytes.is_empty();
@@ -311,6 +512,17 @@ impl Drop for PendingGuard {
     }
 }
 
+/// Tells the writer no more calls will start when serving stops, however it stops: when
+/// the serve future is dropped, the writer still writes the results of the calls it
+/// cancelled (`TOOL_CANCELLED`), then ends instead of waiting forever.
+struct ReaderDone(Arc<OutQueue>);
+
+impl Drop for ReaderDone {
+    fn drop(&mut self) {
+        self.0.reader_done();
+    }
+}
+
 /// The writer's failure, seen by the reader.
 #[derive(Default)]
 struct Stop {
@@ -324,9 +536,11 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let inflight = Arc::new(Inflight::default());
-    let _cancel_all = CancelAll(inflight.clone());
     let stop = Arc::new(Stop::default());
-    let queue = Arc::new(OutQueue::new());
+    let queue = Arc::new(OutQueue::new(bridge.limits.max_queued_bytes));
+    // Dropped in reverse order: the calls are cancelled, then the writer told to finish.
+    let _reader_done = ReaderDone(queue.clone());
+    let _cancel_all = CancelAll(inflight.clone());
 
     queue
         .push(None, false, |out| {
@@ -352,9 +566,12 @@ where
     let reader = Reader {
         lines: LineReader {
             inner: BufReader::with_capacity(64 * 1024, bridge.reader),
-            max: bridge.max_line_bytes,
+            max: bridge.limits.max_line_bytes,
+            line: Vec::new(),
+            len: 0,
+            too_long: false,
         },
-        max_depth: bridge.max_depth,
+        limits: bridge.limits,
         session,
         inflight,
         queue: queue.clone(),
@@ -436,10 +653,14 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     }
 }
 
-/// Reads lines up to a limit without buffering longer ones.
+/// Reads lines up to a limit without buffering longer ones. A line read in part is kept
+/// across calls of [`next`](Self::next), so an interrupted read loses nothing.
 struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
+    line: Vec<u8>,
+    len: usize,
+    too_long: bool,
 }
 
 enum Line {
@@ -449,29 +670,27 @@ enum Line {
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    /// The next line; `None` once `stopped` completes while waiting for input.
-    async fn next(&mut self, mut stopped: Pin<&mut Notified<'_>>) -> io::Result<Option<Line>> {
-        let mut line = Vec::new();
-        let mut len = 0usize;
-        let mut too_long = false;
+    /// The next line, or what `interrupt` returned when it became ready while waiting for
+    /// input (the line read so far is kept for the next call).
+    async fn next<T>(
+        &mut self,
+        mut interrupt: impl FnMut(&mut Context<'_>) -> Poll<T>,
+    ) -> io::Result<Result<Line, T>> {
         loop {
-            // Watch for the stop only while waiting for input.
+            // Watch for interruptions only while waiting for input.
             let filled = poll_fn(|cx| match Pin::new(&mut self.inner).poll_fill_buf(cx) {
-                Poll::Ready(result) => Poll::Ready(Some(result.map(|_| ()))),
-                Poll::Pending => match stopped.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(None),
-                    Poll::Pending => Poll::Pending,
-                },
+                Poll::Ready(result) => Poll::Ready(Ok(result.map(|_| ()))),
+                Poll::Pending => interrupt(cx).map(Err),
             })
             .await;
             match filled {
-                None => return Ok(None),
-                Some(result) => result?,
+                Err(interrupted) => return Ok(Err(interrupted)),
+                Ok(result) => result?,
             }
             let buf = self.inner.buffer();
             if buf.is_empty() {
-                if len == 0 {
-                    return Ok(Some(Line::Eof));
+                if self.len == 0 {
+                    return Ok(Ok(Line::Eof));
                 }
                 break; // a last line without a newline
             }
@@ -479,27 +698,29 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 Some(i) => (i, true),
                 None => (buf.len(), false),
             };
-            if !too_long {
-                if len + take > self.max {
-                    too_long = true;
-                    line = Vec::new();
+            if !self.too_long {
+                if self.len + take > self.max {
+                    self.too_long = true;
+                    self.line = Vec::new();
                 } else {
-                    line.extend_from_slice(&buf[..take]);
+                    self.line.extend_from_slice(&buf[..take]);
                 }
             }
-            len += take;
+            self.len += take;
             self.inner.consume(take + usize::from(found));
             if found {
                 break;
             }
         }
-        if too_long {
-            return Ok(Some(Line::TooLong(len)));
+        let len = std::mem::take(&mut self.len);
+        if std::mem::take(&mut self.too_long) {
+            return Ok(Ok(Line::TooLong(len)));
         }
+        let mut line = std::mem::take(&mut self.line);
         if line.last() == Some(&b'\r') {
             line.pop();
         }
-        Ok(Some(Line::Text(line)))
+        Ok(Ok(Line::Text(line)))
     }
 }
 
@@ -526,6 +747,9 @@ enum ProtocolError {
     NestingTooDeep,
     UnknownCallId,
     DuplicateCallId,
+    TooManyCalls,
+    TooManyConnections,
+    IdleTimeout,
 }
 
 impl ProtocolError {
@@ -538,13 +762,26 @@ impl ProtocolError {
             ProtocolError::NestingTooDeep => "NESTING_TOO_DEEP",
             ProtocolError::UnknownCallId => "UNKNOWN_CALL_ID",
             ProtocolError::DuplicateCallId => "DUPLICATE_CALL_ID",
+            ProtocolError::TooManyCalls => "TOO_MANY_CALLS",
+            ProtocolError::TooManyConnections => "TOO_MANY_CONNECTIONS",
+            ProtocolError::IdleTimeout => "IDLE_TIMEOUT",
         }
     }
 }
 
+/// Why the reader stopped waiting for input.
+enum Wake {
+    /// The writer failed.
+    Stop,
+    /// The session's shutdown is over.
+    Closed,
+    /// An idle-timeout period passed.
+    Idle,
+}
+
 struct Reader<R> {
     lines: LineReader<R>,
-    max_depth: usize,
+    limits: Limits,
     session: Session,
     inflight: Arc<Inflight>,
     queue: Arc<OutQueue>,
@@ -552,23 +789,63 @@ struct Reader<R> {
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
-    /// Reads until end of input, a read error, or the writer's failure.
+    /// Reads until end of input, a read error, the writer's failure, the end of the
+    /// session's shutdown, or the idle timeout.
     async fn run(mut self, stop: &Stop) -> io::Result<()> {
         // One waiter for the whole loop: `notify_one` leaves a permit if it comes first.
         let mut stopped = std::pin::pin!(stop.notify.notified());
+        let mut closed = std::pin::pin!(self.session.closed());
+        let idle_period = self.limits.idle_timeout;
+        let mut idle = std::pin::pin!(idle_period.map(tokio::time::sleep));
+        let mut lines_at_tick = self.line_no;
         loop {
             // Stop reading while the queue is full: Core reads too slowly.
             self.queue.room().await;
-            let line = self.lines.next(stopped.as_mut()).await;
+            let line = self
+                .lines
+                .next(|cx| {
+                    if stopped.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(Wake::Stop);
+                    }
+                    if closed.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(Wake::Closed);
+                    }
+                    match idle.as_mut().as_pin_mut().map(|sleep| sleep.poll(cx)) {
+                        Some(Poll::Ready(())) => Poll::Ready(Wake::Idle),
+                        _ => Poll::Pending,
+                    }
+                })
+                .await;
             if stop.stopped.load(Ordering::Acquire) {
                 // Core is unreachable: nothing in flight can be delivered.
                 self.inflight.cancel_all();
                 return Ok(());
             }
             match line {
-                Ok(None) => {}
-                Ok(Some(Line::Eof)) => return Ok(()),
-                Ok(Some(Line::TooLong(len))) => {
+                Ok(Err(Wake::Stop)) => {}
+
+                Ok(Err(Wake::Idle)) => {
+                    let period = idle_period.unwrap_or_default();
+                    if self.line_no == lines_at_tick && self.inflight.lock().is_empty() {
+                        let secs = period.as_secs_f64();
+                        self.protocol_error(
+                            ProtocolError::IdleTimeout,
+                            &format!(
+                                "closing the connection: no message for {secs} s and no call in flight"
+                            ),
+                            None,
+                        );
+                        return Ok(());
+                    }
+                    lines_at_tick = self.line_no;
+                    if let Some(sleep) = idle.as_mut().as_pin_mut() {
+                        sleep.reset(tokio::time::Instant::now() + period);
+                    }
+                }
+                // End of input, or the session shut down: no more calls; those in flight
+                // are answered.
+                Ok(Ok(Line::Eof) | Err(Wake::Closed)) => return Ok(()),
+                Ok(Ok(Line::TooLong(len))) => {
                     self.line_no += 1;
                     let max = self.lines.max;
                     self.protocol_error(
@@ -577,7 +854,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                         None,
                     );
                 }
-                Ok(Some(Line::Text(bytes))) => {
+                Ok(Ok(Line::Text(bytes))) => {
                     self.line_no += 1;
                     self.handle(bytes).await;
                 }
@@ -604,8 +881,8 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 );
             }
         };
-        if too_deep(line.as_bytes(), self.max_depth) {
-            let max = self.max_depth;
+        if too_deep(line.as_bytes(), self.limits.max_depth) {
+            let max = self.limits.max_depth;
             return self.protocol_error(
                 ProtocolError::NestingTooDeep,
                 &format!("the message nests arrays and objects deeper than {max} levels"),
@@ -699,20 +976,36 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         args: Option<Range<usize>>,
     ) {
         let cancel = Cancellation::new();
-        let duplicate = {
+        let max = self.limits.max_calls_in_flight;
+        let refused = {
             let mut calls = self.inflight.lock();
             if calls.contains_key(&call_id) {
-                true
+                Some(ProtocolError::DuplicateCallId)
+            } else if calls.len() >= max {
+                Some(ProtocolError::TooManyCalls)
             } else {
                 calls.insert(call_id.clone(), cancel.clone());
-                false
+                None
             }
         };
-        if duplicate {
-            let message = format!(
-                "a call with id {call_id:?} is already in flight; call ids must be unique among calls in flight"
-            );
-            return self.protocol_error(ProtocolError::DuplicateCallId, &message, Some(&call_id));
+        match refused {
+            None => {}
+            Some(ProtocolError::DuplicateCallId) => {
+                let message = format!(
+                    "a call with id {call_id:?} is already in flight; call ids must be unique among calls in flight"
+                );
+                return self.protocol_error(
+                    ProtocolError::DuplicateCallId,
+                    &message,
+                    Some(&call_id),
+                );
+            }
+            Some(code) => {
+                let message = format!(
+                    "too many calls in flight: this connection runs at most {max} at once; the call was not run (send it again once a result arrives)"
+                );
+                return self.protocol_error(code, &message, Some(&call_id));
+            }
         }
         let session = self.session.clone();
         let inflight = self.inflight.clone();

@@ -20,7 +20,7 @@ mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_http;
 
-pub use json_lines::{JsonLines, PROTOCOL_VERSION};
+pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub use mcp::Mcp;

@@ -113,6 +113,7 @@ impl<N> SessionBuilder<N> {
                 state: Arc::new(self.state),
                 events: events::EventHub::new(self.event_capacity),
                 next_call: AtomicU64::new(1),
+                shutdown: super::shutdown::new_state(),
             }),
             names: PhantomData,
         })

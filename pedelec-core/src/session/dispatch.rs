@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::events::{EventHub, SessionEvent};
+use super::shutdown::{ShutdownState, refused_error};
 use crate::call::args::{ArgsIn, CompiledArgs};
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
@@ -56,6 +57,7 @@ pub(super) struct Shared {
     pub(super) state: Arc<StateMap>,
     pub(super) events: EventHub,
     pub(super) next_call: AtomicU64,
+    pub(super) shutdown: ShutdownState,
 }
 
 /// How one call is identified and steered: what [`CallOptions`](super::CallOptions) holds,
@@ -187,6 +189,9 @@ impl Shared {
         if cancel.is_cancelled() {
             return Err(cancelled_error());
         }
+        if self.shutdown.is_started() {
+            return Err(refused_error());
+        }
         let ctx = ToolCallContext::of_call(
             call_id.clone(),
             tool_name.clone(),
@@ -203,7 +208,7 @@ impl Shared {
             Ok(Err(e)) => return Err(e),
             Err(payload) => return Err(panic_error(payload.as_ref())),
         };
-        supervise(future, cancel, deadline, timeout, name).await
+        supervise(future, cancel, deadline, timeout, name, &self.shutdown).await
     }
 
     /// Validates the args and starts the resolved handler.
@@ -270,6 +275,7 @@ async fn supervise(
     deadline: Instant,
     timeout: Duration,
     tool: &str,
+    shutdown: &ShutdownState,
 ) -> Result<Encoded, ToolError> {
     let mut future = CatchUnwind(future);
     // Most handlers finish at once: then no timer is armed, no waiter registered, and the
@@ -277,7 +283,7 @@ async fn supervise(
     if let Poll::Ready(result) = poll_fn(|cx| Poll::Ready(Pin::new(&mut future).poll(cx))).await {
         return result;
     }
-    Box::pin(wait(future, cancel, deadline, timeout, tool)).await
+    Box::pin(wait(future, cancel, deadline, timeout, tool, shutdown)).await
 }
 
 /// The rest of [`supervise`], for a handler that did not finish at once.
@@ -287,10 +293,18 @@ async fn wait(
     deadline: Instant,
     timeout: Duration,
     tool: &str,
+    shutdown: &ShutdownState,
 ) -> Result<Encoded, ToolError> {
+    // Counted until it ends, so a shutdown knows when every call in flight is answered.
+    let _waiting = shutdown.enter();
     tokio::select! {
         biased;
         () = cancel.cancelled() => Err(cancelled_error()),
+        error = shutdown.expired() => {
+            // Tell the handler (and whatever it spawned) before its future is dropped.
+            cancel.cancel();
+            Err(error)
+        }
         result = &mut future => result,
         () = tokio::time::sleep_until(deadline) => {
             // Tell the handler (and whatever it spawned) before its future is dropped.

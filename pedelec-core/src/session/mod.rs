@@ -28,6 +28,7 @@ mod calls;
 mod dispatch;
 mod events;
 mod input;
+mod shutdown;
 
 use std::fmt;
 use std::future::Future;
