@@ -96,7 +96,12 @@ fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
 }
 
 /// Update the visible counter by delta.
-#[tool(name = "update_counter", timeout_ms = 5_000, title = "Update the counter", destructive = false)]
+#[tool(
+    name = "update_counter",
+    timeout_ms = 5_000,
+    title = "Update the counter",
+    destructive = false
+)]
 async fn update_counter(
     args: UpdateCounterArgs,
     ctx: ToolCallContext,

@@ -330,8 +330,7 @@ fn check(report: &Value, transport: Transport) {
     assert_eq!(page["title"], "Read the page", "{page}");
     assert_eq!(page["annotations"]["readOnlyHint"], true, "{page}");
     assert_eq!(
-        page["outputSchema"]["properties"]["counter"]["type"],
-        "integer",
+        page["outputSchema"]["properties"]["counter"]["type"], "integer",
         "{page}"
     );
     let update = tool("update_counter");
@@ -346,8 +345,7 @@ fn check(report: &Value, transport: Transport) {
         // A non-object output is listed wrapped, and returned wrapped.
         let count = tool("count_to");
         assert_eq!(
-            count["outputSchema"]["properties"]["result"]["type"],
-            "integer",
+            count["outputSchema"]["properties"]["result"]["type"], "integer",
             "{count}"
         );
         assert_eq!(
