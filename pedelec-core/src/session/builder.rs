@@ -46,7 +46,7 @@ impl<N> SessionBuilder<N> {
         self
     }
 
-    /// How many events a slow [`EventStream`] may fall behind before it misses some
+    /// How many events a slow [`EventStream`](crate::EventStream) may fall behind before it misses some
     /// (default 1024).
     #[must_use]
     pub fn event_capacity(mut self, capacity: usize) -> Self {
