@@ -10,10 +10,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::schema::erased::{ErasedSeed, Typed, deserialize_erased};
 use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
@@ -50,15 +51,34 @@ impl CompiledArgs {
     }
 
     /// Validates and deserializes the args into a handler's argument type.
+    #[inline]
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
+        let mut typed = Typed::new();
+        self.decode_erased(args, &mut typed)?;
+        typed
+            .take()
+            .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
+    }
+
+    /// [`decode`](Self::decode) with the target erased: compiled once for every argument type
+    /// (see `schema::erased`).
+    fn decode_erased<'a>(
+        &self,
+        args: ArgsIn<'a>,
+        seed: &mut dyn ErasedSeed<'a>,
+    ) -> Result<(), ToolError> {
         let Some(schema) = &self.schema else {
             let value = self.prepare(args)?;
-            return serde_json::from_value(value).map_err(|e| self.error(ArgsError::Mismatch(e)));
+            return deserialize_erased(value, seed).map_err(|e| self.error(ArgsError::Mismatch(e)));
         };
         let decoded = match args {
-            ArgsIn::Text(text) if !is_null(text) => schema.deserialize_args_with(text, OPTIONS),
-            ArgsIn::Text(_) => schema.deserialize_value_with(Value::Object(Map::new()), OPTIONS),
-            ArgsIn::Value(value) => schema.deserialize_value_with(or_empty(value), OPTIONS),
+            ArgsIn::Text(text) if !is_null(text) => {
+                schema.deserialize_args_erased(text, OPTIONS, seed)
+            }
+            ArgsIn::Text(_) => {
+                schema.deserialize_value_erased(Value::Object(Map::new()), OPTIONS, seed)
+            }
+            ArgsIn::Value(value) => schema.deserialize_value_erased(or_empty(value), OPTIONS, seed),
         };
         decoded.map_err(|e| self.error(e))
     }

@@ -2,7 +2,6 @@
 //! text for bridges (written once, straight from the handler's output), and the wire form
 //! `{"ok":true,"value":…}` / `{"ok":false,"error":{…}}`.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::strict;
@@ -40,8 +39,13 @@ impl Encoded {
 }
 
 /// Serializes a handler's output strictly, in the requested form.
-pub(crate) fn encode<O: Serialize + ?Sized>(
-    out: &O,
+///
+/// The output's type is erased (`erased_serde`): each output type's `Serialize` impl is
+/// compiled once, against the one `dyn` serializer, instead of once per serializer here
+/// (text, `Value`, and the pass that locates a violation), and the strict serializers are
+/// compiled once for all tools.
+pub(crate) fn encode(
+    out: &dyn erased_serde::Serialize,
     encoding: Encoding,
 ) -> Result<Encoded, ToolError> {
     match encoding {

@@ -13,6 +13,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -56,11 +57,17 @@ impl ToolHandler {
         F: Fn(A, ToolCallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
+        // Per tool, only this closure and `Encode`'s `poll` are compiled: decoding and
+        // encoding go through erased, shared code.
         ToolHandler {
             start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
-                let args: A = schema.decode(args)?;
-                let fut = f(args, ctx);
-                Ok(Box::pin(async move { encode(&fut.await?, encoding) }))
+                match schema.decode::<A>(args) {
+                    Ok(args) => Ok(Box::pin(Encode {
+                        future: f(args, ctx),
+                        encoding,
+                    })),
+                    Err(e) => Err(e),
+                }
             }),
         }
     }
@@ -76,8 +83,10 @@ impl ToolHandler {
         ToolHandler {
             start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
                 let args = schema.prepare(args)?;
-                let fut = f(args, ctx);
-                Ok(Box::pin(async move { encode(&fut.await?, encoding) }))
+                Ok(Box::pin(Encode {
+                    future: f(args, ctx),
+                    encoding,
+                }))
             }),
         }
     }
@@ -113,6 +122,33 @@ impl fmt::Debug for ToolHandler {
     }
 }
 
+pin_project_lite::pin_project! {
+    /// A handler's future, then its output serialized (a hand-written future: an `async`
+    /// block would be a larger state machine, compiled for every tool).
+    struct Encode<F> {
+        #[pin]
+        future: F,
+        encoding: Encoding,
+    }
+}
+
+impl<F, O> Future for Encode<F>
+where
+    F: Future<Output = Result<O, ToolError>>,
+    O: Serialize,
+{
+    type Output = Result<Encoded, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        match this.future.poll(cx) {
+            Poll::Ready(Ok(out)) => Poll::Ready(encode(&out, *this.encoding)),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the
 /// tool is in the session's skill set; any JSON otherwise), and the call's id.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -143,8 +179,10 @@ impl FallbackHandler {
     {
         FallbackHandler {
             f: Arc::new(move |call, ctx, encoding| {
-                let fut = f(call, ctx);
-                Box::pin(async move { encode(&fut.await?, encoding) })
+                Box::pin(Encode {
+                    future: f(call, ctx),
+                    encoding,
+                })
             }),
         }
     }

@@ -38,6 +38,7 @@ use serde::de::{
 };
 use serde_json::{Number, Value};
 
+use super::erased::{ErasedSeed, Typed, deserialize_erased};
 use super::compiled::{Additional, CompiledNode, CompiledSchema, MultipleOf, NodeId};
 use super::format::check_format;
 use super::json::Decimal;
@@ -139,32 +140,43 @@ impl CompiledSchema {
     ///
     /// # Errors
     /// As [`deserialize_args`](Self::deserialize_args).
-    // Inlined, with the slow path out of line: the typed value then goes straight to the
-    // caller instead of being moved through two more frames (measured: 60 instructions
-    // of a ~3000-instruction call).
     #[inline]
     pub fn deserialize_args_with<T: DeserializeOwned>(
         &self,
         json: &str,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        match self.fast_path(json, options) {
-            Some(value) => Ok(value),
-            None => self.slow_path(json, options),
+        let mut typed = Typed::new();
+        self.deserialize_args_erased(json, options, &mut typed)?;
+        typed.take().ok_or_else(no_value)
+    }
+
+    /// [`deserialize_args_with`](Self::deserialize_args_with) with the target erased: what
+    /// every typed call runs, compiled once for all argument types (see [`super::erased`]).
+    pub(crate) fn deserialize_args_erased<'de>(
+        &self,
+        json: &'de str,
+        options: ValidationOptions,
+        seed: &mut dyn ErasedSeed<'de>,
+    ) -> Result<(), ArgsError> {
+        if self.fast_path_erased(json, options, seed) {
+            return Ok(());
         }
+        self.slow_path(json, options, seed)
     }
 
     /// What [`deserialize_args_with`](Self::deserialize_args_with) does when the fast path
-    /// gives up: parse, validate (every error), normalize, `from_value`.
+    /// gives up: parse, validate (every error), normalize, deserialize from the `Value`.
     #[cold]
     #[inline(never)]
-    fn slow_path<T: DeserializeOwned>(
+    fn slow_path(
         &self,
         json: &str,
         options: ValidationOptions,
-    ) -> Result<T, ArgsError> {
+        seed: &mut dyn ErasedSeed<'_>,
+    ) -> Result<(), ArgsError> {
         let value: Value = serde_json::from_str(json).map_err(ArgsError::Syntax)?;
-        self.deserialize_value_with(value, options)
+        self.deserialize_value_erased(value, options, seed)
     }
 
     /// Deserializes already-parsed tool arguments into `T` after validating them with the
@@ -179,8 +191,8 @@ impl CompiledSchema {
 
     /// Deserializes already-parsed tool arguments into `T` after validating them: validate,
     /// normalize (see the module docs: `null` for an optional property is dropped under
-    /// `null_as_absent`, `1.0` becomes `1` where the schema says integer), then
-    /// `serde_json::from_value`.
+    /// `null_as_absent`, `1.0` becomes `1` where the schema says integer), then deserialize
+    /// from the `Value` (as `serde_json::from_value` would).
     ///
     /// # Errors
     /// [`ArgsError::Invalid`] or [`ArgsError::Mismatch`], as
@@ -190,8 +202,20 @@ impl CompiledSchema {
         args: Value,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
+        let mut typed = Typed::new();
+        self.deserialize_value_erased(args, options, &mut typed)?;
+        typed.take().ok_or_else(no_value)
+    }
+
+    /// [`deserialize_value_with`](Self::deserialize_value_with) with the target erased.
+    pub(crate) fn deserialize_value_erased(
+        &self,
+        args: Value,
+        options: ValidationOptions,
+        seed: &mut dyn ErasedSeed<'_>,
+    ) -> Result<(), ArgsError> {
         let args = self.validated(args, options).map_err(ArgsError::Invalid)?;
-        serde_json::from_value(args).map_err(ArgsError::Mismatch)
+        deserialize_erased(args, seed).map_err(ArgsError::Mismatch)
     }
 
     /// Validates `args` (every error) and normalizes them (see the module docs): what the
@@ -210,29 +234,39 @@ impl CompiledSchema {
     /// `T` in one streaming pass; `None` on the first violation or error (and in the rare
     /// cases it cannot decide, such as an escaped property name whose value must be looked
     /// at before the name is delivered), after which the slow path decides.
-    // Always inlined into `deserialize_args_with`: the value is then built in place
-    // (measured: ~17 instructions per call).
-    #[inline(always)]
-    #[allow(clippy::inline_always, reason = "measured")]
+    #[cfg(test)]
     pub(crate) fn fast_path<T: DeserializeOwned>(
         &self,
         json: &str,
         options: ValidationOptions,
     ) -> Option<T> {
+        let mut typed = Typed::new();
+        if self.fast_path_erased(json, options, &mut typed) {
+            typed.take()
+        } else {
+            None
+        }
+    }
+
+    /// The fast path with the target erased: `true` when `seed` took its value.
+    fn fast_path_erased<'de>(
+        &self,
+        json: &'de str,
+        options: ValidationOptions,
+        seed: &mut dyn ErasedSeed<'de>,
+    ) -> bool {
         let cx = Ctx {
             schema: self,
             options,
             text: json,
         };
         let mut de = serde_json::Deserializer::from_str(json);
-        let value = T::deserialize(Checked {
+        let checked = Checked {
             de: &mut de,
             at: cx.at(CompiledSchema::ROOT),
             cx: &cx,
-        })
-        .ok()?;
-        de.end().ok()?;
-        Some(value)
+        };
+        deserialize_erased(checked, seed).is_ok() && de.end().is_ok()
     }
 
     /// Normalizes a value that is valid against node `id` (see the module docs).
@@ -306,6 +340,13 @@ fn integral(f: f64) -> Option<Integral> {
     } else {
         (f >= I64_MIN).then_some(Integral::Signed(f as i64))
     }
+}
+
+/// A deserialization that reported success without a value: impossible (every erased seed
+/// stores its value before returning `Ok`), answered as an error rather than a panic.
+#[cold]
+fn no_value() -> ArgsError {
+    ArgsError::Mismatch(de::Error::custom("the arguments produced no value"))
 }
 
 /// What the whole walk shares.

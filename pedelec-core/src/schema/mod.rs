@@ -6,6 +6,7 @@ pub mod arg;
 mod args;
 mod check;
 mod compiled;
+pub(crate) mod erased;
 mod fast;
 pub mod format;
 mod json;
