@@ -53,7 +53,7 @@ impl ToolHandler {
     /// The inline handler of a compile-time tool (its function, through [`Tool::call`]).
     #[must_use]
     pub fn of_tool<T: Tool>() -> Self {
-        ToolHandler::typed(T::call)
+        ToolHandler::of_start(crate::call::handler::start_tool::<T>)
     }
 }
 
@@ -70,6 +70,16 @@ pub struct ToolDefinition {
     timeout_ms: Option<u64>,
     handler: Option<ToolHandler>,
     title: Option<Str>,
+    annotations: ToolAnnotations,
+    output_schema: Option<OutputSchema>,
+}
+
+/// The constant parts of a compile-time tool's definition.
+struct ToolParts {
+    name: &'static str,
+    description: &'static str,
+    timeout_ms: Option<u64>,
+    title: Option<&'static str>,
     annotations: ToolAnnotations,
     output_schema: Option<OutputSchema>,
 }
@@ -96,18 +106,33 @@ impl ToolDefinition {
     /// The definition of a compile-time tool, with its function as the inline handler.
     #[must_use]
     pub fn of<T: Tool>() -> Self {
-        ToolDefinition {
-            name: Str::Borrowed(T::NAME),
-            description: Str::Borrowed(T::DESCRIPTION),
-            args_schema: T::ARGS_SCHEMA,
-            timeout_ms: T::TIMEOUT_MS,
-            handler: Some(ToolHandler::of_tool::<T>()),
-            title: match T::TITLE {
-                Some(title) => Some(Str::Borrowed(title)),
-                None => None,
+        // The constant parts are one static per tool, read by a function compiled once.
+        ToolDefinition::of_parts(
+            const {
+                &ToolParts {
+                    name: T::NAME,
+                    description: T::DESCRIPTION,
+                    timeout_ms: T::TIMEOUT_MS,
+                    title: T::TITLE,
+                    annotations: T::ANNOTATIONS,
+                    output_schema: T::OUTPUT_SCHEMA,
+                }
             },
-            annotations: T::ANNOTATIONS,
-            output_schema: T::OUTPUT_SCHEMA,
+            T::ARGS_SCHEMA,
+            ToolHandler::of_tool::<T>(),
+        )
+    }
+
+    fn of_parts(parts: &ToolParts, args_schema: ToolArgsSchema, handler: ToolHandler) -> Self {
+        ToolDefinition {
+            name: Str::Borrowed(parts.name),
+            description: Str::Borrowed(parts.description),
+            args_schema,
+            timeout_ms: parts.timeout_ms,
+            handler: Some(handler),
+            title: parts.title.map(Str::Borrowed),
+            annotations: parts.annotations,
+            output_schema: parts.output_schema.clone(),
         }
     }
 

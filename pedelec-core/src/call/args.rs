@@ -10,11 +10,10 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use serde::de::{self, DeserializeOwned};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::erased::{ErasedSeed, Typed, deserialize_erased};
+use crate::schema::erased::{ErasedSeed, deserialize_erased};
 use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
@@ -50,19 +49,9 @@ impl CompiledArgs {
         CompiledArgs { tool, schema: None }
     }
 
-    /// Validates and deserializes the args into a handler's argument type.
-    #[inline]
-    pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-        let mut typed = Typed::new();
-        self.decode_erased(args, &mut typed)?;
-        typed
-            .take()
-            .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
-    }
-
-    /// [`decode`](Self::decode) with the target erased: compiled once for every argument type
-    /// (see `schema::erased`).
-    fn decode_erased<'a>(
+    /// Validates and deserializes the args into `seed` (a handler's argument type, erased):
+    /// compiled once for every argument type (see `schema::erased`).
+    pub(crate) fn decode_erased<'a>(
         &self,
         args: ArgsIn<'a>,
         seed: &mut dyn ErasedSeed<'a>,
@@ -159,8 +148,23 @@ fn is_null(text: &str) -> bool {
 mod tests {
     use serde_json::json;
 
+    use serde::de::{self, DeserializeOwned};
+
     use super::*;
+    use crate::schema::erased::Typed;
     use crate::schema::{Property, SchemaNode};
+
+    impl CompiledArgs {
+    /// Validates and deserializes the args into a handler's argument type.
+    fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
+        let mut typed = Typed::new();
+        self.decode_erased(args, &mut typed)?;
+        typed
+            .take()
+            .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
+    }
+
+    }
 
     const INNER: SchemaNode = SchemaNode::object(
         const {

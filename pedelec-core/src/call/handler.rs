@@ -22,6 +22,7 @@ use serde_json::Value;
 use super::args::{ArgsIn, CompiledArgs};
 use super::encode::{Encoded, Encoding, encode};
 use crate::context::ToolCallContext;
+use crate::schema::erased::Typed;
 use crate::error::{ErrorCode, ToolError};
 
 /// A boxed, `Send`, `'static` future.
@@ -34,6 +35,16 @@ type StartFn = dyn Fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> R
     + Send
     + Sync;
 
+/// How a compile-time tool starts: a plain function per tool (no closure, no vtable, no
+/// allocation).
+type StartTool = fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> Result<HandlerFuture, ToolError>;
+
+#[derive(Clone)]
+enum Start {
+    Tool(StartTool),
+    Closure(Arc<StartFn>),
+}
+
 /// A tool handler with its types erased.
 ///
 /// Made from a compile-time tool ([`of_tool`](Self::of_tool), which `ToolDefinition::of`
@@ -41,7 +52,7 @@ type StartFn = dyn Fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> R
 /// or from a closure over JSON args ([`json`](Self::json)). Cloning is cheap.
 #[derive(Clone)]
 pub struct ToolHandler {
-    start: Arc<StartFn>,
+    start: Start,
 }
 
 impl ToolHandler {
@@ -57,18 +68,23 @@ impl ToolHandler {
         F: Fn(A, ToolCallContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
-        // Per tool, only this closure and `Encode`'s `poll` are compiled: decoding and
-        // encoding go through erased, shared code.
         ToolHandler {
-            start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
-                match schema.decode::<A>(args) {
-                    Ok(args) => Ok(Box::pin(Encode {
-                        future: f(args, ctx),
-                        encoding,
-                    })),
-                    Err(e) => Err(e),
-                }
-            }),
+            start: Start::Closure(Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
+                let mut typed = Typed::<A>::new();
+                schema.decode_erased(args, &mut typed)?;
+                let args = typed.take().ok_or_else(no_value)?;
+                Ok(Box::pin(Encode {
+                    future: f(args, ctx),
+                    encoding,
+                }))
+            })),
+        }
+    }
+
+    /// The handler of a compile-time tool: what [`of_tool`](Self::of_tool) makes.
+    pub(crate) fn of_start(start: StartTool) -> Self {
+        ToolHandler {
+            start: Start::Tool(start),
         }
     }
 
@@ -81,13 +97,13 @@ impl ToolHandler {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         ToolHandler {
-            start: Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
+            start: Start::Closure(Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
                 let args = schema.prepare(args)?;
                 Ok(Box::pin(Encode {
                     future: f(args, ctx),
                     encoding,
                 }))
-            }),
+            })),
         }
     }
 
@@ -97,7 +113,7 @@ impl ToolHandler {
     #[must_use]
     pub fn call(&self, args: Value, ctx: ToolCallContext) -> BoxFuture<Result<Value, ToolError>> {
         let unchecked = CompiledArgs::unchecked(Arc::from(ctx.tool_name()));
-        match (self.start)(ArgsIn::Value(args), &unchecked, ctx, Encoding::Value) {
+        match self.start(ArgsIn::Value(args), &unchecked, ctx, Encoding::Value) {
             Ok(fut) => Box::pin(async move { fut.await?.into_value() }),
             Err(e) => Box::pin(async move { Err(e) }),
         }
@@ -112,7 +128,10 @@ impl ToolHandler {
         ctx: ToolCallContext,
         encoding: Encoding,
     ) -> Result<HandlerFuture, ToolError> {
-        (self.start)(args, schema, ctx, encoding)
+        match &self.start {
+            Start::Tool(start) => start(args, schema, ctx, encoding),
+            Start::Closure(start) => start(args, schema, ctx, encoding),
+        }
     }
 }
 
@@ -147,6 +166,34 @@ where
             Poll::Pending => Poll::Pending,
         }
     }
+}
+
+/// Starts compile-time tool `T`: decodes its args (through the erased, shared decoder) and
+/// starts its call. The one function compiled per tool to run it, besides its args'
+/// `Deserialize` impl and [`Encode`]'s `poll`.
+pub(crate) fn start_tool<T: crate::tool::Tool>(
+    args: ArgsIn<'_>,
+    schema: &CompiledArgs,
+    ctx: ToolCallContext,
+    encoding: Encoding,
+) -> Result<HandlerFuture, ToolError> {
+    let mut typed = Typed::<T::Args>::new();
+    if let Err(e) = schema.decode_erased(args, &mut typed) {
+        return Err(e);
+    }
+    match typed.take() {
+        Some(args) => Ok(Box::pin(Encode {
+            future: T::call(args, ctx),
+            encoding,
+        })),
+        None => Err(no_value()),
+    }
+}
+
+/// Decoding reported success without a value: impossible, answered instead of panicking.
+#[cold]
+fn no_value() -> ToolError {
+    ToolError::with_code(ErrorCode::ToolArgsInvalid, "the arguments produced no value")
 }
 
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the

@@ -163,6 +163,9 @@ pub(crate) struct Slot<V, T> {
     value: Option<T>,
 }
 
+/// The full [`Slot`], for the scalar hints (`deserialize_any`, `deserialize_str`, …).
+pub(crate) struct Full<V, T>(Slot<V, T>);
+
 impl<V, T> Slot<V, T> {
     fn new(visitor: V) -> Self {
         Slot {
@@ -170,11 +173,13 @@ impl<V, T> Slot<V, T> {
             value: None,
         }
     }
+}
 
-    fn take(self) -> Result<T, Error> {
-        match self.value {
-            Some(value) => Ok(value),
-            None => Err(no_value()),
+impl<'de, V: Visitor<'de>> Slot<V, V::Value> {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.visitor {
+            Some(v) => v.expecting(f),
+            None => f.write_str("a value"),
         }
     }
 }
@@ -183,16 +188,13 @@ impl<V, T> Slot<V, T> {
 // (`?`, `ok_or_else`, `map`), each of which would be one more function per type in a debug
 // build.
 
-impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Slot<V, V::Value> {
+impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Full<V, V::Value> {
     fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.visitor {
-            Some(v) => v.expecting(f),
-            None => f.write_str("a value"),
-        }
+        self.0.expecting(f)
     }
 
     fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
-        let Some(v) = self.visitor.take() else {
+        let Some(v) = self.0.visitor.take() else {
             return Err(used_twice());
         };
         let result = match visit {
@@ -214,7 +216,7 @@ impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Slot<V, V::Value> {
         };
         match result {
             Ok(value) => {
-                self.value = Some(value);
+                self.0.value = Some(value);
                 Ok(())
             }
             Err(e) => Err(e),
@@ -222,22 +224,21 @@ impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Slot<V, V::Value> {
     }
 }
 
-/// A [`Slot`] for the hints of data shapes (struct, enum, map, sequence, option, identifier,
-/// …): it hands the visitor only the kinds of value a deserializer behind the erasure gives
-/// for such a hint, and reports anything else as serde's default `visit_*` methods would
-/// (`invalid type: …, expected …`). Most per-tool types (argument structs, their field
-/// identifiers, nested structs and enums) are deserialized with these hints: each of them
-/// then costs 8 visitor methods instead of 15.
+/// A [`Slot`] for the hints of data shapes (option, unit, unit struct, newtype struct,
+/// enum): it hands the visitor only the kinds of value a deserializer behind the erasure
+/// gives for such a hint, and reports anything else as serde's default `visit_*` methods
+/// would (`invalid type: …, expected …`). Per-tool types deserialized with these hints
+/// (nested enums, newtypes, options of them) then cost 8 visitor methods instead of 15.
 ///
-/// For these hints, `serde_json` (text and `Value`) calls `visit_seq`, `visit_map`,
-/// `visit_enum`, `visit_newtype_struct`, `visit_some`, `visit_none` or `visit_unit`, or
-/// `visit_str` (identifiers, and any hint on a map key), or no method at all (a mismatch is
+/// For these hints, `serde_json` (text and `Value`) calls `visit_enum`,
+/// `visit_newtype_struct`, `visit_some`, `visit_none`, `visit_unit` or `visit_map` (a
+/// `RawValue`), or `visit_str` (any hint on a map key), or no method at all (a mismatch is
 /// reported through `expecting`).
 pub(crate) struct Shaped<V, T>(Slot<V, T>);
 
 impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Shaped<V, V::Value> {
     fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.erased_expecting(f)
+        self.0.expecting(f)
     }
 
     fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
@@ -250,7 +251,6 @@ impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Shaped<V, V::Value> {
             Visit::Some(d) => v.visit_some(d),
             Visit::Unit => v.visit_unit(),
             Visit::NewtypeStruct(d) => v.visit_newtype_struct(d),
-            Visit::Seq(s) => v.visit_seq(s),
             Visit::Map(m) => v.visit_map(m),
             Visit::Enum(e) => v.visit_enum(e),
             other => Err(Error::invalid_type(unexpected(&other), &v)),
@@ -265,8 +265,39 @@ impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Shaped<V, V::Value> {
     }
 }
 
+/// A [`Slot`] for the hints of containers and identifiers (struct, map, sequence, tuple,
+/// tuple struct, identifier), which `serde_json` answers only with `visit_seq`, `visit_map`
+/// or `visit_str` (or a mismatch through `expecting`): the per-tool argument structs and
+/// their field identifiers then cost 3 visitor methods each.
+pub(crate) struct Compound<V, T>(Slot<V, T>);
+
+impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Compound<V, V::Value> {
+    fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
+        let Some(v) = self.0.visitor.take() else {
+            return Err(used_twice());
+        };
+        let result = match visit {
+            Visit::Str(s) => v.visit_str(s),
+            Visit::Seq(s) => v.visit_seq(s),
+            Visit::Map(m) => v.visit_map(m),
+            other => Err(Error::invalid_type(unexpected(&other), &v)),
+        };
+        match result {
+            Ok(value) => {
+                self.0.value = Some(value);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// What serde's default `visit_*` methods report for a value (the scalar kinds that
-/// [`Shaped`] does not hand over).
+/// [`Shaped`] and [`Compound`] do not hand over).
 fn unexpected<'a>(visit: &'a Visit<'_, '_>) -> de::Unexpected<'a> {
     match *visit {
         Visit::Bool(b) => de::Unexpected::Bool(b),
@@ -296,13 +327,6 @@ impl<S, T> SeedSlot<S, T> {
         SeedSlot {
             seed: Some(seed),
             value: None,
-        }
-    }
-
-    fn take(self) -> Result<T, Error> {
-        match self.value {
-            Some(value) => Ok(value),
-            None => Err(no_value()),
         }
     }
 }
@@ -352,60 +376,55 @@ impl<'de, T: Deserialize<'de>> ErasedSeed<'de> for Typed<T> {
 macro_rules! erased_hints {
     ($($method:ident($($arg:ident: $ty:ty),*) => $slot:ident($hint:expr);)*) => {$(
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Error> {
-            let mut slot = $slot::new(visitor);
+            let mut slot = $slot(Slot::new(visitor));
             match self.erased_deserialize($hint, &mut slot) {
-                Ok(()) => slot.take(),
+                Ok(()) => match slot.0.value {
+                    Some(value) => Ok(value),
+                    None => Err(no_value()),
+                },
                 Err(e) => Err(e),
             }
         }
     )*};
 }
 
-impl<V, T> Shaped<V, T> {
-    fn new(visitor: V) -> Self {
-        Shaped(Slot::new(visitor))
-    }
 
-    fn take(self) -> Result<T, Error> {
-        self.0.take()
-    }
-}
 
 impl<'de> Deserializer<'de> for &mut dyn ErasedDeserializer<'de> {
     type Error = Error;
 
     erased_hints! {
-        deserialize_any() => Slot(Hint::Any);
-        deserialize_bool() => Slot(Hint::Bool);
-        deserialize_i8() => Slot(Hint::I8);
-        deserialize_i16() => Slot(Hint::I16);
-        deserialize_i32() => Slot(Hint::I32);
-        deserialize_i64() => Slot(Hint::I64);
-        deserialize_i128() => Slot(Hint::I128);
-        deserialize_u8() => Slot(Hint::U8);
-        deserialize_u16() => Slot(Hint::U16);
-        deserialize_u32() => Slot(Hint::U32);
-        deserialize_u64() => Slot(Hint::U64);
-        deserialize_u128() => Slot(Hint::U128);
-        deserialize_f32() => Slot(Hint::F32);
-        deserialize_f64() => Slot(Hint::F64);
-        deserialize_char() => Slot(Hint::Char);
-        deserialize_str() => Slot(Hint::Str);
-        deserialize_string() => Slot(Hint::String);
-        deserialize_bytes() => Slot(Hint::Bytes);
-        deserialize_byte_buf() => Slot(Hint::ByteBuf);
+        deserialize_any() => Full(Hint::Any);
+        deserialize_bool() => Full(Hint::Bool);
+        deserialize_i8() => Full(Hint::I8);
+        deserialize_i16() => Full(Hint::I16);
+        deserialize_i32() => Full(Hint::I32);
+        deserialize_i64() => Full(Hint::I64);
+        deserialize_i128() => Full(Hint::I128);
+        deserialize_u8() => Full(Hint::U8);
+        deserialize_u16() => Full(Hint::U16);
+        deserialize_u32() => Full(Hint::U32);
+        deserialize_u64() => Full(Hint::U64);
+        deserialize_u128() => Full(Hint::U128);
+        deserialize_f32() => Full(Hint::F32);
+        deserialize_f64() => Full(Hint::F64);
+        deserialize_char() => Full(Hint::Char);
+        deserialize_str() => Full(Hint::Str);
+        deserialize_string() => Full(Hint::String);
+        deserialize_bytes() => Full(Hint::Bytes);
+        deserialize_byte_buf() => Full(Hint::ByteBuf);
         deserialize_option() => Shaped(Hint::Option);
         deserialize_unit() => Shaped(Hint::Unit);
         deserialize_unit_struct(name: &'static str) => Shaped(Hint::UnitStruct(name));
         deserialize_newtype_struct(name: &'static str) => Shaped(Hint::NewtypeStruct(name));
-        deserialize_seq() => Shaped(Hint::Seq);
-        deserialize_tuple(len: usize) => Shaped(Hint::Tuple(len));
-        deserialize_tuple_struct(name: &'static str, len: usize) => Shaped(Hint::TupleStruct(name, len));
-        deserialize_map() => Shaped(Hint::Map);
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => Shaped(Hint::Struct(name, fields));
+        deserialize_seq() => Compound(Hint::Seq);
+        deserialize_tuple(len: usize) => Compound(Hint::Tuple(len));
+        deserialize_tuple_struct(name: &'static str, len: usize) => Compound(Hint::TupleStruct(name, len));
+        deserialize_map() => Compound(Hint::Map);
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => Compound(Hint::Struct(name, fields));
         deserialize_enum(name: &'static str, variants: &'static [&'static str]) => Shaped(Hint::Enum(name, variants));
-        deserialize_identifier() => Shaped(Hint::Identifier);
-        deserialize_ignored_any() => Slot(Hint::IgnoredAny);
+        deserialize_identifier() => Compound(Hint::Identifier);
+        deserialize_ignored_any() => Full(Hint::IgnoredAny);
     }
 
     fn is_human_readable(&self) -> bool {
@@ -422,9 +441,9 @@ impl<'de> MapAccess<'de> for &mut dyn ErasedMapAccess<'de> {
     ) -> Result<Option<K::Value>, Error> {
         let mut slot = SeedSlot::new(seed);
         match self.erased_next_key(&mut slot) {
-            Ok(true) => match slot.take() {
-                Ok(key) => Ok(Some(key)),
-                Err(e) => Err(e),
+            Ok(true) => match slot.value {
+                Some(key) => Ok(Some(key)),
+                None => Err(no_value()),
             },
             Ok(false) => Ok(None),
             Err(e) => Err(e),
@@ -434,7 +453,10 @@ impl<'de> MapAccess<'de> for &mut dyn ErasedMapAccess<'de> {
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
         let mut slot = SeedSlot::new(seed);
         match self.erased_next_value(&mut slot) {
-            Ok(()) => slot.take(),
+            Ok(()) => match slot.value {
+                Some(value) => Ok(value),
+                None => Err(no_value()),
+            },
             Err(e) => Err(e),
         }
     }
@@ -453,9 +475,9 @@ impl<'de> SeqAccess<'de> for &mut dyn ErasedSeqAccess<'de> {
     ) -> Result<Option<S::Value>, Error> {
         let mut slot = SeedSlot::new(seed);
         match self.erased_next_element(&mut slot) {
-            Ok(true) => match slot.take() {
-                Ok(element) => Ok(Some(element)),
-                Err(e) => Err(e),
+            Ok(true) => match slot.value {
+                Some(element) => Ok(Some(element)),
+                None => Err(no_value()),
             },
             Ok(false) => Ok(None),
             Err(e) => Err(e),
@@ -474,9 +496,9 @@ impl<'de> EnumAccess<'de> for &mut dyn ErasedEnumAccess<'de> {
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
         let mut slot = SeedSlot::new(seed);
         match self.erased_variant(&mut slot) {
-            Ok(()) => match slot.take() {
-                Ok(variant) => Ok((variant, self)),
-                Err(e) => Err(e),
+            Ok(()) => match slot.value {
+                Some(variant) => Ok((variant, self)),
+                None => Err(no_value()),
             },
             Err(e) => Err(e),
         }
@@ -493,15 +515,21 @@ impl<'de> VariantAccess<'de> for &mut dyn ErasedEnumAccess<'de> {
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Error> {
         let mut slot = SeedSlot::new(seed);
         match self.erased_content(Content::Newtype(&mut slot)) {
-            Ok(()) => slot.take(),
+            Ok(()) => match slot.value {
+                Some(value) => Ok(value),
+                None => Err(no_value()),
+            },
             Err(e) => Err(e),
         }
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        let mut slot = Slot::new(visitor);
+        let mut slot = Compound(Slot::new(visitor));
         match self.erased_content(Content::Tuple(len, &mut slot)) {
-            Ok(()) => slot.take(),
+            Ok(()) => match slot.0.value {
+                Some(value) => Ok(value),
+                None => Err(no_value()),
+            },
             Err(e) => Err(e),
         }
     }
@@ -511,9 +539,12 @@ impl<'de> VariantAccess<'de> for &mut dyn ErasedEnumAccess<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let mut slot = Slot::new(visitor);
+        let mut slot = Compound(Slot::new(visitor));
         match self.erased_content(Content::Struct(fields, &mut slot)) {
-            Ok(()) => slot.take(),
+            Ok(()) => match slot.0.value {
+                Some(value) => Ok(value),
+                None => Err(no_value()),
+            },
             Err(e) => Err(e),
         }
     }
