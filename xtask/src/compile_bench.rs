@@ -20,8 +20,13 @@
 //! 3. `-Ztime-passes` on the pedelec crate (`cargo rustc -- -Ztime-passes`, with
 //!    `RUSTC_BOOTSTRAP=1` on a stable toolchain), summarised: the total and the top passes.
 //!
-//! It prints a table of both crates' times and their ratio. Only the ratio is meaningful on
-//! a shared machine; run it under `nice -n 0` and compare numbers from one run only.
+//! It prints a table of both crates' times and their ratio: wall time, and the CPU time cargo
+//! and rustc spent (user + system, from `/proc/self/stat`'s children's times; on a busy
+//! machine it moves far less than wall time, so its ratio is the steadier one). Then
+//! `-Ztime-passes` for both crates side by side: where the difference goes.
+//!
+//! `cargo xtask compile-bench [N] [--runs R]`: R timed rebuilds per measurement (3 by
+//! default; the median is reported).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -31,8 +36,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Tools generated when `N` is not given.
 const DEFAULT_TOOLS: usize = 100;
-/// Timed rebuilds per measurement (the median is reported).
-const RUNS: usize = 3;
+/// Timed rebuilds per measurement (the median is reported), unless `--runs` says otherwise.
+const DEFAULT_RUNS: usize = 3;
 /// Passes listed from `-Ztime-passes`.
 const TOP_PASSES: usize = 12;
 
@@ -41,19 +46,27 @@ const SERDE: &str = "serde_tools";
 
 /// Runs the task: `args` are what follows `compile-bench` on the command line.
 pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
-    let tools = match args {
-        [] => DEFAULT_TOOLS,
-        [n] => match n.to_str().and_then(|n| n.parse::<usize>().ok()) {
-            Some(n) if n > 0 => n,
+    const USAGE: &str = "usage: cargo xtask compile-bench [N] [--runs R]";
+    let mut tools = DEFAULT_TOOLS;
+    let mut runs_each = DEFAULT_RUNS;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let (target, what, text) = if arg == "--runs" {
+            let value = args.next().ok_or_else(|| USAGE.to_owned())?;
+            (&mut runs_each, "runs", value)
+        } else {
+            (&mut tools, "tools", arg)
+        };
+        match text.to_str().and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) if n > 0 => *target = n,
             _ => {
                 return Err(format!(
-                    "`{}` is not a positive number of tools",
-                    n.to_string_lossy()
+                    "`{}` is not a positive number of {what}\n{USAGE}",
+                    text.to_string_lossy()
                 ));
             }
-        },
-        _ => return Err("usage: cargo xtask compile-bench [N]".to_owned()),
-    };
+        }
+    }
     let dir = root.join("target").join("compile-bench");
     generate(root, &dir, tools)?;
     let bench = Bench {
@@ -75,10 +88,10 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         for package in [PEDELEC, SERDE] {
             bench.cargo(command, package, incremental)?;
         }
-        eprintln!("compile-bench: {label}, median of {RUNS}…");
+        eprintln!("compile-bench: {label}, median of {runs_each}…");
         let mut pedelec = Vec::new();
         let mut serde = Vec::new();
-        for _ in 0..RUNS {
+        for _ in 0..runs_each {
             pedelec.push(bench.touch_and_time(PEDELEC, command, incremental)?);
             serde.push(bench.touch_and_time(SERDE, command, incremental)?);
         }
@@ -91,34 +104,49 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 
     println!("\n{tools} tools, dev profile, crate-only rebuild after touching main.rs");
     println!(
-        "(median of {RUNS}; all runs in brackets; plain serde = serde structs + async fns + a match dispatcher)\n"
+        "(median of {runs_each}; all runs in brackets; plain serde = serde structs + async fns + a match dispatcher)"
     );
-    println!(
-        "{:<36} {:>24} {:>24} {:>8}",
-        "", "plain serde", "pedelec", "ratio"
-    );
-    for row in &rows {
-        let (s, p) = (median(&row.serde), median(&row.pedelec));
+    for (title, pick) in [
+        ("wall time", (|t: &Timing| t.wall) as fn(&Timing) -> Duration),
+        ("CPU time (user + system, cargo and rustc)", |t: &Timing| t.cpu),
+    ] {
         println!(
-            "{:<36} {:>24} {:>24} {:>7.2}×",
-            row.label,
-            format!("{} {}", secs(s), runs(&row.serde)),
-            format!("{} {}", secs(p), runs(&row.pedelec)),
-            p.as_secs_f64() / s.as_secs_f64()
+            "\n{:<36} {:>24} {:>24} {:>8}",
+            title, "plain serde", "pedelec", "ratio"
         );
+        for row in &rows {
+            let serde: Vec<Duration> = row.serde.iter().map(pick).collect();
+            let pedelec: Vec<Duration> = row.pedelec.iter().map(pick).collect();
+            let (s, p) = (median(&serde), median(&pedelec));
+            println!(
+                "{:<36} {:>24} {:>24} {:>7.2}×",
+                row.label,
+                format!("{} {}", secs(s), runs(&serde)),
+                format!("{} {}", secs(p), runs(&pedelec)),
+                p.as_secs_f64() / s.as_secs_f64()
+            );
+        }
     }
 
-    eprintln!("compile-bench: -Ztime-passes on {PEDELEC}…");
-    let passes = bench.time_passes()?;
-    println!("\n-Ztime-passes, {PEDELEC} (`cargo rustc`, CARGO_INCREMENTAL=0):");
-    print!("{}", summarise_passes(&passes));
+    eprintln!("compile-bench: -Ztime-passes on both crates…");
+    let serde = bench.time_passes(SERDE)?;
+    let pedelec = bench.time_passes(PEDELEC)?;
+    println!("\n-Ztime-passes (`cargo rustc`, CARGO_INCREMENTAL=0), the crate alone:");
+    print!("{}", compare_passes(&serde, &pedelec));
     Ok(())
+}
+
+/// One timed rebuild.
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: Duration,
+    cpu: Duration,
 }
 
 struct Row {
     label: &'static str,
-    serde: Vec<Duration>,
-    pedelec: Vec<Duration>,
+    serde: Vec<Timing>,
+    pedelec: Vec<Timing>,
 }
 
 struct Bench {
@@ -174,20 +202,25 @@ impl Bench {
         package: &str,
         subcommand: &str,
         incremental: &str,
-    ) -> Result<Duration, String> {
+    ) -> Result<Timing, String> {
         self.touch(package)?;
+        let cpu = children_cpu()?;
         let start = Instant::now();
         self.cargo(subcommand, package, incremental)?;
-        Ok(start.elapsed())
+        let wall = start.elapsed();
+        Ok(Timing {
+            wall,
+            cpu: children_cpu()?.saturating_sub(cpu),
+        })
     }
 
-    /// rustc's `-Ztime-passes` report for the pedelec crate (its stderr).
-    fn time_passes(&self) -> Result<String, String> {
-        self.cargo("build", PEDELEC, "0")?;
-        self.touch(PEDELEC)?;
+    /// rustc's `-Ztime-passes` report for one crate (its stderr).
+    fn time_passes(&self, package: &str) -> Result<String, String> {
+        self.cargo("build", package, "0")?;
+        self.touch(package)?;
         let output = self
             .command("0")
-            .args(["rustc", "--quiet", "-p", PEDELEC, "--bin", PEDELEC, "--"])
+            .args(["rustc", "--quiet", "-p", package, "--bin", package, "--"])
             .arg("-Ztime-passes")
             .env("RUSTC_BOOTSTRAP", "1")
             .stdout(Stdio::null())
@@ -199,6 +232,27 @@ impl Bench {
         } else {
             Err(format!("`cargo rustc -- -Ztime-passes` failed:\n{stderr}"))
         }
+    }
+}
+
+/// The CPU time (user + system) of this process's children that have been waited for, from
+/// `/proc/self/stat` (fields 16 and 17, in clock ticks: 100 per second on Linux).
+fn children_cpu() -> Result<Duration, String> {
+    const TICKS_PER_SECOND: u64 = 100;
+    let stat = std::fs::read_to_string("/proc/self/stat")
+        .map_err(|e| format!("cannot read /proc/self/stat for CPU times: {e}"))?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    // `rest` starts at field 3 (the state): cutime and cstime are fields 16 and 17.
+    let ticks = |field: usize| fields.get(field - 3).and_then(|f| f.parse::<u64>().ok());
+    match (ticks(16), ticks(17)) {
+        (Some(user), Some(system)) => Ok(Duration::from_millis(
+            (user + system) * 1000 / TICKS_PER_SECOND,
+        )),
+        _ => Err(format!("cannot read children's CPU times from {stat:?}")),
     }
 }
 
@@ -228,9 +282,9 @@ fn parse_pass(line: &str) -> Option<(f64, &str)> {
     Some((seconds.trim().parse().ok()?, name))
 }
 
-/// The total and the slowest passes (a pass that appears several times, such as
-/// `LLVM_passes`, is summed), with each one's share of the total.
-fn summarise_passes(report: &str) -> String {
+/// The passes of one report, a pass that appears several times (such as `LLVM_passes`)
+/// summed.
+fn passes(report: &str) -> Vec<(String, f64)> {
     let mut passes: Vec<(String, f64)> = Vec::new();
     for (seconds, name) in report.lines().filter_map(parse_pass) {
         match passes.iter_mut().find(|(n, _)| n == name) {
@@ -238,23 +292,45 @@ fn summarise_passes(report: &str) -> String {
             None => passes.push((name.to_owned(), seconds)),
         }
     }
-    let total = passes
-        .iter()
-        .find(|(name, _)| name == "total")
-        .map(|(_, s)| *s);
+    passes
+}
+
+/// Both crates' totals and their slowest passes (the slowest of pedelec's, by the
+/// difference), with each one's share of pedelec's total.
+fn compare_passes(serde: &str, pedelec: &str) -> String {
+    let (serde, mut pedelec) = (passes(serde), passes(pedelec));
+    let seconds = |passes: &[(String, f64)], name: &str| {
+        passes.iter().find(|(n, _)| n == name).map_or(0.0, |(_, s)| *s)
+    };
     let mut out = String::new();
-    let Some(total) = total.filter(|t| *t > 0.0) else {
+    let total = seconds(&pedelec, "total");
+    if total <= 0.0 {
         out.push_str("  (no `total` line in rustc's report; is -Ztime-passes supported?)\n");
         return out;
-    };
-    passes.retain(|(name, _)| name != "total");
-    passes.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let _ = writeln!(out, "  {:<40} {:>8.2} s", "total", total);
-    for (name, seconds) in passes.iter().take(TOP_PASSES) {
+    }
+    let _ = writeln!(
+        out,
+        "  {:<40} {:>11} {:>11} {:>11}",
+        "pass", "plain serde", "pedelec", "difference"
+    );
+    pedelec.sort_by(|a, b| {
+        let gap = |(name, s): &(String, f64)| s - seconds(&serde, name);
+        gap(b).total_cmp(&gap(a))
+    });
+    let rows = std::iter::once("total").chain(
+        pedelec
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| *name != "total")
+            .take(TOP_PASSES),
+    );
+    for name in rows {
+        let (s, p) = (seconds(&serde, name), seconds(&pedelec, name));
         let _ = writeln!(
             out,
-            "  {name:<40} {seconds:>8.2} s {:>5.1}%",
-            100.0 * seconds / total
+            "  {name:<40} {s:>9.2} s {p:>9.2} s {:>+9.2} s  ({:.1}% of pedelec's total)",
+            p - s,
+            100.0 * p / total
         );
     }
     out.push_str("  (passes nest: a parent's time includes its children's)\n");

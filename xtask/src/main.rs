@@ -29,7 +29,8 @@ tasks:
   manifest         print the counter example's manifest
   bench [ARGS]     cargo bench --workspace [ARGS]
   soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency
-  compile-bench [N]  compile time of N tools (default 100): pedelec against plain serde
+  compile-bench [N] [--runs R]
+                   compile time of N tools (default 100): pedelec against plain serde
   mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
 
 fn main() -> ExitCode {
