@@ -4,6 +4,8 @@
 //! tokens.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use crate::error::ToolError;
 use crate::skills::{InSkillSet, SkillSet, UnknownToolName};
@@ -48,9 +50,55 @@ where
     future.await.into_tool_result()
 }
 
+pin_project_lite::pin_project! {
+    /// The call of an `async fn` tool: the function's future, then its output converted
+    /// (into `Result<_, ToolError>`) by `convert`.
+    ///
+    /// A hand-written future, because an `async` block around the call would be one more
+    /// state machine per tool, with its own drop glue: measured in `cargo xtask
+    /// compile-bench`, this is about half the code.
+    pub struct MapOutput<F, C> {
+        #[pin]
+        future: F,
+        convert: C,
+    }
+}
+
+impl<F, C, R> Future for MapOutput<F, C>
+where
+    F: Future,
+    C: Fn(F::Output) -> R,
+{
+    type Output = R;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
+        let this = self.project();
+        match this.future.poll(cx) {
+            Poll::Ready(output) => Poll::Ready((this.convert)(output)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// The call of an `async fn` tool returning a `Result`: `convert` is the conversion of the
+/// error, generated at the user's return type (so that rustc blames it there when the error
+/// does not convert).
+pub fn map_output<F, C, R>(future: F, convert: C) -> MapOutput<F, C>
+where
+    F: Future,
+    C: Fn(F::Output) -> R,
+{
+    MapOutput { future, convert }
+}
+
 /// The call of an `async fn` tool returning a plain value.
-pub async fn async_value<F: Future>(future: F) -> Result<F::Output, ToolError> {
-    Ok(future.await)
+pub fn async_value<F: Future>(
+    future: F,
+) -> MapOutput<F, fn(F::Output) -> Result<F::Output, ToolError>> {
+    MapOutput {
+        future,
+        convert: Ok,
+    }
 }
 
 /// The call of a plain `fn` tool returning a `Result`: see [`blocking_value`].

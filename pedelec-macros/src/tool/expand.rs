@@ -221,14 +221,17 @@ fn call_body(ident: &syn::Ident, call: &Call, span: Span) -> TokenStream {
             // The conversion applied to the awaited value, at the return type: rustc then
             // underlines the user's `Result` when the error does not convert.
             let convert = quote_spanned!(span=> #private::into_tool_result);
-            // The awaited value passes through `identity`, spanned at the return type: the
-            // argument's span is then the user's (an `.await` or a hygienic local would be
-            // reported at `#[tool]`).
+            let output = format_ident!("__pedelec_output", span = here);
+            let map_output = quote_spanned!(span=> #private::map_output);
+            // The output passes through `identity`, spanned at the return type: the
+            // argument's span is then the user's (a hygienic local alone would be reported
+            // at `#[tool]`). A combinator, not an `async` block: one state machine less per
+            // tool to compile.
             return quote_spanned! {span=>
                 let #function = #ident;
-                async move {
-                    #convert(::core::convert::identity(#function(#(#params),*).await))
-                }
+                #map_output(#function(#(#params),*), |#output| {
+                    #convert(::core::convert::identity(#output))
+                })
             };
         }
         quote_spanned! {span=>

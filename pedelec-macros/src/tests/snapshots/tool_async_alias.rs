@@ -31,11 +31,14 @@ impl ::pedelec::__private::Tool for now {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = now;
-        async move {
-            ::pedelec::__private::into_tool_result(
-                ::core::convert::identity(__pedelec_function().await),
-            )
-        }
+        ::pedelec::__private::map_output(
+            __pedelec_function(),
+            |__pedelec_output| {
+                ::pedelec::__private::into_tool_result(
+                    ::core::convert::identity(__pedelec_output),
+                )
+            },
+        )
     }
 }
 #[cfg(feature = "clock")]

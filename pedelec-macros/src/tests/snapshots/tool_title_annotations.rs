@@ -37,11 +37,14 @@ impl ::pedelec::__private::Tool for open_page {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = open_page;
-        async move {
-            ::pedelec::__private::into_tool_result(
-                ::core::convert::identity(__pedelec_function(__pedelec_args).await),
-            )
-        }
+        ::pedelec::__private::map_output(
+            __pedelec_function(__pedelec_args),
+            |__pedelec_output| {
+                ::pedelec::__private::into_tool_result(
+                    ::core::convert::identity(__pedelec_output),
+                )
+            },
+        )
     }
 }
 #[automatically_derived]

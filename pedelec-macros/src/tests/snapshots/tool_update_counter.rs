@@ -38,13 +38,14 @@ impl ::pedelec::__private::Tool for update_counter {
         >,
     > + ::core::marker::Send + 'static {
         let __pedelec_function = update_counter;
-        async move {
-            ::pedelec::__private::into_tool_result(
-                ::core::convert::identity(
-                    __pedelec_function(__pedelec_args, __pedelec_ctx).await,
-                ),
-            )
-        }
+        ::pedelec::__private::map_output(
+            __pedelec_function(__pedelec_args, __pedelec_ctx),
+            |__pedelec_output| {
+                ::pedelec::__private::into_tool_result(
+                    ::core::convert::identity(__pedelec_output),
+                )
+            },
+        )
     }
 }
 #[automatically_derived]
