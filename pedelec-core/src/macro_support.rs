@@ -91,10 +91,11 @@ where
     MapOutput { future, convert }
 }
 
+/// The conversion of a plain value into a tool's result.
+pub type IntoOk<T> = fn(T) -> Result<T, ToolError>;
+
 /// The call of an `async fn` tool returning a plain value.
-pub fn async_value<F: Future>(
-    future: F,
-) -> MapOutput<F, fn(F::Output) -> Result<F::Output, ToolError>> {
+pub fn async_value<F: Future>(future: F) -> MapOutput<F, IntoOk<F::Output>> {
     MapOutput {
         future,
         convert: Ok,
@@ -356,11 +357,11 @@ mod tests {
     fn sync_tools_run_in_place_outside_a_runtime() {
         let fut = blocking_result(|| Ok::<_, ToolError>(3));
         let waker = std::task::Waker::noop();
-        let mut cx = std::task::Context::from_waker(waker);
+        let mut cx = Context::from_waker(waker);
         let mut fut = std::pin::pin!(fut);
         match fut.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(v) => assert_eq!(v.unwrap(), 3),
-            std::task::Poll::Pending => panic!("expected the call to finish in place"),
+            Poll::Ready(v) => assert_eq!(v.unwrap(), 3),
+            Poll::Pending => panic!("expected the call to finish in place"),
         }
     }
 }

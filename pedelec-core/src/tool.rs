@@ -132,7 +132,7 @@ impl ToolDefinition {
             handler: Some(handler),
             title: parts.title.map(Str::Borrowed),
             annotations: parts.annotations,
-            output_schema: parts.output_schema.clone(),
+            output_schema: parts.output_schema,
         }
     }
 

@@ -107,8 +107,13 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         "(median of {runs_each}; all runs in brackets; plain serde = serde structs + async fns + a match dispatcher)"
     );
     for (title, pick) in [
-        ("wall time", (|t: &Timing| t.wall) as fn(&Timing) -> Duration),
-        ("CPU time (user + system, cargo and rustc)", |t: &Timing| t.cpu),
+        (
+            "wall time",
+            (|t: &Timing| t.wall) as fn(&Timing) -> Duration,
+        ),
+        ("CPU time (user + system, cargo and rustc)", |t: &Timing| {
+            t.cpu
+        }),
     ] {
         println!(
             "\n{:<36} {:>24} {:>24} {:>8}",
@@ -300,7 +305,10 @@ fn passes(report: &str) -> Vec<(String, f64)> {
 fn compare_passes(serde: &str, pedelec: &str) -> String {
     let (serde, mut pedelec) = (passes(serde), passes(pedelec));
     let seconds = |passes: &[(String, f64)], name: &str| {
-        passes.iter().find(|(n, _)| n == name).map_or(0.0, |(_, s)| *s)
+        passes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0.0, |(_, s)| *s)
     };
     let mut out = String::new();
     let total = seconds(&pedelec, "total");

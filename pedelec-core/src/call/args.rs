@@ -155,15 +155,14 @@ mod tests {
     use crate::schema::{Property, SchemaNode};
 
     impl CompiledArgs {
-    /// Validates and deserializes the args into a handler's argument type.
-    fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-        let mut typed = Typed::new();
-        self.decode_erased(args, &mut typed)?;
-        typed
-            .take()
-            .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
-    }
-
+        /// Validates and deserializes the args into a handler's argument type.
+        fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
+            let mut typed = Typed::new();
+            self.decode_erased(args, &mut typed)?;
+            typed
+                .take()
+                .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
+        }
     }
 
     const INNER: SchemaNode = SchemaNode::object(

@@ -22,8 +22,8 @@ use serde_json::Value;
 use super::args::{ArgsIn, CompiledArgs};
 use super::encode::{Encoded, Encoding, encode};
 use crate::context::ToolCallContext;
-use crate::schema::erased::Typed;
 use crate::error::{ErrorCode, ToolError};
+use crate::schema::erased::Typed;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -37,7 +37,8 @@ type StartFn = dyn Fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> R
 
 /// How a compile-time tool starts: a plain function per tool (no closure, no vtable, no
 /// allocation).
-type StartTool = fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> Result<HandlerFuture, ToolError>;
+type StartTool =
+    fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Encoding) -> Result<HandlerFuture, ToolError>;
 
 #[derive(Clone)]
 enum Start {
@@ -69,15 +70,17 @@ impl ToolHandler {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         ToolHandler {
-            start: Start::Closure(Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
-                let mut typed = Typed::<A>::new();
-                schema.decode_erased(args, &mut typed)?;
-                let args = typed.take().ok_or_else(no_value)?;
-                Ok(Box::pin(Encode {
-                    future: f(args, ctx),
-                    encoding,
-                }))
-            })),
+            start: Start::Closure(Arc::new(
+                move |args, schema: &CompiledArgs, ctx, encoding| {
+                    let mut typed = Typed::<A>::new();
+                    schema.decode_erased(args, &mut typed)?;
+                    let args = typed.take().ok_or_else(no_value)?;
+                    Ok(Box::pin(Encode {
+                        future: f(args, ctx),
+                        encoding,
+                    }))
+                },
+            )),
         }
     }
 
@@ -97,13 +100,15 @@ impl ToolHandler {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         ToolHandler {
-            start: Start::Closure(Arc::new(move |args, schema: &CompiledArgs, ctx, encoding| {
-                let args = schema.prepare(args)?;
-                Ok(Box::pin(Encode {
-                    future: f(args, ctx),
-                    encoding,
-                }))
-            })),
+            start: Start::Closure(Arc::new(
+                move |args, schema: &CompiledArgs, ctx, encoding| {
+                    let args = schema.prepare(args)?;
+                    Ok(Box::pin(Encode {
+                        future: f(args, ctx),
+                        encoding,
+                    }))
+                },
+            )),
         }
     }
 
@@ -178,9 +183,7 @@ pub(crate) fn start_tool<T: crate::tool::Tool>(
     encoding: Encoding,
 ) -> Result<HandlerFuture, ToolError> {
     let mut typed = Typed::<T::Args>::new();
-    if let Err(e) = schema.decode_erased(args, &mut typed) {
-        return Err(e);
-    }
+    schema.decode_erased(args, &mut typed)?;
     match typed.take() {
         Some(args) => Ok(Box::pin(Encode {
             future: T::call(args, ctx),
@@ -193,7 +196,10 @@ pub(crate) fn start_tool<T: crate::tool::Tool>(
 /// Decoding reported success without a value: impossible, answered instead of panicking.
 #[cold]
 fn no_value() -> ToolError {
-    ToolError::with_code(ErrorCode::ToolArgsInvalid, "the arguments produced no value")
+    ToolError::with_code(
+        ErrorCode::ToolArgsInvalid,
+        "the arguments produced no value",
+    )
 }
 
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the

@@ -21,8 +21,8 @@
 use std::fmt;
 
 use serde::de::{
-    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Error as _, MapAccess,
-    SeqAccess, VariantAccess, Visitor,
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Error as _, MapAccess, SeqAccess,
+    VariantAccess, Visitor,
 };
 
 /// The error on both sides of the erasure.
@@ -224,80 +224,68 @@ impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Full<V, V::Value> {
     }
 }
 
-/// A [`Slot`] for the hints of data shapes (option, unit, unit struct, newtype struct,
-/// enum): it hands the visitor only the kinds of value a deserializer behind the erasure
-/// gives for such a hint, and reports anything else as serde's default `visit_*` methods
-/// would (`invalid type: …, expected …`). Per-tool types deserialized with these hints
-/// (nested enums, newtypes, options of them) then cost 8 visitor methods instead of 15.
-///
-/// For these hints, `serde_json` (text and `Value`) calls `visit_enum`,
-/// `visit_newtype_struct`, `visit_some`, `visit_none`, `visit_unit` or `visit_map` (a
-/// `RawValue`), or `visit_str` (any hint on a map key), or no method at all (a mismatch is
-/// reported through `expecting`).
-pub(crate) struct Shaped<V, T>(Slot<V, T>);
+/// Slots for the hints of data shapes: each hands the visitor only the kinds of value that
+/// a deserializer behind the erasure (`serde_json`'s, on text or on a `Value`, through the
+/// checks) gives for its hints, and reports anything else as serde's default `visit_*`
+/// methods would (`invalid type: …, expected …`). Each kind a slot hands over costs one
+/// visitor method per target type: the per-tool argument structs and their field
+/// identifiers then cost one each.
+macro_rules! narrow_slots {
+    ($($(#[$doc:meta])* $name:ident { $($kind:ident $(($binding:ident))? => $method:ident),* })*) => {$(
+        $(#[$doc])*
+        pub(crate) struct $name<V, T>(Slot<V, T>);
 
-impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Shaped<V, V::Value> {
-    fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.expecting(f)
-    }
-
-    fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
-        let Some(v) = self.0.visitor.take() else {
-            return Err(used_twice());
-        };
-        let result = match visit {
-            Visit::Str(s) => v.visit_str(s),
-            Visit::None => v.visit_none(),
-            Visit::Some(d) => v.visit_some(d),
-            Visit::Unit => v.visit_unit(),
-            Visit::NewtypeStruct(d) => v.visit_newtype_struct(d),
-            Visit::Map(m) => v.visit_map(m),
-            Visit::Enum(e) => v.visit_enum(e),
-            other => Err(Error::invalid_type(unexpected(&other), &v)),
-        };
-        match result {
-            Ok(value) => {
-                self.0.value = Some(value);
-                Ok(())
+        impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for $name<V, V::Value> {
+            fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.expecting(f)
             }
-            Err(e) => Err(e),
+
+            fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
+                let Some(v) = self.0.visitor.take() else {
+                    return Err(used_twice());
+                };
+                let result = match visit {
+                    $(Visit::$kind $(($binding))? => v.$method($($binding)?),)*
+                    #[allow(unreachable_patterns)]
+                    other => Err(Error::invalid_type(unexpected(&other), &v)),
+                };
+                match result {
+                    Ok(value) => {
+                        self.0.value = Some(value);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
         }
-    }
+    )*};
 }
 
-/// A [`Slot`] for the hints of containers and identifiers (struct, map, sequence, tuple,
-/// tuple struct, identifier), which `serde_json` answers only with `visit_seq`, `visit_map`
-/// or `visit_str` (or a mismatch through `expecting`): the per-tool argument structs and
-/// their field identifiers then cost 3 visitor methods each.
-pub(crate) struct Compound<V, T>(Slot<V, T>);
-
-impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Compound<V, V::Value> {
-    fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.expecting(f)
-    }
-
-    fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
-        let Some(v) = self.0.visitor.take() else {
-            return Err(used_twice());
-        };
-        let result = match visit {
-            Visit::Str(s) => v.visit_str(s),
-            Visit::Seq(s) => v.visit_seq(s),
-            Visit::Map(m) => v.visit_map(m),
-            other => Err(Error::invalid_type(unexpected(&other), &v)),
-        };
-        match result {
-            Ok(value) => {
-                self.0.value = Some(value);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+narrow_slots! {
+    /// Struct and map hints: `serde_json` answers them with `visit_map` (or a mismatch
+    /// through `expecting`). A struct given as an array (which serde accepts by default) is
+    /// refused: an argument struct's schema is an object, so no valid args are an array.
+    OnlyMap { Map(m) => visit_map }
+    /// Sequence, tuple and tuple struct hints: `visit_seq`.
+    OnlySeq { Seq(s) => visit_seq }
+    /// Identifier hints (field and variant names): `visit_str`.
+    OnlyStr { Str(s) => visit_str }
+    /// Option, unit, unit struct, newtype struct and enum hints: `visit_none`,
+    /// `visit_some`, `visit_unit`, `visit_newtype_struct`, `visit_enum`, `visit_map` (a
+    /// `RawValue`), and `visit_str` (any of these hints on a map key).
+    Shaped {
+        Str(s) => visit_str,
+        None => visit_none,
+        Some(d) => visit_some,
+        Unit => visit_unit,
+        NewtypeStruct(d) => visit_newtype_struct,
+        Map(m) => visit_map,
+        Enum(e) => visit_enum
     }
 }
 
 /// What serde's default `visit_*` methods report for a value (the scalar kinds that
-/// [`Shaped`] and [`Compound`] do not hand over).
+/// the narrow slots do not hand over).
 fn unexpected<'a>(visit: &'a Visit<'_, '_>) -> de::Unexpected<'a> {
     match *visit {
         Visit::Bool(b) => de::Unexpected::Bool(b),
@@ -388,8 +376,6 @@ macro_rules! erased_hints {
     )*};
 }
 
-
-
 impl<'de> Deserializer<'de> for &mut dyn ErasedDeserializer<'de> {
     type Error = Error;
 
@@ -417,13 +403,13 @@ impl<'de> Deserializer<'de> for &mut dyn ErasedDeserializer<'de> {
         deserialize_unit() => Shaped(Hint::Unit);
         deserialize_unit_struct(name: &'static str) => Shaped(Hint::UnitStruct(name));
         deserialize_newtype_struct(name: &'static str) => Shaped(Hint::NewtypeStruct(name));
-        deserialize_seq() => Compound(Hint::Seq);
-        deserialize_tuple(len: usize) => Compound(Hint::Tuple(len));
-        deserialize_tuple_struct(name: &'static str, len: usize) => Compound(Hint::TupleStruct(name, len));
-        deserialize_map() => Compound(Hint::Map);
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => Compound(Hint::Struct(name, fields));
+        deserialize_seq() => OnlySeq(Hint::Seq);
+        deserialize_tuple(len: usize) => OnlySeq(Hint::Tuple(len));
+        deserialize_tuple_struct(name: &'static str, len: usize) => OnlySeq(Hint::TupleStruct(name, len));
+        deserialize_map() => OnlyMap(Hint::Map);
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => OnlyMap(Hint::Struct(name, fields));
         deserialize_enum(name: &'static str, variants: &'static [&'static str]) => Shaped(Hint::Enum(name, variants));
-        deserialize_identifier() => Compound(Hint::Identifier);
+        deserialize_identifier() => OnlyStr(Hint::Identifier);
         deserialize_ignored_any() => Full(Hint::IgnoredAny);
     }
 
@@ -524,7 +510,7 @@ impl<'de> VariantAccess<'de> for &mut dyn ErasedEnumAccess<'de> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        let mut slot = Compound(Slot::new(visitor));
+        let mut slot = OnlySeq(Slot::new(visitor));
         match self.erased_content(Content::Tuple(len, &mut slot)) {
             Ok(()) => match slot.0.value {
                 Some(value) => Ok(value),
@@ -539,7 +525,7 @@ impl<'de> VariantAccess<'de> for &mut dyn ErasedEnumAccess<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let mut slot = Compound(Slot::new(visitor));
+        let mut slot = OnlyMap(Slot::new(visitor));
         match self.erased_content(Content::Struct(fields, &mut slot)) {
             Ok(()) => match slot.0.value {
                 Some(value) => Ok(value),

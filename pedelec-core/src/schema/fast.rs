@@ -38,8 +38,8 @@ use serde::de::{
 };
 use serde_json::{Number, Value};
 
-use super::erased::{ErasedSeed, Typed, deserialize_erased};
 use super::compiled::{Additional, CompiledNode, CompiledSchema, MultipleOf, NodeId};
+use super::erased::{ErasedSeed, Typed, deserialize_erased};
 use super::format::check_format;
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
