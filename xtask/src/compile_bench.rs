@@ -594,11 +594,32 @@ mod tests {
                       time:   0.500; rss:   90MB ->   95MB (   +5MB)\tLLVM_passes\n\
                       some other line\n\
                       time:   3.000; rss:   30MB ->   95MB (  +65MB)\ttotal\n";
-        let summary = summarise_passes(report);
-        assert!(summary.contains("total"), "{summary}");
-        assert!(summary.contains("LLVM_passes"), "{summary}");
-        assert!(summary.contains("2.00 s  66.7%"), "{summary}");
-        assert!(summarise_passes("nothing").contains("no `total`"));
+        let serde = "time:   0.700; rss:   30MB ->   90MB (  +59MB)\tLLVM_passes\n\
+                     time:   1.000; rss:   30MB ->   95MB (  +65MB)\ttotal\n";
+        assert_eq!(
+            passes(report),
+            vec![
+                ("parse_crate".to_owned(), 0.01),
+                ("LLVM_passes".to_owned(), 2.0),
+                ("total".to_owned(), 3.0)
+            ]
+        );
+        let table = compare_passes(serde, report);
+        let lines: Vec<&str> = table.lines().collect();
+        // The total first, then the passes by how much slower pedelec's are.
+        assert!(lines[1].contains("total") && lines[1].contains("+2.00 s"), "{table}");
+        assert!(lines[2].contains("LLVM_passes"), "{table}");
+        assert!(lines[2].contains("0.70 s") && lines[2].contains("+1.30 s"), "{table}");
+        assert!(lines[2].contains("(66.7% of pedelec's total)"), "{table}");
+        assert!(compare_passes(serde, "nothing").contains("no `total`"));
+    }
+
+    #[test]
+    fn children_cpu_time_is_read() {
+        let before = children_cpu().unwrap();
+        let status = std::process::Command::new("true").status().unwrap();
+        assert!(status.success());
+        assert!(children_cpu().unwrap() >= before);
     }
 
     #[test]

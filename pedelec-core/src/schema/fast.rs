@@ -16,8 +16,11 @@
 //!
 //! On the first violation, or any other error, the fast path stops and the slow path runs:
 //! parse to a `Value`, [`validate`](CompiledSchema::validate_with) (every error), normalize,
-//! `serde_json::from_value`. The fast path accepts exactly what the slow path accepts, with
-//! the same value; it only gets there sooner.
+//! deserialize from the `Value`. The fast path accepts exactly what the slow path accepts,
+//! with the same value; it only gets there sooner.
+//!
+//! Both paths see the target through [`super::erased`]: they are compiled once, here, not
+//! once per argument type.
 //!
 //! Normalization (both paths) is what makes the typed value see the arguments the way the
 //! validator judged them:
