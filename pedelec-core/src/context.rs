@@ -92,15 +92,62 @@ impl fmt::Debug for StateMap {
 }
 
 /// A cancellation flag shared between the runtime and a handler.
-#[derive(Clone, Default)]
+///
+/// Made standalone with [`Cancellation::new`] (and handed to a call with
+/// `CallOptions::cancellation`), or obtained from a running call with
+/// [`ToolCallContext::cancellation`]. Cloning is cheap (one reference count).
+#[derive(Clone)]
 pub struct Cancellation {
-    inner: Arc<CancelInner>,
+    inner: CancelRef,
 }
 
+/// Where a [`Cancellation`]'s flag lives: its own allocation, or the context of the call it
+/// belongs to (a session puts the flag of a call in its context: one allocation per call
+/// instead of two).
+#[derive(Clone)]
+enum CancelRef {
+    Own(Arc<CancelFlag>),
+    Call(Arc<ContextInner>),
+}
+
+impl Default for Cancellation {
+    fn default() -> Self {
+        Cancellation {
+            inner: CancelRef::Own(Arc::default()),
+        }
+    }
+}
+
+/// The flag itself and its waiters.
 #[derive(Default)]
-struct CancelInner {
+struct CancelFlag {
     cancelled: AtomicBool,
     notify: Notify,
+}
+
+impl CancelFlag {
+    fn cancel(&self) {
+        if !self.cancelled.swap(true, Ordering::AcqRel) {
+            self.notify.notify_waiters();
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    async fn cancelled(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            // Register before checking, so a `cancel` in between is not missed.
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 impl Cancellation {
@@ -110,31 +157,27 @@ impl Cancellation {
         Cancellation::default()
     }
 
+    fn flag(&self) -> &CancelFlag {
+        match &self.inner {
+            CancelRef::Own(flag) => flag,
+            CancelRef::Call(ctx) => ctx.flag(),
+        }
+    }
+
     /// Sets the flag and wakes every waiter. Idempotent.
     pub fn cancel(&self) {
-        if !self.inner.cancelled.swap(true, Ordering::AcqRel) {
-            self.inner.notify.notify_waiters();
-        }
+        self.flag().cancel();
     }
 
     /// Whether the flag is set.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::Acquire)
+        self.flag().is_cancelled()
     }
 
     /// Completes once the flag is set (at once if it already is).
     pub async fn cancelled(&self) {
-        loop {
-            let notified = self.inner.notify.notified();
-            tokio::pin!(notified);
-            // Register before checking, so a `cancel` in between is not missed.
-            notified.as_mut().enable();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
+        self.flag().cancelled().await;
     }
 }
 
@@ -222,10 +265,28 @@ struct ContextInner {
     /// The text of a [`CallId::Local`], made on first use.
     local_id_text: OnceLock<Box<str>>,
     tool_name: Arc<str>,
-    deadline: Instant,
-    cancellation: Cancellation,
+    /// The deadline is `start + timeout`, added up only when someone asks for it.
+    start: Instant,
+    timeout: Duration,
+    cancellation: CallCancel,
     state: Arc<StateMap>,
     progress: Option<ProgressFn>,
+}
+
+/// A call's cancellation flag: in the context's own allocation, or the handle the caller
+/// gave (`CallOptions::cancellation`, `ToolCallContext::new`).
+enum CallCancel {
+    Own(CancelFlag),
+    Given(Cancellation),
+}
+
+impl ContextInner {
+    fn flag(&self) -> &CancelFlag {
+        match &self.cancellation {
+            CallCancel::Own(flag) => flag,
+            CallCancel::Given(cancellation) => cancellation.flag(),
+        }
+    }
 }
 
 impl ToolCallContext {
@@ -238,15 +299,14 @@ impl ToolCallContext {
         cancellation: Cancellation,
         state: Arc<StateMap>,
     ) -> Self {
-        let now = Instant::now();
-        // A timeout too large to represent as an instant never passes.
-        let deadline = now.checked_add(timeout).unwrap_or_else(|| far_future(now));
-        ToolCallContext::with_deadline(
-            call_id.into(),
+        ToolCallContext::of_call(
+            CallId::Given(call_id.into()),
             tool_name.into(),
-            deadline,
-            cancellation,
+            Instant::now(),
+            timeout,
+            Some(cancellation),
             state,
+            None,
         )
     }
 
@@ -263,18 +323,23 @@ impl ToolCallContext {
             CallId::Given(call_id),
             tool_name,
             deadline,
-            cancellation,
+            Duration::ZERO,
+            Some(cancellation),
             state,
             None,
         )
     }
 
-    /// What [`with_deadline`](Self::with_deadline) makes, for any kind of call id.
+    /// A context for any kind of call id, its deadline `timeout` after `start` (a timeout
+    /// too large to represent as an instant never passes); without a `cancellation`, the
+    /// call's flag lives in the context's allocation.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn of_call(
         call_id: CallId,
         tool_name: Arc<str>,
-        deadline: Instant,
-        cancellation: Cancellation,
+        start: Instant,
+        timeout: Duration,
+        cancellation: Option<Cancellation>,
         state: Arc<StateMap>,
         progress: Option<ProgressFn>,
     ) -> Self {
@@ -283,12 +348,31 @@ impl ToolCallContext {
                 call_id,
                 local_id_text: OnceLock::new(),
                 tool_name,
-                deadline,
-                cancellation,
+                start,
+                timeout,
+                cancellation: match cancellation {
+                    Some(given) => CallCancel::Given(given),
+                    None => CallCancel::Own(CancelFlag::default()),
+                },
                 state,
                 progress,
             }),
         }
+    }
+
+    /// The tool's name, shared.
+    pub(crate) fn tool_name_arc(&self) -> Arc<str> {
+        self.inner.tool_name.clone()
+    }
+
+    /// The call's id, unformatted.
+    pub(crate) fn call_id_raw(&self) -> &CallId {
+        &self.inner.call_id
+    }
+
+    /// Cancels the call (the session does, on a timeout, a shutdown, or a dropped call).
+    pub(crate) fn cancel(&self) {
+        self.inner.flag().cancel();
     }
 
     /// A context for calling a handler directly, outside a session (tests, examples): no
@@ -325,15 +409,16 @@ impl ToolCallContext {
     /// When the call times out.
     #[must_use]
     pub fn deadline(&self) -> Instant {
-        self.inner.deadline
+        let start = self.inner.start;
+        start
+            .checked_add(self.inner.timeout)
+            .unwrap_or_else(|| far_future(start))
     }
 
     /// Time left before the deadline (zero once it has passed).
     #[must_use]
     pub fn remaining(&self) -> Duration {
-        self.inner
-            .deadline
-            .saturating_duration_since(Instant::now())
+        self.deadline().saturating_duration_since(Instant::now())
     }
 
     /// Whether the call was cancelled (by Core, because its timeout passed, or because the
@@ -343,18 +428,26 @@ impl ToolCallContext {
     /// blocking thread) holding a clone of the context.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancellation.is_cancelled()
+        self.inner.flag().is_cancelled()
     }
 
     /// Completes when the call is cancelled.
     pub async fn cancelled(&self) {
-        self.inner.cancellation.cancelled().await;
+        self.inner.flag().cancelled().await;
     }
 
-    /// The call's cancellation flag (shared with the session), e.g. to hand to other code.
+    /// A handle on the call's cancellation flag (shared with the session), e.g. to hand to
+    /// other code or to a nested call (`CallOptions::cancellation`). Cancelling it cancels
+    /// the call. It keeps the context's allocation alive while it lives (the flag is
+    /// part of it), not the call.
     #[must_use]
-    pub fn cancellation(&self) -> &Cancellation {
-        &self.inner.cancellation
+    pub fn cancellation(&self) -> Cancellation {
+        match &self.inner.cancellation {
+            CallCancel::Own(_) => Cancellation {
+                inner: CancelRef::Call(self.inner.clone()),
+            },
+            CallCancel::Given(given) => given.clone(),
+        }
     }
 
     /// Reports how far the call has come: `done` of `total` (when known), with a message
@@ -406,7 +499,7 @@ impl ToolCallContext {
 
 /// An instant about a century after `now` (or the latest representable one): the deadline of
 /// a call whose timeout does not fit in an `Instant`.
-pub(crate) fn far_future(now: Instant) -> Instant {
+fn far_future(now: Instant) -> Instant {
     let mut step = Duration::from_hours(100 * 365 * 24);
     loop {
         if let Some(t) = now.checked_add(step) {
@@ -512,13 +605,69 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_context_s_cancellation_handle_is_its_flag() {
+        // The flag in the context's allocation.
+        let ctx = ToolCallContext::of_call(
+            CallId::Local(1),
+            "t".into(),
+            Instant::now(),
+            Duration::from_secs(1),
+            None,
+            Arc::default(),
+            None,
+        );
+        let handle = ctx.cancellation();
+        assert!(!handle.is_cancelled() && !ctx.is_cancelled());
+        let waiter = tokio::spawn({
+            let ctx = ctx.clone();
+            async move { ctx.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        handle.cancel();
+        waiter.await.unwrap();
+        assert!(ctx.is_cancelled() && ctx.cancellation().is_cancelled());
+        drop(ctx);
+        assert!(handle.is_cancelled(), "the handle outlives the context");
+
+        // A handle given by the caller: the context shares it.
+        let given = Cancellation::new();
+        let ctx = ToolCallContext::of_call(
+            CallId::Local(2),
+            "t".into(),
+            Instant::now(),
+            Duration::from_secs(1),
+            Some(given.clone()),
+            Arc::default(),
+            None,
+        );
+        ctx.cancellation().cancel();
+        assert!(given.is_cancelled() && ctx.is_cancelled());
+
+        // A nested call given the handle of its parent's context.
+        let parent = ToolCallContext::detached("parent");
+        let child = ToolCallContext::of_call(
+            CallId::Local(3),
+            "child".into(),
+            Instant::now(),
+            Duration::from_secs(1),
+            Some(parent.cancellation()),
+            Arc::default(),
+            None,
+        );
+        parent.cancel();
+        assert!(child.is_cancelled());
+        child.cancellation().cancelled().await;
+    }
+
     #[test]
     fn local_call_ids_are_formatted_when_asked_for() {
         let ctx = ToolCallContext::of_call(
             CallId::Local(7),
             "t".into(),
             Instant::now(),
-            Cancellation::new(),
+            Duration::from_secs(1),
+            None,
             Arc::default(),
             None,
         );

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -98,6 +98,7 @@ impl<N> SessionBuilder<N> {
                 timeout: Duration::from_millis(timeout_ms),
                 inline: def.handler().cloned(),
                 named: RwLock::new(None),
+                has_named: AtomicBool::new(false),
             });
         }
         if !problems.is_empty() {
