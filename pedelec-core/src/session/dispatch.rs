@@ -20,7 +20,7 @@ use super::shutdown::{ShutdownState, refused_error};
 use crate::call::args::{ArgsIn, CompiledArgs};
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
-use crate::context::{CallId, Cancellation, ProgressFn, StateMap, ToolCallContext};
+use crate::context::{CallId, Cancellation, ProgressFn, SpareContext, StateMap, ToolCallContext};
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::tool::ToolDefinition;
@@ -59,6 +59,8 @@ pub(super) struct Shared {
     pub(super) by_name: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
     pub(super) fallback: RwLock<Option<FallbackHandler>>,
     pub(super) state: Arc<StateMap>,
+    /// The context allocation of the last call, for the next one.
+    pub(super) spare: SpareContext,
     pub(super) events: EventHub,
     pub(super) next_call: AtomicU64,
     pub(super) shutdown: ShutdownState,
@@ -195,6 +197,7 @@ impl Shared {
                     elapsed: started.elapsed(),
                 });
             }
+            self.spare.put(ctx);
             finish(result)
         }
     }
@@ -215,20 +218,24 @@ impl Shared {
             progress,
         } = setup;
         let tool = self.by_name.get(name).map(|&i| &self.tools[i]);
+        let unknown_name: Arc<str>;
         let (tool_name, timeout) = match tool {
-            Some(t) => (t.name.clone(), t.timeout),
-            None => (
-                Arc::from(name),
-                Duration::from_millis(pedelec_rules::DEFAULT_TIMEOUT_MS),
-            ),
+            Some(t) => (&t.name, t.timeout),
+            None => {
+                unknown_name = Arc::from(name);
+                (
+                    &unknown_name,
+                    Duration::from_millis(pedelec_rules::DEFAULT_TIMEOUT_MS),
+                )
+            }
         };
-        let ctx = ToolCallContext::of_call(
+        let ctx = self.spare.make(
             call_id,
             tool_name,
             started.into_std(),
             timeout,
             cancel,
-            self.state.clone(),
+            &self.state,
             progress,
         );
         let handler = if ctx.is_cancelled() {
