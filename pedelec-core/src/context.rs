@@ -1,9 +1,7 @@
 //! [`ToolCallContext`]: what a handler knows about the call it serves.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -16,58 +14,41 @@ use crate::error::ToolError;
 /// Shared application state registered on a session, one value per type.
 #[derive(Clone, Default)]
 pub struct StateMap {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>,
-}
-
-/// `TypeId`s are already hashes: use their bits instead of hashing them again (a handler
-/// looks its state up on every call).
-#[derive(Default)]
-struct TypeIdHasher(u64);
-
-impl Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 ^= n;
-    }
-
-    fn write_u128(&mut self, n: u128) {
-        #[allow(clippy::cast_possible_truncation)]
-        {
-            self.0 ^= (n as u64) ^ ((n >> 64) as u64);
-        }
-    }
+    /// A handful of values at most: a scan of their `TypeId`s is cheaper than hashing (a
+    /// handler looks its state up on every call).
+    values: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
 }
 
 impl StateMap {
     /// Registers `value`, replacing an earlier value of the same type.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+        self.insert_arc(Arc::new(value));
     }
 
     /// Registers a shared value, replacing an earlier value of the same type.
     pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
-        self.values.insert(TypeId::of::<T>(), value);
+        let id = TypeId::of::<T>();
+        match self.values.iter_mut().find(|(t, _)| *t == id) {
+            Some((_, slot)) => *slot = value,
+            None => self.values.push((id, value)),
+        }
+    }
+
+    fn find<T: 'static>(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        let id = TypeId::of::<T>();
+        self.values.iter().find(|(t, _)| *t == id).map(|(_, v)| v)
     }
 
     /// The value of type `T`, if one was registered.
     #[must_use]
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.values.get(&TypeId::of::<T>())?.downcast_ref()
+        self.find::<T>()?.downcast_ref()
     }
 
     /// The value of type `T` as a shared pointer, if one was registered.
     #[must_use]
     pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.values.get(&TypeId::of::<T>())?.clone().downcast().ok()
+        self.find::<T>()?.clone().downcast().ok()
     }
 
     /// The number of registered values.

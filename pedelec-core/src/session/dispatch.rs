@@ -204,6 +204,7 @@ impl Shared {
 
     /// The synchronous start of a call: the tool looked up, the call's context made, its
     /// args decoded and its handler started (a panic there becomes the call's error).
+    #[inline]
     fn begin(
         &self,
         setup: CallSetup,
