@@ -3,9 +3,10 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::atomic::AtomicCell;
 use serde::Serialize;
 use tokio::sync::Notify;
 
@@ -484,7 +485,10 @@ impl ToolCallContext {
 /// instructions less per sequential `call_raw`). What stays in it (the tool's name, the
 /// session's state) belongs to the session anyway.
 #[derive(Default)]
-pub(crate) struct SpareContext(Mutex<Option<Arc<ContextInner>>>);
+pub(crate) struct SpareContext(AtomicCell<Option<Arc<ContextInner>>>);
+
+// One pointer: a plain atomic swap, not one of crossbeam's fallback locks.
+const _: () = assert!(AtomicCell::<Option<Arc<ContextInner>>>::is_lock_free());
 
 impl SpareContext {
     /// A context for a call of the session, in the spare allocation when there is one.
@@ -500,9 +504,8 @@ impl SpareContext {
         state: &Arc<StateMap>,
         progress: Option<ProgressFn>,
     ) -> ToolCallContext {
-        // Never waits: a busy slot (another thread's call) means a fresh allocation.
-        let spare = self.0.try_lock().ok().and_then(|mut slot| slot.take());
-        if let Some(mut inner) = spare
+        // Concurrent calls: one of them gets the spare, the others allocate.
+        if let Some(mut inner) = self.0.take()
             && let Some(reused) = Arc::get_mut(&mut inner)
         {
             reused.call_id = call_id;
@@ -546,9 +549,8 @@ impl SpareContext {
             CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
         }
         inner.progress = None;
-        if let Ok(mut slot) = self.0.try_lock() {
-            *slot = Some(ctx.inner);
-        }
+        // A spare another call left meanwhile is dropped.
+        drop(self.0.swap(Some(ctx.inner)));
     }
 }
 
@@ -648,7 +650,9 @@ mod tests {
             "no state of type `alloc::string::String` is registered on this session; \
              register it with `Session::builder(..).state(String { .. })`"
         );
-        let err = ctx.state::<Mutex<Vec<(i64, Counter)>>>().unwrap_err();
+        let err = ctx
+            .state::<std::sync::Mutex<Vec<(i64, Counter)>>>()
+            .unwrap_err();
         assert!(
             err.message().ends_with(
                 "register it with `Session::builder(..).state(value)` \
