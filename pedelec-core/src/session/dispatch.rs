@@ -25,6 +25,9 @@ use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::tool::ToolDefinition;
 
+/// Up to this many tools, a call finds its tool by comparing names instead of hashing.
+const SCAN_TOOLS: usize = 8;
+
 /// One tool of a live session.
 pub(super) struct ToolEntry {
     pub(super) name: Arc<str>,
@@ -85,6 +88,17 @@ struct Begun {
 impl Shared {
     pub(super) fn local_call_id(&self) -> CallId {
         CallId::Local(self.next_call.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The tool of this name. Among a few tools, comparing names (mostly just their
+    /// lengths) is cheaper than hashing one: measured, 27 instructions less per call for
+    /// the first tool of the list; a scan of all 8 costs about what hashing does.
+    #[inline]
+    fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        if self.tools.len() <= SCAN_TOOLS {
+            return self.tools.iter().find(|t| *t.name == *name);
+        }
+        self.by_name.get(name).map(|&i| &self.tools[i])
     }
 
     pub(super) fn register(&self, name: &str, handler: ToolHandler) -> Result<(), Error> {
@@ -218,7 +232,7 @@ impl Shared {
             cancel,
             progress,
         } = setup;
-        let tool = self.by_name.get(name).map(|&i| &self.tools[i]);
+        let tool = self.tool(name);
         let unknown_name: Arc<str>;
         let (tool_name, timeout) = match tool {
             Some(t) => (&t.name, t.timeout),
