@@ -70,6 +70,44 @@ fn in_process(c: &mut Criterion) {
             .iter(|| async { session.call("update_counter", value.clone()).await });
     });
     group.finish();
+    print_in_process_ratio(&rt, &session, &args, &counter, text);
+}
+
+/// The in-process ratio at a glance (issue 11's measure): `call_raw` and the floor timed
+/// the same way, right after criterion's runs, the best of 5 rounds of 100,000 calls each
+/// (instruction counts, steadier on a busy machine: `examples/call_cost.rs` under callgrind).
+fn print_in_process_ratio(
+    rt: &tokio::runtime::Runtime,
+    session: &Session<ToolName>,
+    args: &RawValue,
+    counter: &Counter,
+    text: &str,
+) {
+    const CALLS: u32 = 100_000;
+    let best = |round: &mut dyn FnMut() -> Duration| {
+        let best = (0..5).map(|_| round()).min().unwrap();
+        best.as_secs_f64() * 1e9 / f64::from(CALLS)
+    };
+    let floor = best(&mut || {
+        let start = Instant::now();
+        for _ in 0..CALLS {
+            black_box(direct(counter, black_box(text)));
+        }
+        start.elapsed()
+    });
+    let raw = best(&mut || {
+        rt.block_on(async {
+            let start = Instant::now();
+            for _ in 0..CALLS {
+                black_box(session.call_raw(black_box("update_counter"), args).await);
+            }
+            start.elapsed()
+        })
+    });
+    println!(
+        "in_process: call_raw {raw:.0} ns, floor {floor:.0} ns, ratio {:.2}×",
+        raw / floor
+    );
 }
 
 /// Request lines with distinct ids (unique among 256 in flight).

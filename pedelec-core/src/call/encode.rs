@@ -13,7 +13,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 pub(crate) enum Encoding {
     /// A `serde_json::Value` (in-process calls).
     Value,
-    /// JSON text (bridges that write JSON).
+    /// The wire text of a success, `{"ok":true,"value":…}` (bridges that write JSON).
     Text,
 }
 
@@ -21,6 +21,8 @@ pub(crate) enum Encoding {
 #[derive(Debug)]
 pub(crate) enum Encoded {
     Value(Value),
+    /// `{"ok":true,"value":…}`: written with its envelope at once, so that the text a
+    /// bridge gets needs no second copy.
     Text(Vec<u8>),
 }
 
@@ -29,7 +31,7 @@ impl Encoded {
     pub(crate) fn into_value(self) -> Result<Value, ToolError> {
         match self {
             Encoded::Value(v) => Ok(v),
-            Encoded::Text(text) => serde_json::from_slice(&text).map_err(|e| {
+            Encoded::Text(text) => serde_json::from_slice(value_of(&text)).map_err(|e| {
                 ToolError::with_code(
                     ErrorCode::ToolResultInvalid,
                     format!("the result could not be read back: {e}"),
@@ -53,7 +55,9 @@ pub(crate) fn encode<O: Serialize>(out: &O, encoding: Encoding) -> Result<Encode
         Encoding::Value => encode_value(out),
         Encoding::Text => {
             let mut buf = Vec::with_capacity(64);
+            buf.extend_from_slice(OK_PREFIX);
             strict::to_writer(&mut buf, out)?;
+            buf.push(b'}');
             Ok(Encoded::Text(buf))
         }
     }
@@ -73,18 +77,16 @@ pub(crate) fn to_tool_result(result: Result<Encoded, ToolError>) -> ToolResult {
 
 const OK_PREFIX: &[u8] = br#"{"ok":true,"value":"#;
 
+/// The value in an [`Encoded::Text`].
+fn value_of(text: &[u8]) -> &[u8] {
+    &text[OK_PREFIX.len()..text.len() - 1]
+}
+
 /// A call's outcome as the wire text `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
 pub(crate) fn to_json_text(result: Result<Encoded, ToolError>) -> String {
     let out = match result {
-        // The common case wraps the value's buffer (it has room) instead of copying it.
-        Ok(Encoded::Text(mut text)) => {
-            let len = text.len();
-            text.resize(OK_PREFIX.len() + len, 0);
-            text.copy_within(..len, OK_PREFIX.len());
-            text[..OK_PREFIX.len()].copy_from_slice(OK_PREFIX);
-            text.push(b'}');
-            text
-        }
+        // The common case: the text is the whole answer already.
+        Ok(Encoded::Text(text)) => text,
         result => {
             let mut out = Vec::with_capacity(64);
             write_result(&mut out, result);
@@ -99,9 +101,7 @@ pub(crate) fn to_json_text(result: Result<Encoded, ToolError>) -> String {
 fn write_result(out: &mut Vec<u8>, result: Result<Encoded, ToolError>) {
     let result = match result {
         Ok(Encoded::Text(text)) => {
-            out.extend_from_slice(OK_PREFIX);
             out.extend_from_slice(&text);
-            out.push(b'}');
             return;
         }
         Ok(Encoded::Value(v)) => ToolResult::Ok(v),

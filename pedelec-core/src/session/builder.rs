@@ -4,14 +4,14 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use super::dispatch::{Shared, ToolEntry};
 use super::{Session, events, input};
 use crate::call::args::CompiledArgs;
-use crate::context::StateMap;
+use crate::context::{SpareContext, StateMap};
 use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
 
@@ -98,6 +98,7 @@ impl<N> SessionBuilder<N> {
                 timeout: Duration::from_millis(timeout_ms),
                 inline: def.handler().cloned(),
                 named: RwLock::new(None),
+                has_named: AtomicBool::new(false),
             });
         }
         if !problems.is_empty() {
@@ -111,6 +112,7 @@ impl<N> SessionBuilder<N> {
                 by_name,
                 fallback: RwLock::new(None),
                 state: Arc::new(self.state),
+                spare: SpareContext::default(),
                 events: events::EventHub::new(self.event_capacity),
                 next_call: AtomicU64::new(1),
                 shutdown: super::shutdown::new_state(),

@@ -95,7 +95,7 @@ impl CallOptions {
                 Some(id) => CallId::Given(id),
                 None => shared.local_call_id(),
             },
-            cancel: self.cancellation.unwrap_or_default(),
+            cancel: self.cancellation,
             progress: self.progress,
         }
     }
@@ -196,7 +196,7 @@ impl<N> Session<N> {
         let cancel = options.cancellation.clone().unwrap_or_default();
         let setup = CallSetup {
             call_id: CallId::Given(call_id.clone()),
-            cancel: cancel.clone(),
+            cancel: Some(cancel.clone()),
             progress: options.progress,
         };
         let shared = self.shared.clone();

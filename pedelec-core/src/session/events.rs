@@ -68,13 +68,19 @@ impl EventHub {
         }
     }
 
+    /// Whether anyone listens (then build the event and [`send`](Self::send) it).
+    #[inline]
     pub(crate) fn enabled(&self) -> bool {
         self.subscribers.load(Ordering::Relaxed) > 0
     }
 
+    pub(crate) fn send(&self, event: SessionEvent) {
+        let _ = self.tx.send(event);
+    }
+
     pub(crate) fn emit(&self, event: impl FnOnce() -> SessionEvent) {
         if self.enabled() {
-            let _ = self.tx.send(event());
+            self.send(event());
         }
     }
 
