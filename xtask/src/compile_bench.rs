@@ -607,9 +607,15 @@ mod tests {
         let table = compare_passes(serde, report);
         let lines: Vec<&str> = table.lines().collect();
         // The total first, then the passes by how much slower pedelec's are.
-        assert!(lines[1].contains("total") && lines[1].contains("+2.00 s"), "{table}");
+        assert!(
+            lines[1].contains("total") && lines[1].contains("+2.00 s"),
+            "{table}"
+        );
         assert!(lines[2].contains("LLVM_passes"), "{table}");
-        assert!(lines[2].contains("0.70 s") && lines[2].contains("+1.30 s"), "{table}");
+        assert!(
+            lines[2].contains("0.70 s") && lines[2].contains("+1.30 s"),
+            "{table}"
+        );
         assert!(lines[2].contains("(66.7% of pedelec's total)"), "{table}");
         assert!(compare_passes(serde, "nothing").contains("no `total`"));
     }

@@ -60,10 +60,28 @@ impl CompiledArgs {
             let value = self.prepare(args)?;
             return deserialize_erased(value, seed).map_err(|e| self.error(ArgsError::Mismatch(e)));
         };
+        // The fast path first, with nothing else in this frame: on success no error value
+        // is built or moved (measured: ~60 instructions per call).
+        if let ArgsIn::Text(text) = args
+            && schema.fast_path_erased(text, OPTIONS, seed)
+        {
+            return Ok(());
+        }
+        self.decode_slow(schema, args, seed)
+    }
+
+    /// What [`decode_erased`](Self::decode_erased) does when the fast path gave up or the args
+    /// are a `Value`: validate in full (every error), normalize, deserialize.
+    #[cold]
+    #[inline(never)]
+    fn decode_slow<'a>(
+        &self,
+        schema: &CompiledSchema,
+        args: ArgsIn<'a>,
+        seed: &mut dyn ErasedSeed<'a>,
+    ) -> Result<(), ToolError> {
         let decoded = match args {
-            ArgsIn::Text(text) if !is_null(text) => {
-                schema.deserialize_args_erased(text, OPTIONS, seed)
-            }
+            ArgsIn::Text(text) if !is_null(text) => schema.slow_path(text, OPTIONS, seed),
             ArgsIn::Text(_) => {
                 schema.deserialize_value_erased(Value::Object(Map::new()), OPTIONS, seed)
             }

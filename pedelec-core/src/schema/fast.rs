@@ -154,8 +154,8 @@ impl CompiledSchema {
         typed.take().ok_or_else(no_value)
     }
 
-    /// [`deserialize_args_with`](Self::deserialize_args_with) with the target erased: what
-    /// every typed call runs, compiled once for all argument types (see [`super::erased`]).
+    /// [`deserialize_args_with`](Self::deserialize_args_with) with the target erased,
+    /// compiled once for all argument types (see [`super::erased`]).
     pub(crate) fn deserialize_args_erased<'de>(
         &self,
         json: &'de str,
@@ -172,7 +172,7 @@ impl CompiledSchema {
     /// gives up: parse, validate (every error), normalize, deserialize from the `Value`.
     #[cold]
     #[inline(never)]
-    fn slow_path(
+    pub(crate) fn slow_path(
         &self,
         json: &str,
         options: ValidationOptions,
@@ -252,7 +252,7 @@ impl CompiledSchema {
     }
 
     /// The fast path with the target erased: `true` when `seed` took its value.
-    fn fast_path_erased<'de>(
+    pub(crate) fn fast_path_erased<'de>(
         &self,
         json: &'de str,
         options: ValidationOptions,
