@@ -613,6 +613,15 @@ impl<'de> Erase<'_, 'de> {
     }
 }
 
+/// Scalar visits, widened to the kinds of [`Visit`].
+macro_rules! forward_visits {
+    ($($method:ident($ty:ty) => $kind:ident,)*) => {$(
+        fn $method<E: de::Error>(self, v: $ty) -> Result<(), E> {
+            self.visit(Visit::$kind(v.into()))
+        }
+    )*};
+}
+
 impl<'de> Visitor<'de> for Erase<'_, 'de> {
     type Value = ();
 
@@ -620,56 +629,20 @@ impl<'de> Visitor<'de> for Erase<'_, 'de> {
         self.0.erased_expecting(f)
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        self.visit(Visit::Bool(v))
-    }
-
-    fn visit_i8<E: de::Error>(self, v: i8) -> Result<(), E> {
-        self.visit(Visit::I64(v.into()))
-    }
-
-    fn visit_i16<E: de::Error>(self, v: i16) -> Result<(), E> {
-        self.visit(Visit::I64(v.into()))
-    }
-
-    fn visit_i32<E: de::Error>(self, v: i32) -> Result<(), E> {
-        self.visit(Visit::I64(v.into()))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.visit(Visit::I64(v))
-    }
-
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<(), E> {
-        self.visit(Visit::I128(v))
-    }
-
-    fn visit_u8<E: de::Error>(self, v: u8) -> Result<(), E> {
-        self.visit(Visit::U64(v.into()))
-    }
-
-    fn visit_u16<E: de::Error>(self, v: u16) -> Result<(), E> {
-        self.visit(Visit::U64(v.into()))
-    }
-
-    fn visit_u32<E: de::Error>(self, v: u32) -> Result<(), E> {
-        self.visit(Visit::U64(v.into()))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.visit(Visit::U64(v))
-    }
-
-    fn visit_u128<E: de::Error>(self, v: u128) -> Result<(), E> {
-        self.visit(Visit::U128(v))
-    }
-
-    fn visit_f32<E: de::Error>(self, v: f32) -> Result<(), E> {
-        self.visit(Visit::F64(v.into()))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.visit(Visit::F64(v))
+    forward_visits! {
+        visit_bool(bool) => Bool,
+        visit_i8(i8) => I64,
+        visit_i16(i16) => I64,
+        visit_i32(i32) => I64,
+        visit_i64(i64) => I64,
+        visit_i128(i128) => I128,
+        visit_u8(u8) => U64,
+        visit_u16(u16) => U64,
+        visit_u32(u32) => U64,
+        visit_u64(u64) => U64,
+        visit_u128(u128) => U128,
+        visit_f32(f32) => F64,
+        visit_f64(f64) => F64,
     }
 
     fn visit_char<E: de::Error>(self, v: char) -> Result<(), E> {
