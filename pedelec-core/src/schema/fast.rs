@@ -42,7 +42,7 @@ use serde::de::{
 use serde_json::{Number, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, MultipleOf, NodeId};
-use super::erased::{ErasedSeed, Typed, deserialize_erased};
+use super::erased::{ErasedSeed, deserialize_erased};
 use super::format::check_format;
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
@@ -143,33 +143,39 @@ impl CompiledSchema {
     ///
     /// # Errors
     /// As [`deserialize_args`](Self::deserialize_args).
+    // Inlined, with the slow path out of line: the typed value then goes straight to the
+    // caller instead of being moved through two more frames.
+    //
+    // Generic over `T` (the whole validating deserializer is compiled for each `T`): the
+    // fastest form, for callers decoding a few types. A session decodes every tool's args
+    // through the erased form instead (`deserialize_args_erased`), compiled once for all.
     #[inline]
     pub fn deserialize_args_with<T: DeserializeOwned>(
         &self,
         json: &str,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        let mut typed = Typed::new();
-        self.deserialize_args_erased(json, options, &mut typed)?;
-        typed.take().ok_or_else(no_value)
-    }
-
-    /// [`deserialize_args_with`](Self::deserialize_args_with) with the target erased,
-    /// compiled once for all argument types (see [`super::erased`]).
-    pub(crate) fn deserialize_args_erased<'de>(
-        &self,
-        json: &'de str,
-        options: ValidationOptions,
-        seed: &mut dyn ErasedSeed<'de>,
-    ) -> Result<(), ArgsError> {
-        if self.fast_path_erased(json, options, seed) {
-            return Ok(());
+        match self.fast_path(json, options) {
+            Some(value) => Ok(value),
+            None => self.slow_path_typed(json, options),
         }
-        self.slow_path(json, options, seed)
     }
 
     /// What [`deserialize_args_with`](Self::deserialize_args_with) does when the fast path
-    /// gives up: parse, validate (every error), normalize, deserialize from the `Value`.
+    /// gives up: parse, validate (every error), normalize, `from_value`.
+    #[cold]
+    #[inline(never)]
+    fn slow_path_typed<T: DeserializeOwned>(
+        &self,
+        json: &str,
+        options: ValidationOptions,
+    ) -> Result<T, ArgsError> {
+        let value: Value = serde_json::from_str(json).map_err(ArgsError::Syntax)?;
+        self.deserialize_value_with(value, options)
+    }
+
+    /// The slow path with the target erased: parse, validate (every error), normalize,
+    /// deserialize from the `Value`.
     #[cold]
     #[inline(never)]
     pub(crate) fn slow_path(
@@ -205,9 +211,8 @@ impl CompiledSchema {
         args: Value,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        let mut typed = Typed::new();
-        self.deserialize_value_erased(args, options, &mut typed)?;
-        typed.take().ok_or_else(no_value)
+        let args = self.validated(args, options).map_err(ArgsError::Invalid)?;
+        serde_json::from_value(args).map_err(ArgsError::Mismatch)
     }
 
     /// [`deserialize_value_with`](Self::deserialize_value_with) with the target erased.
@@ -237,18 +242,28 @@ impl CompiledSchema {
     /// `T` in one streaming pass; `None` on the first violation or error (and in the rare
     /// cases it cannot decide, such as an escaped property name whose value must be looked
     /// at before the name is delivered), after which the slow path decides.
-    #[cfg(test)]
+    // Always inlined into `deserialize_args_with`: the value is then built in place.
+    #[inline(always)]
+    #[allow(clippy::inline_always, reason = "measured")]
     pub(crate) fn fast_path<T: DeserializeOwned>(
         &self,
         json: &str,
         options: ValidationOptions,
     ) -> Option<T> {
-        let mut typed = Typed::new();
-        if self.fast_path_erased(json, options, &mut typed) {
-            typed.take()
-        } else {
-            None
-        }
+        let cx = Ctx {
+            schema: self,
+            options,
+            text: json,
+        };
+        let mut de = serde_json::Deserializer::from_str(json);
+        let value = T::deserialize(Checked {
+            de: &mut de,
+            at: cx.at(CompiledSchema::ROOT),
+            cx: &cx,
+        })
+        .ok()?;
+        de.end().ok()?;
+        Some(value)
     }
 
     /// The fast path with the target erased: `true` when `seed` took its value.
@@ -343,13 +358,6 @@ fn integral(f: f64) -> Option<Integral> {
     } else {
         (f >= I64_MIN).then_some(Integral::Signed(f as i64))
     }
-}
-
-/// A deserialization that reported success without a value: impossible (every erased seed
-/// stores its value before returning `Ok`), answered as an error rather than a panic.
-#[cold]
-fn no_value() -> ArgsError {
-    ArgsError::Mismatch(de::Error::custom("the arguments produced no value"))
 }
 
 /// What the whole walk shares.

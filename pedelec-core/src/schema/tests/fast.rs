@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Number, Value, json};
 
 use crate::AdditionalProperties;
+use crate::schema::erased::Typed;
 use crate::schema::{
     ArgsError, CompiledSchema, Literal, NoArgs, Num, ParseOptions, Property, SchemaKind,
     SchemaNode, ToolArgs, ToolArgsSchema, ValidationErrors, ValidationOptions,
@@ -147,7 +148,24 @@ where
             "deserialize_args_with disagrees with the reference\nschema: {}\ninstance: {text}\noptions: {options:?}",
             node.to_json()
         );
+        // The erased form, which sessions decode through, agrees too.
+        assert_eq!(
+            outcome(erased::<T>(schema, text, options)),
+            expected,
+            "the erased decoding disagrees with the reference\nschema: {}\ninstance: {text}\noptions: {options:?}",
+            node.to_json()
+        );
         if let Ok(value) = serde_json::from_str::<Value>(text) {
+            let mut typed = Typed::<T>::new();
+            let erased_value = schema
+                .deserialize_value_erased(value.clone(), options, &mut typed)
+                .map(|()| typed.take().expect("a value"));
+            assert_eq!(
+                outcome(erased_value),
+                expected,
+                "the erased value decoding disagrees with the reference\nschema: {}\ninstance: {text}",
+                node.to_json()
+            );
             assert_eq!(
                 outcome(schema.deserialize_value_with::<T>(value, options)),
                 expected,
@@ -168,6 +186,19 @@ where
             (None, _) => stats.rejected += 1,
         }
     }
+}
+
+/// Decodes `text` as a session does: the erased fast path, then the erased slow path.
+fn erased<T: DeserializeOwned>(
+    schema: &CompiledSchema,
+    text: &str,
+    options: ValidationOptions,
+) -> Result<T, ArgsError> {
+    let mut typed = Typed::<T>::new();
+    if !schema.fast_path_erased(text, options, &mut typed) {
+        schema.slow_path(text, options, &mut typed)?;
+    }
+    Ok(typed.take().expect("a decoded value"))
 }
 
 fn compiled(node: &SchemaNode) -> CompiledSchema {
