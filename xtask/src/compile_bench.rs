@@ -623,7 +623,7 @@ mod tests {
     #[test]
     fn children_cpu_time_is_read() {
         let before = children_cpu().unwrap();
-        let status = std::process::Command::new("true").status().unwrap();
+        let status = Command::new("true").status().unwrap();
         assert!(status.success());
         assert!(children_cpu().unwrap() >= before);
     }
