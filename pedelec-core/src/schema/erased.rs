@@ -418,6 +418,22 @@ impl<'de> Deserializer<'de> for &mut dyn ErasedDeserializer<'de> {
     }
 }
 
+/// The next key or element of an erased map or sequence, from the erased call's answer
+/// (`true`: there is one, in the slot). A macro, not a function: one generic function
+/// more per type in a debug build.
+macro_rules! next_of {
+    ($answer:expr, $slot:ident) => {
+        match $answer {
+            Ok(true) => match $slot.value {
+                Some(next) => Ok(Some(next)),
+                None => Err(no_value()),
+            },
+            Ok(false) => Ok(None),
+            Err(e) => Err(e),
+        }
+    };
+}
+
 impl<'de> MapAccess<'de> for &mut dyn ErasedMapAccess<'de> {
     type Error = Error;
 
@@ -426,14 +442,7 @@ impl<'de> MapAccess<'de> for &mut dyn ErasedMapAccess<'de> {
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
         let mut slot = SeedSlot::new(seed);
-        match self.erased_next_key(&mut slot) {
-            Ok(true) => match slot.value {
-                Some(key) => Ok(Some(key)),
-                None => Err(no_value()),
-            },
-            Ok(false) => Ok(None),
-            Err(e) => Err(e),
-        }
+        next_of!(self.erased_next_key(&mut slot), slot)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
@@ -460,14 +469,7 @@ impl<'de> SeqAccess<'de> for &mut dyn ErasedSeqAccess<'de> {
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
         let mut slot = SeedSlot::new(seed);
-        match self.erased_next_element(&mut slot) {
-            Ok(true) => match slot.value {
-                Some(element) => Ok(Some(element)),
-                None => Err(no_value()),
-            },
-            Ok(false) => Ok(None),
-            Err(e) => Err(e),
-        }
+        next_of!(self.erased_next_element(&mut slot), slot)
     }
 
     fn size_hint(&self) -> Option<usize> {
