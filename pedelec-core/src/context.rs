@@ -662,18 +662,23 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn a_context_s_cancellation_handle_is_its_flag() {
-        // The flag in the context's allocation.
-        let ctx = ToolCallContext::of_call(
-            CallId::Local(1),
+    /// The context of call `local-n` of tool `t`, with a 1 s timeout.
+    fn local_ctx(n: u64) -> ToolCallContext {
+        ToolCallContext::of_call(
+            CallId::Local(n),
             "t".into(),
             Instant::now(),
             Duration::from_secs(1),
             None,
             Arc::default(),
             None,
-        );
+        )
+    }
+
+    #[tokio::test]
+    async fn a_context_s_cancellation_handle_is_its_flag() {
+        // The flag in the context's allocation.
+        let ctx = local_ctx(1);
         let handle = ctx.cancellation();
         assert!(!handle.is_cancelled() && !ctx.is_cancelled());
         let waiter = tokio::spawn({
@@ -724,6 +729,18 @@ mod tests {
         let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
         let given = Cancellation::new();
         let progress: ProgressFn = Arc::new(|_: ProgressUpdate| {});
+        // A plain call of tool `b`, numbered `n`.
+        let local = |spare: &SpareContext, n| {
+            spare.make(
+                CallId::Local(n),
+                &b,
+                Instant::now(),
+                Duration::from_secs(2),
+                None,
+                &state,
+                None,
+            )
+        };
         let ctx = spare.make(
             CallId::Given("c1".into()),
             &a,
@@ -739,58 +756,26 @@ mod tests {
         spare.put(ctx);
 
         // The allocation is reused, without the last call's id, handle or sink.
-        let ctx = spare.make(
-            CallId::Local(2),
-            &b,
-            Instant::now(),
-            Duration::from_secs(2),
-            None,
-            &state,
-            None,
-        );
+        let ctx = local(&spare, 2);
         assert_eq!((ctx.call_id(), ctx.tool_name()), ("local-2", "b"));
         assert!(!ctx.is_cancelled() && !ctx.wants_progress());
         ctx.cancel();
         spare.put(ctx);
-        let ctx = spare.make(
-            CallId::Local(3),
-            &b,
-            Instant::now(),
-            Duration::from_secs(2),
-            None,
-            &state,
-            None,
-        );
+        let ctx = local(&spare, 3);
         assert_eq!(ctx.call_id(), "local-3");
         assert!(!ctx.is_cancelled());
 
         // A context something else still holds is not taken back.
         let handle = ctx.cancellation();
         spare.put(ctx);
-        let ctx = spare.make(
-            CallId::Local(4),
-            &b,
-            Instant::now(),
-            Duration::from_secs(2),
-            None,
-            &state,
-            None,
-        );
+        let ctx = local(&spare, 4);
         handle.cancel();
         assert!(!ctx.is_cancelled());
     }
 
     #[test]
     fn local_call_ids_are_formatted_when_asked_for() {
-        let ctx = ToolCallContext::of_call(
-            CallId::Local(7),
-            "t".into(),
-            Instant::now(),
-            Duration::from_secs(1),
-            None,
-            Arc::default(),
-            None,
-        );
+        let ctx = local_ctx(7);
         assert_eq!(ctx.call_id(), "local-7");
         assert_eq!(ctx.call_id(), "local-7");
         assert!(format!("{ctx:?}").contains(r#"call_id: "local-7""#));

@@ -163,9 +163,6 @@ pub(crate) struct Slot<V, T> {
     value: Option<T>,
 }
 
-/// The full [`Slot`], for the scalar hints (`deserialize_any`, `deserialize_str`, …).
-pub(crate) struct Full<V, T>(Slot<V, T>);
-
 impl<V, T> Slot<V, T> {
     fn new(visitor: V) -> Self {
         Slot {
@@ -188,46 +185,11 @@ impl<'de, V: Visitor<'de>> Slot<V, V::Value> {
 // (`?`, `ok_or_else`, `map`), each of which would be one more function per type in a debug
 // build.
 
-impl<'de, V: Visitor<'de>> ErasedVisitor<'de> for Full<V, V::Value> {
-    fn erased_expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.expecting(f)
-    }
-
-    fn erased_visit(&mut self, visit: Visit<'_, 'de>) -> Result<(), Error> {
-        let Some(v) = self.0.visitor.take() else {
-            return Err(used_twice());
-        };
-        let result = match visit {
-            Visit::Bool(b) => v.visit_bool(b),
-            Visit::I64(n) => v.visit_i64(n),
-            Visit::I128(n) => v.visit_i128(n),
-            Visit::U64(n) => v.visit_u64(n),
-            Visit::U128(n) => v.visit_u128(n),
-            Visit::F64(n) => v.visit_f64(n),
-            Visit::Str(s) => v.visit_str(s),
-            Visit::Bytes(b) => v.visit_bytes(b),
-            Visit::None => v.visit_none(),
-            Visit::Some(d) => v.visit_some(d),
-            Visit::Unit => v.visit_unit(),
-            Visit::NewtypeStruct(d) => v.visit_newtype_struct(d),
-            Visit::Seq(s) => v.visit_seq(s),
-            Visit::Map(m) => v.visit_map(m),
-            Visit::Enum(e) => v.visit_enum(e),
-        };
-        match result {
-            Ok(value) => {
-                self.0.value = Some(value);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
-    }
-}
-
-/// Slots for the hints of data shapes: each hands the visitor only the kinds of value that
-/// a deserializer behind the erasure (`serde_json`'s, on text or on a `Value`, through the
-/// checks) gives for its hints, and reports anything else as serde's default `visit_*`
-/// methods would (`invalid type: …, expected …`). Each kind a slot hands over costs one
+/// Slots by hint. [`Full`] hands the visitor every kind; the others, for the hints of data
+/// shapes, hand it only the kinds of value that a deserializer behind the erasure
+/// (`serde_json`'s, on text or on a `Value`, through the checks) gives for their hints, and
+/// report anything else as serde's default `visit_*` methods would (`invalid type: …,
+/// expected …`). Each kind a slot hands over costs one
 /// visitor method per target type: the per-tool argument structs and their field
 /// identifiers then cost one each.
 macro_rules! narrow_slots {
@@ -262,6 +224,24 @@ macro_rules! narrow_slots {
 }
 
 narrow_slots! {
+    /// Every kind, for the scalar hints (`deserialize_any`, `deserialize_str`, …).
+    Full {
+        Bool(b) => visit_bool,
+        I64(n) => visit_i64,
+        I128(n) => visit_i128,
+        U64(n) => visit_u64,
+        U128(n) => visit_u128,
+        F64(n) => visit_f64,
+        Str(s) => visit_str,
+        Bytes(b) => visit_bytes,
+        None => visit_none,
+        Some(d) => visit_some,
+        Unit => visit_unit,
+        NewtypeStruct(d) => visit_newtype_struct,
+        Seq(s) => visit_seq,
+        Map(m) => visit_map,
+        Enum(e) => visit_enum
+    }
     /// Struct and map hints: `serde_json` answers them with `visit_map` (or a mismatch
     /// through `expecting`). A struct given as an array (which serde accepts by default) is
     /// refused: an argument struct's schema is an object, so no valid args are an array.
