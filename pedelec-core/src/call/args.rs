@@ -10,10 +10,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use serde::de::{self, DeserializeOwned};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::erased::{ErasedSeed, deserialize_erased};
+use crate::schema::erased::{ErasedSeed, Typed, deserialize_erased};
 use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
@@ -47,6 +48,21 @@ impl CompiledArgs {
     /// are only required to be JSON.
     pub(crate) fn unchecked(tool: Arc<str>) -> Self {
         CompiledArgs { tool, schema: None }
+    }
+
+    /// Validates and deserializes the args into a handler's argument type: the erased
+    /// decoding below, typed. (Compiled per type, but only this: a take of the slot.)
+    pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
+        let mut typed = Typed::new();
+        self.decode_erased(args, &mut typed)?;
+        match typed.take() {
+            Some(value) => Ok(value),
+            // Impossible (a seed stores its value before answering `Ok`): an error, not a
+            // panic.
+            None => Err(self.error(ArgsError::Mismatch(de::Error::custom(
+                "the arguments produced no value",
+            )))),
+        }
     }
 
     /// Validates and deserializes the args into `seed` (a handler's argument type, erased):
@@ -166,22 +182,8 @@ fn is_null(text: &str) -> bool {
 mod tests {
     use serde_json::json;
 
-    use serde::de::{self, DeserializeOwned};
-
     use super::*;
-    use crate::schema::erased::Typed;
     use crate::schema::{Property, SchemaNode};
-
-    impl CompiledArgs {
-        /// Validates and deserializes the args into a handler's argument type.
-        fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-            let mut typed = Typed::new();
-            self.decode_erased(args, &mut typed)?;
-            typed
-                .take()
-                .ok_or_else(|| self.error(ArgsError::Mismatch(de::Error::custom("no value"))))
-        }
-    }
 
     const INNER: SchemaNode = SchemaNode::object(
         const {

@@ -23,7 +23,6 @@ use super::args::{ArgsIn, CompiledArgs};
 use super::encode::{Encoded, Encoding, encode};
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::erased::Typed;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -72,9 +71,7 @@ impl ToolHandler {
         ToolHandler {
             start: Start::Closure(Arc::new(
                 move |args, schema: &CompiledArgs, ctx, encoding| {
-                    let mut typed = Typed::<A>::new();
-                    schema.decode_erased(args, &mut typed)?;
-                    let args = typed.take().ok_or_else(no_value)?;
+                    let args = schema.decode::<A>(args)?;
                     Ok(Box::pin(Encode {
                         future: f(args, ctx),
                         encoding,
@@ -182,24 +179,11 @@ pub(crate) fn start_tool<T: crate::tool::Tool>(
     ctx: ToolCallContext,
     encoding: Encoding,
 ) -> Result<HandlerFuture, ToolError> {
-    let mut typed = Typed::<T::Args>::new();
-    schema.decode_erased(args, &mut typed)?;
-    match typed.take() {
-        Some(args) => Ok(Box::pin(Encode {
-            future: T::call(args, ctx),
-            encoding,
-        })),
-        None => Err(no_value()),
-    }
-}
-
-/// Decoding reported success without a value: impossible, answered instead of panicking.
-#[cold]
-fn no_value() -> ToolError {
-    ToolError::with_code(
-        ErrorCode::ToolArgsInvalid,
-        "the arguments produced no value",
-    )
+    let args = schema.decode::<T::Args>(args)?;
+    Ok(Box::pin(Encode {
+        future: T::call(args, ctx),
+        encoding,
+    }))
 }
 
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the
