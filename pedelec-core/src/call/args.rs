@@ -10,11 +10,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use serde::de::{self, DeserializeOwned};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::schema::erased::{ErasedSeed, Typed, deserialize_erased};
+use crate::schema::tape::Tape;
 use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
 
 /// A call's arguments as they arrive: JSON text from a bridge, or a value from an
@@ -50,60 +50,63 @@ impl CompiledArgs {
         CompiledArgs { tool, schema: None }
     }
 
-    /// Validates and deserializes the args into a handler's argument type: the erased
-    /// decoding below, typed. (Compiled per type, but only this: a take of the slot.)
+    /// Validates and deserializes the args into a handler's argument type: the args are
+    /// recorded to a tape (checked, normalized: compiled once for every argument type, see
+    /// `schema::tape`), then replayed into `T` (compiled per type, but only this).
+    #[inline]
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-        let mut typed = Typed::new();
-        self.decode_erased(args, &mut typed)?;
-        match typed.take() {
-            Some(value) => Ok(value),
-            // Impossible (a seed stores its value before answering `Ok`): an error, not a
-            // panic.
-            None => Err(self.error(ArgsError::Mismatch(de::Error::custom(
-                "the arguments produced no value",
-            )))),
+        let mut tape = Tape::new();
+        self.record(args, &mut tape)?;
+        match tape.replay() {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.mismatch(e)),
         }
     }
 
-    /// Validates and deserializes the args into `seed` (a handler's argument type, erased):
-    /// compiled once for every argument type (see `schema::erased`).
-    pub(crate) fn decode_erased<'a>(
+    /// Validates the args and records them to `tape` (see [`decode`](Self::decode)).
+    pub(crate) fn record<'a>(
         &self,
         args: ArgsIn<'a>,
-        seed: &mut dyn ErasedSeed<'a>,
+        tape: &mut Tape<'a>,
     ) -> Result<(), ToolError> {
         let Some(schema) = &self.schema else {
-            let value = self.prepare(args)?;
-            return deserialize_erased(value, seed).map_err(|e| self.error(ArgsError::Mismatch(e)));
+            tape.push_value(self.prepare(args)?);
+            return Ok(());
         };
         // The fast path first, with nothing else in this frame: on success no error value
         // is built or moved (measured: ~60 instructions per call).
         if let ArgsIn::Text(text) = args
-            && schema.fast_path_erased(text, OPTIONS, seed)
+            && schema.record_fast(text, OPTIONS, tape)
         {
             return Ok(());
         }
-        self.decode_slow(schema, args, seed)
+        self.record_slow(schema, args, tape)
     }
 
-    /// What [`decode_erased`](Self::decode_erased) does when the fast path gave up or the args
-    /// are a `Value`: validate in full (every error), normalize, deserialize.
+    /// What [`record`](Self::record) does when the fast path gave up or the args are a
+    /// `Value`: validate in full (every error), normalize, record.
     #[cold]
     #[inline(never)]
-    fn decode_slow<'a>(
+    fn record_slow<'a>(
         &self,
         schema: &CompiledSchema,
         args: ArgsIn<'a>,
-        seed: &mut dyn ErasedSeed<'a>,
+        tape: &mut Tape<'a>,
     ) -> Result<(), ToolError> {
-        let decoded = match args {
-            ArgsIn::Text(text) if !is_null(text) => schema.slow_path(text, OPTIONS, seed),
-            ArgsIn::Text(_) => {
-                schema.deserialize_value_erased(Value::Object(Map::new()), OPTIONS, seed)
-            }
-            ArgsIn::Value(value) => schema.deserialize_value_erased(or_empty(value), OPTIONS, seed),
+        let recorded = match args {
+            ArgsIn::Text(text) if !is_null(text) => schema.record_slow(text, OPTIONS, tape),
+            ArgsIn::Text(_) => schema.record_value(Value::Object(Map::new()), OPTIONS, tape),
+            ArgsIn::Value(value) => schema.record_value(or_empty(value), OPTIONS, tape),
         };
-        decoded.map_err(|e| self.error(e))
+        recorded.map_err(|e| self.error(e))
+    }
+
+    /// Valid args that the argument type does not take (the schema allows what the type
+    /// does not).
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&self, error: serde_json::Error) -> ToolError {
+        self.error(ArgsError::Mismatch(error))
     }
 
     /// Parses, validates and normalizes the args, for handlers that take JSON.

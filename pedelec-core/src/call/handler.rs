@@ -170,7 +170,7 @@ where
     }
 }
 
-/// Starts compile-time tool `T`: decodes its args (through the erased, shared decoder) and
+/// Starts compile-time tool `T`: decodes its args (recorded by the shared decoder, replayed) and
 /// starts its call. The one function compiled per tool to run it, besides its args'
 /// `Deserialize` impl and [`Encode`]'s `poll`.
 pub(crate) fn start_tool<T: crate::tool::Tool>(

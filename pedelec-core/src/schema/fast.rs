@@ -19,8 +19,8 @@
 //! deserialize from the `Value`. The fast path accepts exactly what the slow path accepts,
 //! with the same value; it only gets there sooner.
 //!
-//! Both paths see the target through [`super::erased`]: they are compiled once, here, not
-//! once per argument type.
+//! A session runs both paths into a [`Tape`] (see [`super::tape`]): they are then compiled
+//! once, here, not once per argument type.
 //!
 //! Normalization (both paths) is what makes the typed value see the arguments the way the
 //! validator judged them:
@@ -42,10 +42,10 @@ use serde::de::{
 use serde_json::{Number, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, MultipleOf, NodeId};
-use super::erased::{ErasedSeed, deserialize_erased};
 use super::format::check_format;
 use super::json::Decimal;
 use super::node::{Num, SchemaKind};
+use super::tape::{Record, Tape};
 use super::validate::{
     ValidationErrors, ValidationOptions, compare, is_integer, longer_than, shorter_than,
 };
@@ -148,7 +148,7 @@ impl CompiledSchema {
     //
     // Generic over `T` (the whole validating deserializer is compiled for each `T`): the
     // fastest form, for callers decoding a few types. A session decodes every tool's args
-    // through the erased form instead (`deserialize_args_erased`), compiled once for all.
+    // through a tape instead (`record_fast`, `record_slow`), compiled once for all.
     #[inline]
     pub fn deserialize_args_with<T: DeserializeOwned>(
         &self,
@@ -174,18 +174,17 @@ impl CompiledSchema {
         self.deserialize_value_with(value, options)
     }
 
-    /// The slow path with the target erased: parse, validate (every error), normalize,
-    /// deserialize from the `Value`.
+    /// The slow path into a tape: parse, validate (every error), normalize, record.
     #[cold]
     #[inline(never)]
-    pub(crate) fn slow_path(
+    pub(crate) fn record_slow(
         &self,
         json: &str,
         options: ValidationOptions,
-        seed: &mut dyn ErasedSeed<'_>,
+        tape: &mut Tape<'_>,
     ) -> Result<(), ArgsError> {
         let value: Value = serde_json::from_str(json).map_err(ArgsError::Syntax)?;
-        self.deserialize_value_erased(value, options, seed)
+        self.record_value(value, options, tape)
     }
 
     /// Deserializes already-parsed tool arguments into `T` after validating them with the
@@ -215,15 +214,17 @@ impl CompiledSchema {
         serde_json::from_value(args).map_err(ArgsError::Mismatch)
     }
 
-    /// [`deserialize_value_with`](Self::deserialize_value_with) with the target erased.
-    pub(crate) fn deserialize_value_erased(
+    /// [`deserialize_value_with`](Self::deserialize_value_with) into a tape: validate,
+    /// normalize, record.
+    pub(crate) fn record_value(
         &self,
         args: Value,
         options: ValidationOptions,
-        seed: &mut dyn ErasedSeed<'_>,
+        tape: &mut Tape<'_>,
     ) -> Result<(), ArgsError> {
         let args = self.validated(args, options).map_err(ArgsError::Invalid)?;
-        deserialize_erased(args, seed).map_err(ArgsError::Mismatch)
+        tape.push_value(args);
+        Ok(())
     }
 
     /// Validates `args` (every error) and normalizes them (see the module docs): what the
@@ -266,12 +267,14 @@ impl CompiledSchema {
         Some(value)
     }
 
-    /// The fast path with the target erased: `true` when `seed` took its value.
-    pub(crate) fn fast_path_erased<'de>(
+    /// The fast path into a tape: `true` when `json` matches the schema and is recorded
+    /// (checked and normalized as the slow path would); `false` (and `tape` cleared) on the
+    /// first violation or error.
+    pub(crate) fn record_fast<'de>(
         &self,
         json: &'de str,
         options: ValidationOptions,
-        seed: &mut dyn ErasedSeed<'de>,
+        tape: &mut Tape<'de>,
     ) -> bool {
         let cx = Ctx {
             schema: self,
@@ -284,7 +287,11 @@ impl CompiledSchema {
             at: cx.at(CompiledSchema::ROOT),
             cx: &cx,
         };
-        deserialize_erased(checked, seed).is_ok() && de.end().is_ok()
+        if checked.deserialize_any(Record(tape)).is_ok() && de.end().is_ok() {
+            return true;
+        }
+        tape.clear();
+        false
     }
 
     /// Normalizes a value that is valid against node `id` (see the module docs).
@@ -663,7 +670,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
 }
 
 /// The name `serde_json::value::RawValue` deserializes through.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(super) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// A seed that deserializes through [`Checked`].
 struct CheckedSeed<'a, S> {
@@ -1283,7 +1290,7 @@ impl<'de, K: DeserializeSeed<'de>> KeyCheck<'_, '_, K> {
 
 /// A property name: borrowed from the text (no escapes) or not.
 #[derive(Clone, Copy)]
-enum Key<'de, 'k> {
+pub(super) enum Key<'de, 'k> {
     Borrowed(&'de str),
     Transient(&'k str),
 }
@@ -1299,33 +1306,75 @@ impl Key<'_, '_> {
 
 /// Hands a property name to the target, as `serde_json` hands map keys over (strings;
 /// numbers and booleans for keys of those types).
-struct KeyDeserializer<'de, 'k, E> {
+pub(super) struct KeyDeserializer<'de, 'k, E> {
     key: Key<'de, 'k>,
     error: PhantomData<E>,
 }
 
-impl<'de, E: de::Error> KeyDeserializer<'de, '_, E> {
-    /// A key read as a number: it must be a JSON number, and nothing else.
+impl<'de, 'k, E> KeyDeserializer<'de, 'k, E> {
     #[inline]
-    fn number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        let key = self.key.as_str();
-        if !matches!(key.as_bytes().first(), Some(b'0'..=b'9' | b'-'))
-            || key.as_bytes().iter().any(u8::is_ascii_whitespace)
-        {
-            return Err(E::custom("expected a number as the map key"));
+    pub(super) fn new(key: Key<'de, 'k>) -> Self {
+        KeyDeserializer {
+            key,
+            error: PhantomData,
         }
-        let number: Number = serde_json::from_str(key).map_err(E::custom)?;
-        number.deserialize_any(visitor).map_err(E::custom)
     }
 }
 
+/// What `serde_json` reports for a key that is not a number where one is expected.
+const NUMERIC_KEY: &str = "invalid value: expected key to be a number in quotes";
+
+/// Keys read as numbers, as `serde_json`'s `Value` deserializer reads them (the messages
+/// too): the key must be a JSON number and nothing else, read by `serde_json` with the
+/// target's hint.
 macro_rules! numeric_keys {
     ($($method:ident)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-            self.number(visitor)
+            let key = self.key.as_str();
+            if !matches!(key.as_bytes().first(), Some(b'0'..=b'9' | b'-')) {
+                return Err(E::custom(NUMERIC_KEY));
+            }
+            let mut de = serde_json::Deserializer::from_str(key);
+            let number = de.$method(NumberOnly(visitor, PhantomData)).map_err(E::custom)?;
+            // Nothing may follow the number, not even whitespace.
+            if de.end().is_err() || key.as_bytes().last().is_some_and(u8::is_ascii_whitespace) {
+                return Err(E::custom(NUMERIC_KEY));
+            }
+            Ok(number)
         }
     )*};
+}
+
+/// A visitor of numbers for a deserializer of another lifetime (numbers borrow nothing).
+struct NumberOnly<'de, V>(V, PhantomData<&'de ()>);
+
+impl<'de, V: Visitor<'de>> Visitor<'_> for NumberOnly<'de, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.0.visit_i64(v)
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
+        self.0.visit_i128(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.0.visit_u64(v)
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
+        self.0.visit_u128(v)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        self.0.visit_f64(v)
+    }
 }
 
 impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, '_, E> {
@@ -1340,28 +1389,10 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, '_, E> {
     }
 
     numeric_keys!(
-        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
         deserialize_f32 deserialize_f64
     );
-
-    #[inline]
-    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        let key = self.key.as_str();
-        match key.parse::<i128>() {
-            Ok(n) if !key.starts_with('+') => visitor.visit_i128(n),
-            _ => Err(E::custom("expected an integer as the map key")),
-        }
-    }
-
-    #[inline]
-    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-        let key = self.key.as_str();
-        match key.parse::<u128>() {
-            Ok(n) if !key.starts_with('+') => visitor.visit_u128(n),
-            _ => Err(E::custom("expected an integer as the map key")),
-        }
-    }
 
     #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {

@@ -6,12 +6,12 @@ pub mod arg;
 mod args;
 mod check;
 mod compiled;
-pub(crate) mod erased;
 mod fast;
 pub mod format;
 mod json;
 mod node;
 mod parse;
+pub(crate) mod tape;
 mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};

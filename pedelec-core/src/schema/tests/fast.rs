@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Number, Value, json};
 
 use crate::AdditionalProperties;
-use crate::schema::erased::Typed;
+use crate::schema::tape::Tape;
 use crate::schema::{
     ArgsError, CompiledSchema, Literal, NoArgs, Num, ParseOptions, Property, SchemaKind,
     SchemaNode, ToolArgs, ToolArgsSchema, ValidationErrors, ValidationOptions,
@@ -148,22 +148,22 @@ where
             "deserialize_args_with disagrees with the reference\nschema: {}\ninstance: {text}\noptions: {options:?}",
             node.to_json()
         );
-        // The erased form, which sessions decode through, agrees too.
+        // The tape, which sessions decode through, agrees too.
         assert_eq!(
-            outcome(erased::<T>(schema, text, options)),
+            outcome(taped::<T>(schema, text, options)),
             expected,
-            "the erased decoding disagrees with the reference\nschema: {}\ninstance: {text}\noptions: {options:?}",
+            "the tape decoding disagrees with the reference\nschema: {}\ninstance: {text}\noptions: {options:?}",
             node.to_json()
         );
         if let Ok(value) = serde_json::from_str::<Value>(text) {
-            let mut typed = Typed::<T>::new();
-            let erased_value = schema
-                .deserialize_value_erased(value.clone(), options, &mut typed)
-                .map(|()| typed.take().expect("a value"));
+            let mut tape = Tape::new();
+            let taped_value = schema
+                .record_value(value.clone(), options, &mut tape)
+                .and_then(|()| tape.replay::<T>().map_err(ArgsError::Mismatch));
             assert_eq!(
-                outcome(erased_value),
+                outcome(taped_value),
                 expected,
-                "the erased value decoding disagrees with the reference\nschema: {}\ninstance: {text}",
+                "the tape decoding of the value disagrees with the reference\nschema: {}\ninstance: {text}",
                 node.to_json()
             );
             assert_eq!(
@@ -188,17 +188,18 @@ where
     }
 }
 
-/// Decodes `text` as a session does: the erased fast path, then the erased slow path.
-fn erased<T: DeserializeOwned>(
+/// Decodes `text` as a session does: recorded to a tape by the fast path (else the slow
+/// path), then replayed.
+fn taped<T: DeserializeOwned>(
     schema: &CompiledSchema,
     text: &str,
     options: ValidationOptions,
 ) -> Result<T, ArgsError> {
-    let mut typed = Typed::<T>::new();
-    if !schema.fast_path_erased(text, options, &mut typed) {
-        schema.slow_path(text, options, &mut typed)?;
+    let mut tape = Tape::new();
+    if !schema.record_fast(text, options, &mut tape) {
+        schema.record_slow(text, options, &mut tape)?;
     }
-    Ok(typed.take().expect("a decoded value"))
+    tape.replay().map_err(ArgsError::Mismatch)
 }
 
 fn compiled(node: &SchemaNode) -> CompiledSchema {

@@ -1,0 +1,722 @@
+//! Arguments as a tape: a flat list of tokens, recorded once and then replayed into the
+//! handler's argument type.
+//!
+//! A session decodes the args of every tool. Generic over the target, the validating
+//! deserializer ([`Checked`] around `serde_json`'s parser) and the `Value` path would be
+//! compiled again for every argument struct of every tool: most of a crate's build time.
+//! Here they are compiled once, in this crate, for one target: [`Record`], which writes
+//! what they visit to a [`Tape`] (checked against the schema on the way, and normalized as
+//! the slow path normalizes). Per argument type, only its own `Deserialize` impl is
+//! compiled, against [`Replay`]: a small deserializer that hands the tokens back, with no
+//! parsing, no checks and no call through a `dyn`.
+//!
+//! The tape lives on the stack for the usual few arguments (it spills to the heap beyond
+//! 16 tokens). Strings are borrowed from the args text when they have no escapes; others
+//! (and every string of a `Value`) are owned and moved to the target, never copied twice.
+//!
+//! What replaying gives the target is what `serde_json` gives it for the same value (the
+//! property tests compare both), with two limits of the `Value` path that now hold on the
+//! text path too: an integer beyond 64 bits is read as a float (a `u128` field cannot take
+//! it), and an argument struct cannot be given as an array (its schema is an object, so no
+//! valid args are).
+//!
+//! [`Checked`]: super::fast
+
+use std::fmt;
+
+use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Error as _, Expected, MapAccess,
+    SeqAccess, Unexpected, VariantAccess, Visitor,
+};
+use serde_json::Value;
+use smallvec::SmallVec;
+
+use super::fast::{Key, KeyDeserializer, RAW_VALUE_TOKEN};
+
+/// The error of a replay: the target's own (`missing field`, `invalid type`, …).
+pub(crate) type Error = serde_json::Error;
+
+/// One token of a recorded value. `Copy`, so that reading one is a load, and the tape
+/// has nothing to drop token by token.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tok<'de> {
+    Null,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    /// A string borrowed from the args text.
+    Str(&'de str),
+    /// A string that is not (it had escapes, or came from a `Value`): the tape's `owned`
+    /// string at this index.
+    Owned(usize),
+    /// An object: `len` entries follow (a name, always a string token, then its value),
+    /// up to token `end`.
+    Map {
+        len: usize,
+        end: usize,
+    },
+    /// An array: `len` values follow, up to token `end`.
+    Seq {
+        len: usize,
+        end: usize,
+    },
+    /// Past the end of the tape (never recorded).
+    End,
+}
+
+/// A recorded value.
+#[derive(Debug, Default)]
+pub(crate) struct Tape<'de> {
+    toks: SmallVec<[Tok<'de>; 16]>,
+    /// The strings of [`Tok::Owned`] (none for text without escapes).
+    owned: Vec<String>,
+}
+
+impl<'de> Tape<'de> {
+    pub(crate) fn new() -> Self {
+        Tape {
+            toks: SmallVec::new(),
+            owned: Vec::new(),
+        }
+    }
+
+    /// Forgets what was recorded (a fast path that gave up halfway).
+    pub(crate) fn clear(&mut self) {
+        self.toks.clear();
+        self.owned.clear();
+    }
+
+    fn push_owned(&mut self, s: String) {
+        self.toks.push(Tok::Owned(self.owned.len()));
+        self.owned.push(s);
+    }
+
+    /// Records a value (already validated and normalized), moving its strings.
+    pub(crate) fn push_value(&mut self, value: Value) {
+        match value {
+            Value::Null => self.toks.push(Tok::Null),
+            Value::Bool(b) => self.toks.push(Tok::Bool(b)),
+            // As `serde_json`'s `Value` deserializer visits numbers.
+            Value::Number(n) => self.toks.push(if let Some(u) = n.as_u64() {
+                Tok::U64(u)
+            } else if let Some(i) = n.as_i64() {
+                Tok::I64(i)
+            } else {
+                Tok::F64(n.as_f64().unwrap_or(f64::NAN))
+            }),
+            Value::String(s) => self.push_owned(s),
+            Value::Array(items) => {
+                let at = self.open(Tok::Seq { len: 0, end: 0 });
+                let len = items.len();
+                for item in items {
+                    self.push_value(item);
+                }
+                self.close(at, len);
+            }
+            Value::Object(map) => {
+                let at = self.open(Tok::Map { len: 0, end: 0 });
+                let len = map.len();
+                for (name, value) in map {
+                    self.push_owned(name);
+                    self.push_value(value);
+                }
+                self.close(at, len);
+            }
+        }
+    }
+
+    fn open(&mut self, header: Tok<'de>) -> usize {
+        self.toks.push(header);
+        self.toks.len() - 1
+    }
+
+    /// Completes the header at `at` once its `len` entries or items are recorded.
+    fn close(&mut self, at: usize, len: usize) {
+        let end = self.toks.len();
+        if let Some(header @ (Tok::Map { .. } | Tok::Seq { .. })) = self.toks.get_mut(at) {
+            *header = match header {
+                Tok::Map { .. } => Tok::Map { len, end },
+                _ => Tok::Seq { len, end },
+            };
+        }
+    }
+
+    /// Deserializes the recorded value into `T` (the one step compiled per argument type).
+    #[inline]
+    pub(crate) fn replay<T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
+        T::deserialize(&mut Replay {
+            toks: &self.toks,
+            owned: &mut self.owned,
+            pos: 0,
+        })
+    }
+}
+
+// ----- recording: compiled once, for every deserializer that feeds a tape -----
+
+/// Records one value into a tape: the seed and visitor the checking deserializer (or a
+/// `Value`) is driven with.
+pub(crate) struct Record<'t, 'de>(pub(crate) &'t mut Tape<'de>);
+
+impl<'de> DeserializeSeed<'de> for Record<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Record<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.0.toks.push(Tok::Bool(v));
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.0.toks.push(Tok::I64(v));
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.0.toks.push(Tok::U64(v));
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.0.toks.push(Tok::F64(v));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        self.0.toks.push(Tok::Str(v));
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.0.push_owned(v.to_owned());
+        Ok(())
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<(), E> {
+        self.0.push_owned(v);
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.toks.push(Tok::Null);
+        Ok(())
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_any(self)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let at = self.0.open(Tok::Seq { len: 0, end: 0 });
+        let mut len = 0;
+        while let Some(()) = seq.next_element_seed(Record(&mut *self.0))? {
+            len += 1;
+        }
+        self.0.close(at, len);
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let at = self.0.open(Tok::Map { len: 0, end: 0 });
+        let mut len = 0;
+        while let Some(()) = map.next_key_seed(RecordName(&mut *self.0))? {
+            map.next_value_seed(Record(&mut *self.0))?;
+            len += 1;
+        }
+        self.0.close(at, len);
+        Ok(())
+    }
+}
+
+/// Records a property name.
+struct RecordName<'t, 'de>(&'t mut Tape<'de>);
+
+impl<'de> DeserializeSeed<'de> for RecordName<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_str(Record(self.0))
+    }
+}
+
+// ----- replaying: what is compiled per argument type -----
+
+/// Hands a tape's tokens to a target, as `serde_json` hands it the same value.
+pub(crate) struct Replay<'t, 'de> {
+    toks: &'t [Tok<'de>],
+    owned: &'t mut [String],
+    pos: usize,
+}
+
+impl<'de> Replay<'_, 'de> {
+    /// The next token.
+    #[inline]
+    fn next(&mut self) -> Tok<'de> {
+        let tok = self.toks.get(self.pos).copied().unwrap_or(Tok::End);
+        self.pos += 1;
+        tok
+    }
+
+    /// Owned string `i`, moved out (each is read once).
+    #[inline]
+    fn take(&mut self, i: usize) -> String {
+        self.owned
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Whether the next token is `null`.
+    #[inline]
+    fn next_is_null(&self) -> bool {
+        matches!(self.toks.get(self.pos), Some(Tok::Null))
+    }
+
+    /// Steps over the next value.
+    fn skip(&mut self) {
+        match self.next() {
+            Tok::Map { end, .. } | Tok::Seq { end, .. } => self.pos = end,
+            _ => {}
+        }
+    }
+
+    /// The next value as JSON text (what `serde_json::value::RawValue` takes).
+    fn render(&mut self) -> String {
+        let mut out = Vec::new();
+        self.render_into(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    fn render_into(&mut self, out: &mut Vec<u8>) {
+        // Writing to a `Vec` cannot fail, and every token is representable.
+        let _ = match self.next() {
+            Tok::Null | Tok::End => serde_json::to_writer(&mut *out, &()),
+            Tok::Bool(b) => serde_json::to_writer(&mut *out, &b),
+            Tok::I64(n) => serde_json::to_writer(&mut *out, &n),
+            Tok::U64(n) => serde_json::to_writer(&mut *out, &n),
+            Tok::F64(n) => serde_json::to_writer(&mut *out, &n),
+            Tok::Str(s) => serde_json::to_writer(&mut *out, s),
+            Tok::Owned(i) => serde_json::to_writer(&mut *out, &self.take(i)),
+            Tok::Seq { len, .. } => {
+                out.push(b'[');
+                for i in 0..len {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    self.render_into(out);
+                }
+                out.push(b']');
+                Ok(())
+            }
+            Tok::Map { len, .. } => {
+                out.push(b'{');
+                for i in 0..len {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    self.render_into(out);
+                    out.push(b':');
+                    self.render_into(out);
+                }
+                out.push(b'}');
+                Ok(())
+            }
+        };
+    }
+}
+
+/// What a token is, for `invalid type: …` errors.
+fn unexpected<'a>(tok: &'a Tok<'_>, owned: &'a [String]) -> Unexpected<'a> {
+    match *tok {
+        Tok::Null => Unexpected::Unit,
+        Tok::Bool(b) => Unexpected::Bool(b),
+        Tok::I64(n) => Unexpected::Signed(n),
+        Tok::U64(n) => Unexpected::Unsigned(n),
+        Tok::F64(n) => Unexpected::Float(n),
+        Tok::Str(s) => Unexpected::Str(s),
+        Tok::Owned(i) => Unexpected::Str(owned.get(i).map_or("", String::as_str)),
+        Tok::Map { .. } => Unexpected::Map,
+        Tok::Seq { .. } => Unexpected::Seq,
+        Tok::End => Unexpected::Other("the end of the arguments"),
+    }
+}
+
+/// The target's visitor does not take this token (worded by the visitor, as serde's
+/// default `visit_*` methods word it).
+#[cold]
+fn invalid(tok: Tok<'_>, owned: &[String], expected: &dyn Expected) -> Error {
+    Error::invalid_type(unexpected(&tok, owned), expected)
+}
+
+/// A map or array whose visitor stopped before its end.
+#[cold]
+fn unfinished(len: usize, kind: &'static str) -> Error {
+    Error::invalid_length(len, &kind)
+}
+
+/// The hints that take numbers: `serde_json` visits every number as it reads it.
+macro_rules! number_hints {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            match self.next() {
+                Tok::U64(n) => v.visit_u64(n),
+                Tok::I64(n) => v.visit_i64(n),
+                Tok::F64(n) => v.visit_f64(n),
+                tok => Err(invalid(tok, self.owned, &v)),
+            }
+        }
+    )*};
+}
+
+/// The hints that take strings.
+macro_rules! string_hints {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            match self.next() {
+                Tok::Str(s) => v.visit_borrowed_str(s),
+                Tok::Owned(i) => v.visit_string(self.take(i)),
+                tok => Err(invalid(tok, self.owned, &v)),
+            }
+        }
+    )*};
+}
+
+/// The hints that take arrays.
+macro_rules! seq_hints {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $ty,)* v: V) -> Result<V::Value, Error> {
+            match self.next() {
+                Tok::Seq { len, .. } => self.seq(len, v),
+                tok => Err(invalid(tok, self.owned, &v)),
+            }
+        }
+    )*};
+}
+
+impl<'de> Replay<'_, 'de> {
+    #[inline]
+    fn seq<V: Visitor<'de>>(&mut self, len: usize, v: V) -> Result<V::Value, Error> {
+        let mut items = ReplaySeq {
+            de: self,
+            left: len,
+        };
+        let value = v.visit_seq(&mut items)?;
+        if items.left == 0 {
+            Ok(value)
+        } else {
+            Err(unfinished(len, "fewer elements in array"))
+        }
+    }
+
+    #[inline]
+    fn map<V: Visitor<'de>>(&mut self, len: usize, v: V) -> Result<V::Value, Error> {
+        let mut entries = ReplayMap {
+            de: self,
+            left: len,
+        };
+        let value = v.visit_map(&mut entries)?;
+        if entries.left == 0 {
+            Ok(value)
+        } else {
+            Err(unfinished(len, "fewer elements in map"))
+        }
+    }
+}
+
+impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        match self.next() {
+            Tok::Null => v.visit_unit(),
+            Tok::Bool(b) => v.visit_bool(b),
+            Tok::I64(n) => v.visit_i64(n),
+            Tok::U64(n) => v.visit_u64(n),
+            Tok::F64(n) => v.visit_f64(n),
+            Tok::Str(s) => v.visit_borrowed_str(s),
+            Tok::Owned(i) => v.visit_string(self.take(i)),
+            Tok::Map { len, .. } => self.map(len, v),
+            Tok::Seq { len, .. } => self.seq(len, v),
+            tok @ Tok::End => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        match self.next() {
+            Tok::Bool(b) => v.visit_bool(b),
+            tok => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    number_hints! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    string_hints! {
+        deserialize_char deserialize_str deserialize_string deserialize_identifier
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        match self.next() {
+            Tok::Str(s) => v.visit_borrowed_bytes(s.as_bytes()),
+            Tok::Owned(i) => v.visit_byte_buf(self.take(i).into_bytes()),
+            Tok::Seq { len, .. } => self.seq(len, v),
+            tok => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        if self.next_is_null() {
+            self.pos += 1;
+            v.visit_none()
+        } else {
+            v.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        match self.next() {
+            Tok::Null => v.visit_unit(),
+            tok => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_unit(v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        v: V,
+    ) -> Result<V::Value, Error> {
+        if name == RAW_VALUE_TOKEN {
+            // `serde_json::value::RawValue` takes the value's text, through the map its
+            // own deserializers hand it.
+            return v.visit_map(RawText(Some(self.render())));
+        }
+        v.visit_newtype_struct(self)
+    }
+
+    seq_hints! {
+        deserialize_seq()
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        match self.next() {
+            Tok::Map { len, .. } => self.map(len, v),
+            tok => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_map(v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Error> {
+        match self.next() {
+            // A unit variant, by name.
+            Tok::Str(s) => v.visit_enum(BorrowedStrDeserializer::new(s)),
+            Tok::Owned(i) => v.visit_enum(StringDeserializer::new(self.take(i))),
+            // `{"Variant": content}`.
+            Tok::Map { len: 1, .. } => v.visit_enum(ReplayEnum { de: self }),
+            Tok::Map { .. } => Err(Error::invalid_value(
+                Unexpected::Map,
+                &"map with a single key",
+            )),
+            tok => Err(invalid(tok, self.owned, &v)),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        self.skip();
+        v.visit_unit()
+    }
+}
+
+/// The entries of a recorded object.
+struct ReplayMap<'a, 't, 'de> {
+    de: &'a mut Replay<'t, 'de>,
+    left: usize,
+}
+
+impl<'de> MapAccess<'de> for &mut ReplayMap<'_, '_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let key = match self.de.next() {
+            Tok::Str(name) => seed.deserialize(KeyDeserializer::new(Key::Borrowed(name))),
+            Tok::Owned(i) => seed.deserialize(KeyDeserializer::new(Key::Transient(
+                self.de.owned.get(i).map_or("", String::as_str),
+            ))),
+            tok => Err(invalid(tok, self.de.owned, &"a property name")),
+        };
+        match key {
+            Ok(key) => Ok(Some(key)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// The values of a recorded array.
+struct ReplaySeq<'a, 't, 'de> {
+    de: &'a mut Replay<'t, 'de>,
+    left: usize,
+}
+
+impl<'de> SeqAccess<'de> for &mut ReplaySeq<'_, '_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        match seed.deserialize(&mut *self.de) {
+            Ok(item) => Ok(Some(item)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// `{"Variant": content}`: the name, then the content.
+struct ReplayEnum<'a, 't, 'de> {
+    de: &'a mut Replay<'t, 'de>,
+}
+
+impl<'de> EnumAccess<'de> for ReplayEnum<'_, '_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
+        let variant = match self.de.next() {
+            Tok::Str(name) => seed.deserialize(KeyDeserializer::new(Key::Borrowed(name))),
+            Tok::Owned(i) => seed.deserialize(KeyDeserializer::new(Key::Transient(
+                self.de.owned.get(i).map_or("", String::as_str),
+            ))),
+            tok => Err(invalid(tok, self.de.owned, &"a variant name")),
+        };
+        match variant {
+            Ok(variant) => Ok((variant, self)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl<'de> VariantAccess<'de> for ReplayEnum<'_, '_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.de.next() {
+            Tok::Null => Ok(()),
+            tok => Err(invalid(tok, self.de.owned, &"unit variant")),
+        }
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, Error> {
+        self.de.deserialize_seq(v)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Error> {
+        self.de.deserialize_map(v)
+    }
+}
+
+/// The map `serde_json`'s deserializers hand `RawValue`: its token as the one name, the
+/// value's text as the value.
+struct RawText(Option<String>);
+
+impl<'de> MapAccess<'de> for RawText {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        if self.0.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(BorrowedStrDeserializer::new(RAW_VALUE_TOKEN))
+            .map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        match self.0.take() {
+            Some(text) => seed.deserialize(StringDeserializer::new(text)),
+            None => Err(Error::custom("the raw value was already read")),
+        }
+    }
+}
