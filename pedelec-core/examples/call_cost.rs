@@ -9,7 +9,9 @@
 //!
 //! The difference of the two totals divided by 2000 is the cost of one call, without the
 //! set-up. Modes: `raw` (`Session::call_raw` in process), `json_lines` (sequential calls
-//! over an in-memory JSON Lines pipe, both ends on one current-thread runtime).
+//! over an in-memory JSON Lines pipe, both ends on one current-thread runtime), `floor`
+//! (the same call with plain `serde_json` and a direct function call: what `raw` is
+//! measured against).
 
 #![allow(missing_docs)]
 
@@ -19,7 +21,7 @@ mod support;
 use pedelec_core::bridge::JsonLines;
 use pedelec_core::{Session, SkillSet};
 use serde_json::value::RawValue;
-use support::{Counter, ToolName};
+use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn main() {
@@ -61,7 +63,25 @@ fn main() {
                     assert!(answer.contains("\"ok\":true"), "{answer}");
                 }
             }
-            other => panic!("unknown mode {other:?}: raw or json_lines"),
+            "floor" => {
+                // The same work without a framework (the session bench's floor): plain
+                // `serde_json` and a direct call.
+                let counter = Counter::default();
+                for _ in 0..n {
+                    let out = floor(&counter, std::hint::black_box(r#"{"delta":1}"#));
+                    assert!(out.starts_with("{\"value\":"));
+                }
+            }
+            other => panic!("unknown mode {other:?}: raw, json_lines or floor"),
         }
     });
+}
+
+/// The floor: what the tool call is, without a framework (as in `benches/session.rs`).
+fn floor(counter: &Counter, args: &str) -> String {
+    let args: UpdateCounterArgs = serde_json::from_str(args).expect("args");
+    let out = CounterValue {
+        value: counter.add(args.delta),
+    };
+    serde_json::to_string(&out).expect("json")
 }

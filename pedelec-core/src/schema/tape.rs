@@ -287,6 +287,16 @@ impl<'de> Replay<'_, 'de> {
             .unwrap_or_default()
     }
 
+    /// The next token as a property or variant name (read as `serde_json` reads map keys).
+    #[inline]
+    fn name(&mut self) -> Result<Key<'de, '_>, Error> {
+        match self.next() {
+            Tok::Str(name) => Ok(Key::Borrowed(name)),
+            Tok::Owned(i) => Ok(Key::Transient(self.owned.get(i).map_or("", String::as_str))),
+            tok => Err(invalid(tok, self.owned, &"a name")),
+        }
+    }
+
     /// Whether the next token is `null`.
     #[inline]
     fn next_is_null(&self) -> bool {
@@ -594,12 +604,9 @@ impl<'de> MapAccess<'de> for &mut ReplayMap<'_, '_, 'de> {
             return Ok(None);
         }
         self.left -= 1;
-        let key = match self.de.next() {
-            Tok::Str(name) => seed.deserialize(KeyDeserializer::new(Key::Borrowed(name))),
-            Tok::Owned(i) => seed.deserialize(KeyDeserializer::new(Key::Transient(
-                self.de.owned.get(i).map_or("", String::as_str),
-            ))),
-            tok => Err(invalid(tok, self.de.owned, &"a property name")),
+        let key = match self.de.name() {
+            Ok(name) => seed.deserialize(KeyDeserializer::new(name)),
+            Err(e) => Err(e),
         };
         match key {
             Ok(key) => Ok(Some(key)),
@@ -654,12 +661,9 @@ impl<'de> EnumAccess<'de> for ReplayEnum<'_, '_, 'de> {
     type Variant = Self;
 
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self), Error> {
-        let variant = match self.de.next() {
-            Tok::Str(name) => seed.deserialize(KeyDeserializer::new(Key::Borrowed(name))),
-            Tok::Owned(i) => seed.deserialize(KeyDeserializer::new(Key::Transient(
-                self.de.owned.get(i).map_or("", String::as_str),
-            ))),
-            tok => Err(invalid(tok, self.de.owned, &"a variant name")),
+        let variant = match self.de.name() {
+            Ok(name) => seed.deserialize(KeyDeserializer::new(name)),
+            Err(e) => Err(e),
         };
         match variant {
             Ok(variant) => Ok((variant, self)),

@@ -83,6 +83,8 @@ struct Begun {
     ctx: ToolCallContext,
     timeout: Duration,
     handler: Result<HandlerFuture, ToolError>,
+    /// The spare handler future, when the handler did not start in it.
+    spare: Option<HandlerFuture>,
 }
 
 impl Shared {
@@ -165,10 +167,12 @@ impl Shared {
                 ctx,
                 timeout,
                 handler,
+                spare,
             } = {
                 let _entered = span.enter();
                 self.begin(setup, name, args, encoding, started)
             };
+            let mut finished = spare;
             let result = match handler {
                 Err(e) => Err(e),
                 Ok(future) => {
@@ -181,7 +185,11 @@ impl Shared {
                     })
                     .await;
                     match first {
-                        Poll::Ready(result) => result,
+                        Poll::Ready(result) => {
+                            // Finished: its allocation can start the next call.
+                            finished = Some(future.0);
+                            result
+                        }
                         Poll::Pending => {
                             let mut waiting =
                                 Box::pin(wait(future, &ctx, timeout, name, &self.shutdown));
@@ -211,7 +219,7 @@ impl Shared {
                     elapsed: started.elapsed(),
                 });
             }
-            self.spare.put(ctx);
+            self.spare.put(ctx, finished);
             finish(result)
         }
     }
@@ -244,7 +252,7 @@ impl Shared {
                 )
             }
         };
-        let ctx = self.spare.make(
+        let (ctx, mut spare) = self.spare.make(
             call_id,
             tool_name,
             started.into_std(),
@@ -260,7 +268,7 @@ impl Shared {
         } else {
             let handler_ctx = ctx.clone();
             match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                self.start(tool, args, handler_ctx, encoding)
+                self.start(tool, args, handler_ctx, encoding, &mut spare)
             })) {
                 Ok(started) => started,
                 Err(payload) => Err(panic_error(payload.as_ref())),
@@ -270,6 +278,7 @@ impl Shared {
             ctx,
             timeout,
             handler,
+            spare,
         }
     }
 
@@ -280,6 +289,7 @@ impl Shared {
         args: ArgsIn<'_>,
         ctx: ToolCallContext,
         encoding: Encoding,
+        spare: &mut Option<HandlerFuture>,
     ) -> Result<HandlerFuture, ToolError> {
         let Some(tool) = tool else {
             let fallback = self
@@ -302,10 +312,10 @@ impl Shared {
         };
         // Resolution steps 1 and 2.
         if let Some(named) = tool.named() {
-            return named.start(args, &tool.args, ctx, encoding);
+            return named.start(args, &tool.args, ctx, encoding, spare);
         }
         if let Some(inline) = &tool.inline {
-            return inline.start(args, &tool.args, ctx, encoding);
+            return inline.start(args, &tool.args, ctx, encoding, spare);
         }
         // Invalid args are reported before a missing handler.
         let args = tool.args.prepare(args)?;
