@@ -21,9 +21,9 @@ pub(crate) enum Encoding {
 #[derive(Debug)]
 pub(crate) enum Encoded {
     Value(Value),
-    /// `{"ok":true,"value":…}`: written with its envelope at once, so that the text a
-    /// bridge gets needs no second copy.
-    Text(Vec<u8>),
+    /// The value's JSON text (the envelope `{"ok":true,"value":…}` is put around it in
+    /// place when the text is the answer).
+    Text(String),
 }
 
 impl Encoded {
@@ -31,7 +31,7 @@ impl Encoded {
     pub(crate) fn into_value(self) -> Result<Value, ToolError> {
         match self {
             Encoded::Value(v) => Ok(v),
-            Encoded::Text(text) => serde_json::from_slice(value_of(&text)).map_err(|e| {
+            Encoded::Text(text) => serde_json::from_str(&text).map_err(|e| {
                 ToolError::with_code(
                     ErrorCode::ToolResultInvalid,
                     format!("the result could not be read back: {e}"),
@@ -53,13 +53,7 @@ impl Encoded {
 pub(crate) fn encode<O: Serialize>(out: &O, encoding: Encoding) -> Result<Encoded, ToolError> {
     match encoding {
         Encoding::Value => encode_value(out),
-        Encoding::Text => {
-            let mut buf = Vec::with_capacity(64);
-            buf.extend_from_slice(OK_PREFIX);
-            strict::to_writer(&mut buf, out)?;
-            buf.push(b'}');
-            Ok(Encoded::Text(buf))
-        }
+        Encoding::Text => strict::to_string(out).map(Encoded::Text),
     }
 }
 
@@ -75,38 +69,21 @@ pub(crate) fn to_tool_result(result: Result<Encoded, ToolError>) -> ToolResult {
     }
 }
 
-const OK_PREFIX: &[u8] = br#"{"ok":true,"value":"#;
-
-/// The value in an [`Encoded::Text`].
-fn value_of(text: &[u8]) -> &[u8] {
-    &text[OK_PREFIX.len()..text.len() - 1]
-}
+const OK_PREFIX: &str = r#"{"ok":true,"value":"#;
 
 /// A call's outcome as the wire text `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
 pub(crate) fn to_json_text(result: Result<Encoded, ToolError>) -> String {
-    let out = match result {
-        // The common case: the text is the whole answer already.
-        Ok(Encoded::Text(text)) => text,
-        result => {
-            let mut out = Vec::with_capacity(64);
-            write_result(&mut out, result);
-            out
-        }
-    };
-    // Both serializers write UTF-8.
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Appends `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.
-fn write_result(out: &mut Vec<u8>, result: Result<Encoded, ToolError>) {
     let result = match result {
-        Ok(Encoded::Text(text)) => {
-            out.extend_from_slice(&text);
-            return;
+        // The common case: the value's text, with the envelope put around it in place (a
+        // small value leaves room for it in the buffer `serde_json` starts with).
+        Ok(Encoded::Text(mut text)) => {
+            text.insert_str(0, OK_PREFIX);
+            text.push('}');
+            return text;
         }
         Ok(Encoded::Value(v)) => ToolResult::Ok(v),
         Err(e) => ToolResult::Err(e),
     };
     // A ToolResult holds only JSON values: this cannot fail.
-    let _ = serde_json::to_writer(&mut *out, &result);
+    serde_json::to_string(&result).unwrap_or_default()
 }

@@ -215,17 +215,19 @@ where
     F: Future<Output = Result<O, ToolError>> + Send + 'static,
     O: Serialize,
 {
+    // Compiled per handler: written without generic helpers (`and_then`, `unwrap_or`, …),
+    // each of which would be one more function per handler in a debug build.
     fn restart(mut self: Pin<&mut Self>, next: &mut dyn Any) -> bool {
-        if !matches!(self.as_ref().get_ref(), Encode::Done) {
+        if !matches!(*self, Encode::Done) {
             return false;
         }
-        match next.downcast_mut::<Option<Self>>().and_then(Option::take) {
-            Some(next) => {
-                self.set(next);
-                true
-            }
-            None => false,
+        if let Some(slot) = next.downcast_mut::<Option<Self>>()
+            && let Some(next) = slot.take()
+        {
+            self.set(next);
+            return true;
         }
+        false
     }
 }
 
@@ -243,8 +245,11 @@ where
         return reused;
     }
     // `restart` takes `next` only when it answers `true`: `Done` (an error when polled)
-    // cannot happen.
-    Box::pin(next.unwrap_or(Encode::Done))
+    // cannot happen. (One `Box::pin`, not one per arm: each is inlined.)
+    Box::pin(match next {
+        Some(next) => next,
+        None => Encode::Done,
+    })
 }
 
 /// A finished handler future (for tests of what keeps one).

@@ -23,16 +23,12 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 
-/// Serializes `value` to JSON text, appending to `out`. On error `out` may hold a prefix of
-/// the text; callers truncate it.
-pub(crate) fn to_writer<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    value: &T,
-) -> Result<(), ToolError> {
+/// Serializes `value` to JSON text (through `serde_json::to_string`, whose output needs no
+/// second UTF-8 check).
+pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, ToolError> {
     let state = State::default();
-    let mut ser = serde_json::Serializer::new(out);
-    let result = value.serialize(Strict {
-        inner: &mut ser,
+    let result = serde_json::to_string(&Checked {
+        value,
         state: &state,
     });
     finish(value, &state, result)
@@ -60,7 +56,7 @@ fn finish<T: Serialize + ?Sized, O>(
             violated: Cell::new(false),
             tracking: Some(Box::default()),
         };
-        // Into a scratch buffer of the same type as `to_writer`'s: the same code serves.
+        // Into a scratch buffer of the same type as `to_string`'s: the same code serves.
         let mut scratch = Vec::new();
         let _ = value.serialize(Strict {
             inner: &mut serde_json::Serializer::new(&mut scratch),
@@ -764,9 +760,7 @@ mod tests {
     use super::*;
 
     fn text<T: Serialize + ?Sized>(v: &T) -> Result<String, ToolError> {
-        let mut out = Vec::new();
-        to_writer(&mut out, v)?;
-        Ok(String::from_utf8(out).unwrap())
+        to_string(v)
     }
 
     #[derive(Serialize)]
