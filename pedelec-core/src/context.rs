@@ -140,6 +140,7 @@ impl Cancellation {
         Cancellation::default()
     }
 
+    #[inline]
     fn flag(&self) -> &CancelFlag {
         match &self.inner {
             CancelRef::Own(flag) => flag,
@@ -269,6 +270,7 @@ enum CallCancel {
 }
 
 impl ContextInner {
+    #[inline]
     fn flag(&self) -> &CancelFlag {
         match &self.cancellation {
             CallCancel::Own(flag) => flag,
@@ -416,6 +418,7 @@ impl ToolCallContext {
     /// future, so this matters to work the handler moved elsewhere (a spawned task, a
     /// blocking thread) holding a clone of the context.
     #[must_use]
+    #[inline]
     pub fn is_cancelled(&self) -> bool {
         self.inner.flag().is_cancelled()
     }
