@@ -64,6 +64,9 @@ impl CompiledArgs {
     }
 
     /// Validates the args and records them to `tape` (see [`decode`](Self::decode)).
+    /// Inlined: small, and the args then stay where they are (measured: ~40 instructions
+    /// per call); the recording itself is out of line, compiled once.
+    #[inline]
     pub(crate) fn record<'a>(
         &self,
         args: ArgsIn<'a>,
