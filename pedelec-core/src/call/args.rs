@@ -1,11 +1,11 @@
 //! Decoding a call's arguments: the one place where args text becomes a handler's input.
 //!
-//! Typed handlers go through the schema's fast path
-//! ([`CompiledSchema::deserialize_args_with`]): valid args go from their text straight to
-//! the argument struct, checked on the way, with no `Value` in between; invalid ones are
-//! parsed again and validated in full, so the error lists every problem. JSON handlers get
-//! the validated, normalized `Value`. Both use [`ValidationOptions::null_as_absent`]: a
-//! `null` for an optional property means the property is absent.
+//! Typed handlers go through the schema's fast path: valid args go from their text to a
+//! tape (checked on the way, with no `Value` in between; see `schema::tape`) and from the
+//! tape into the argument struct; invalid ones are parsed again and validated in full, so
+//! the error lists every problem. JSON handlers get the validated, normalized `Value`. Both
+//! use [`ValidationOptions::null_as_absent`]: a `null` for an optional property means the
+//! property is absent.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
