@@ -268,8 +268,10 @@ pub(crate) fn start_tool<T: crate::tool::Tool>(
     encoding: Encoding,
     spare: &mut Option<HandlerFuture>,
 ) -> Result<HandlerFuture, ToolError> {
-    let args = schema.decode::<T::Args>(args)?;
-    Ok(in_spare(spare, Encode::new(T::call(args, ctx), encoding)))
+    match schema.decode::<T::Args>(args) {
+        Ok(args) => Ok(in_spare(spare, Encode::new(T::call(args, ctx), encoding))),
+        Err(e) => Err(e),
+    }
 }
 
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the

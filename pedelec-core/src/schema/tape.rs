@@ -424,6 +424,8 @@ macro_rules! seq_hints {
     )*};
 }
 
+// Compiled per target type: written without `?` and other generic helpers, each of which
+// would be one more function per type in a debug build.
 impl<'de> Replay<'_, 'de> {
     #[inline]
     fn seq<V: Visitor<'de>>(&mut self, len: usize, v: V) -> Result<V::Value, Error> {
@@ -431,11 +433,10 @@ impl<'de> Replay<'_, 'de> {
             de: self,
             left: len,
         };
-        let value = v.visit_seq(&mut items)?;
-        if items.left == 0 {
-            Ok(value)
-        } else {
-            Err(unfinished(len, "fewer elements in array"))
+        match v.visit_seq(&mut items) {
+            Ok(value) if items.left == 0 => Ok(value),
+            Ok(_) => Err(unfinished(len, "fewer elements in array")),
+            Err(e) => Err(e),
         }
     }
 
@@ -445,11 +446,10 @@ impl<'de> Replay<'_, 'de> {
             de: self,
             left: len,
         };
-        let value = v.visit_map(&mut entries)?;
-        if entries.left == 0 {
-            Ok(value)
-        } else {
-            Err(unfinished(len, "fewer elements in map"))
+        match v.visit_map(&mut entries) {
+            Ok(value) if entries.left == 0 => Ok(value),
+            Ok(_) => Err(unfinished(len, "fewer elements in map")),
+            Err(e) => Err(e),
         }
     }
 }
