@@ -28,8 +28,9 @@
 //! `cargo xtask compile-bench [N] [--runs R]`: R timed rebuilds per measurement (3 by
 //! default; the median is reported).
 //!
-//! `cargo xtask compile-bench [N] --profile`: instead of the timings, one `cargo check` of
-//! each crate under rustc's self-profiler, compared query by query (`compile_profile.rs`).
+//! `cargo xtask compile-bench [N] --profile [--runs R]`: instead of the timings, `cargo
+//! check` of each crate under rustc's self-profiler (once, or R times for medians), compared
+//! query by query (`compile_profile.rs`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -55,6 +56,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     let mut tools = DEFAULT_TOOLS;
     let mut runs_each = DEFAULT_RUNS;
     let mut profile = false;
+    let mut runs_given = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         if arg == "--profile" {
@@ -62,6 +64,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
             continue;
         }
         let (target, what, text) = if arg == "--runs" {
+            runs_given = true;
             let value = args.next().ok_or_else(|| USAGE.to_owned())?;
             (&mut runs_each, "runs", value)
         } else {
@@ -86,7 +89,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 
     eprintln!("compile-bench: {tools} tools in {}", dir.display());
     if profile {
-        return bench.profile(tools);
+        return bench.profile(tools, if runs_given { runs_each } else { 1 });
     }
     let mut rows = Vec::new();
     for (label, command, incremental) in [
@@ -155,18 +158,26 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 }
 
 impl Bench {
-    /// `--profile`: both crates' `cargo check` under the self-profiler, compared.
-    fn profile(&self, tools: usize) -> Result<(), String> {
+    /// `--profile`: both crates' `cargo check` under the self-profiler, `runs` times each
+    /// (interleaved), compared row by row (medians).
+    fn profile(&self, tools: usize, runs: usize) -> Result<(), String> {
         eprintln!("compile-bench: warming up…");
         for package in [PEDELEC, SERDE] {
             self.cargo("check", package, "0")?;
         }
-        eprintln!("compile-bench: -Zself-profile on both crates…");
-        let serde = self.self_profile(SERDE)?;
-        let pedelec = self.self_profile(PEDELEC)?;
+        eprintln!("compile-bench: -Zself-profile on both crates, {runs} time(s) each…");
+        let (mut serde, mut pedelec) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            serde.push(self.self_profile(SERDE)?);
+            pedelec.push(self.self_profile(PEDELEC)?);
+        }
+        let (serde, pedelec) = (
+            compile_profile::Profile::median(&serde),
+            compile_profile::Profile::median(&pedelec),
+        );
         println!(
             "\n{tools} tools, `cargo check` (CARGO_INCREMENTAL=0) of the crate alone, under \
-             -Zself-profile (self times; the profiler's overhead included):"
+             -Zself-profile (self times, median of {runs}; the profiler's overhead included):"
         );
         print!("{}", compile_profile::compare(&serde, &pedelec));
         Ok(())

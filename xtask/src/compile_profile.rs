@@ -9,8 +9,9 @@
 //! on, grouped with every number in their names replaced by `N` (the 100 `typeck`s of
 //! `tool_N`, the 100 `eval_to_allocation_raw`s of `{impl#N}::SCHEMA`, …).
 //!
-//! The profiler slows rustc down by some 30%, alike for both crates: read the seconds as
-//! shares, not as what a plain `cargo check` takes.
+//! With `--runs R`, each crate is profiled R times (interleaved) and every row is the median
+//! of its R values. The profiler slows rustc down by some 30%, alike for both crates: read
+//! the seconds as shares, not as what a plain `cargo check` takes.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,7 +21,7 @@ use std::time::{Duration, SystemTime};
 use analyzeme::{EventPayload, ProfilingData, Timestamp};
 
 /// Queries listed, by how much more time the pedelec crate spends in them.
-const TOP_QUERIES: usize = 16;
+const TOP_QUERIES: usize = 24;
 /// Queries whose items are listed.
 const TOP_DETAILED: usize = 6;
 /// Items listed per query.
@@ -131,6 +132,34 @@ impl Profile {
             close(&mut profile, done);
         }
         profile
+    }
+
+    /// Each query's and item's median over `runs` (a query missing from a run counts as
+    /// zero there): one profile is as noisy as the machine, several agree.
+    pub fn median(runs: &[Profile]) -> Profile {
+        fn median_of<K: Clone + Eq + std::hash::Hash>(
+            maps: &[&HashMap<K, Spent>],
+        ) -> HashMap<K, Spent> {
+            let mut out = HashMap::new();
+            for key in maps.iter().flat_map(|m| m.keys()) {
+                if out.contains_key(key) {
+                    continue;
+                }
+                let mut spent: Vec<Spent> = maps
+                    .iter()
+                    .map(|m| m.get(key).copied().unwrap_or_default())
+                    .collect();
+                spent.sort_by_key(|s| s.time);
+                out.insert(key.clone(), spent[spent.len() / 2]);
+            }
+            out
+        }
+        let queries: Vec<_> = runs.iter().map(|p| &p.queries).collect();
+        let items: Vec<_> = runs.iter().map(|p| &p.items).collect();
+        Profile {
+            queries: median_of(&queries),
+            items: median_of(&items),
+        }
     }
 
     fn total(&self) -> Duration {
@@ -300,6 +329,23 @@ mod tests {
         assert_eq!(profile.total().as_millis(), 100 + 45);
         let g = profile.items[&("typeck".to_owned(), "g".to_owned())];
         assert_eq!(g.time.as_millis(), 7);
+    }
+
+    #[test]
+    fn the_median_profile_takes_each_row_apart() {
+        let runs = [
+            Profile::from_intervals(vec![interval(1, 0, 10, "typeck", "f")]),
+            Profile::from_intervals(vec![
+                interval(1, 0, 30, "typeck", "f"),
+                interval(1, 40, 41, "mir_built", "f"),
+            ]),
+            Profile::from_intervals(vec![interval(1, 0, 20, "typeck", "f")]),
+        ];
+        let median = Profile::median(&runs);
+        assert_eq!(median.query("typeck").time.as_millis(), 20);
+        // Missing from two runs of three: zero.
+        assert_eq!(median.query("mir_built").time.as_millis(), 0);
+        assert_eq!(median.items.len(), 2);
     }
 
     #[test]
