@@ -5,7 +5,10 @@
 //! - `call/sync_fn`: the same body as a plain `fn` tool, run on Tokio's blocking pool (the
 //!   price of not letting a blocking tool stall the runtime);
 //! - `call/async_result`: an `async fn` tool returning a `Result`, against
-//!   `call/async_result_previous_helper`, the helper its generated code used before;
+//!   `call/async_result_previous_helper`, the helper its generated code used before, and
+//!   `call/async_result_closure` against `call/async_result_function`: the generated
+//!   conversion as the closure passed to `map_output` before, and as the function itself
+//!   now (one closure less per tool to compile), both without the context `call` clones;
 //! - `call/direct`: the body alone, the floor for both;
 //! - `tool_name/*`: parsing, printing and serializing a `ToolName`; building the skill set.
 //!
@@ -39,7 +42,7 @@ fn multiply_sync(args: Args) -> i64 {
 }
 
 /// Multiplies, asynchronously, returning a `Result` (its error converted through
-/// `IntoToolError` in the generated `async` block).
+/// `IntoToolError` by the generated `map_output`).
 #[tool]
 async fn multiply_result(args: Args) -> Result<i64, pedelec::ToolError> {
     Ok(work(args))
@@ -84,6 +87,22 @@ fn calls(c: &mut Criterion) {
             rt.block_on(pedelec::__private::async_result(multiply_result(
                 black_box(args),
             )))
+        });
+    });
+    group.bench_function("async_result_closure", |b| {
+        b.iter(|| {
+            rt.block_on(pedelec::__private::map_output(
+                multiply_result(black_box(args)),
+                |output| pedelec::__private::into_tool_result(std::convert::identity(output)),
+            ))
+        });
+    });
+    group.bench_function("async_result_function", |b| {
+        b.iter(|| {
+            rt.block_on(pedelec::__private::map_output(
+                multiply_result(black_box(args)),
+                pedelec::__private::into_tool_result,
+            ))
         });
     });
     group.bench_function("sync_fn", |b| {

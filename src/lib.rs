@@ -223,8 +223,8 @@ pub mod __private {
     pub use pedelec_core::export::{CompileTool, Provider, check_targets, compile_tool};
     pub use pedelec_core::macro_support::{
         IntoToolResult, MapOutput, async_result, async_value, blocking_result, blocking_value,
-        check_description, check_unique_tool_name, deserialize_tool_name, map_output,
-        parse_tool_name, serialize_tool_name, tool_definition, tool_name,
+        check_description, check_unique_tool_name, deserialize_tool_name, earlier_tool_names,
+        map_output, parse_tool_name, serialize_tool_name, tool_definition, tool_name,
     };
     pub use pedelec_core::output::{OutputSchema, ToolAnnotations, ToolOutput, macro_support::*};
     pub use pedelec_core::schema::arg;

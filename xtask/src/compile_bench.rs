@@ -27,12 +27,18 @@
 //!
 //! `cargo xtask compile-bench [N] [--runs R]`: R timed rebuilds per measurement (3 by
 //! default; the median is reported).
+//!
+//! `cargo xtask compile-bench [N] --profile [--runs R]`: instead of the timings, `cargo
+//! check` of each crate under rustc's self-profiler (once, or R times for medians), compared
+//! query by query (`compile_profile.rs`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
+
+use crate::compile_profile;
 
 /// Tools generated when `N` is not given.
 const DEFAULT_TOOLS: usize = 100;
@@ -46,12 +52,19 @@ const SERDE: &str = "serde_tools";
 
 /// Runs the task: `args` are what follows `compile-bench` on the command line.
 pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
-    const USAGE: &str = "usage: cargo xtask compile-bench [N] [--runs R]";
+    const USAGE: &str = "usage: cargo xtask compile-bench [N] [--runs R] [--profile]";
     let mut tools = DEFAULT_TOOLS;
     let mut runs_each = DEFAULT_RUNS;
+    let mut profile = false;
+    let mut runs_given = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
+        if arg == "--profile" {
+            profile = true;
+            continue;
+        }
         let (target, what, text) = if arg == "--runs" {
+            runs_given = true;
             let value = args.next().ok_or_else(|| USAGE.to_owned())?;
             (&mut runs_each, "runs", value)
         } else {
@@ -75,6 +88,9 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     };
 
     eprintln!("compile-bench: {tools} tools in {}", dir.display());
+    if profile {
+        return bench.profile(tools, if runs_given { runs_each } else { 1 });
+    }
     let mut rows = Vec::new();
     for (label, command, incremental) in [
         ("cargo check (CARGO_INCREMENTAL=0)", "check", "0"),
@@ -139,6 +155,62 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     println!("\n-Ztime-passes (`cargo rustc`, CARGO_INCREMENTAL=0), the crate alone:");
     print!("{}", compare_passes(&serde, &pedelec));
     Ok(())
+}
+
+impl Bench {
+    /// `--profile`: both crates' `cargo check` under the self-profiler, `runs` times each
+    /// (interleaved), compared row by row (medians).
+    fn profile(&self, tools: usize, runs: usize) -> Result<(), String> {
+        eprintln!("compile-bench: warming up…");
+        for package in [PEDELEC, SERDE] {
+            self.cargo("check", package, "0")?;
+        }
+        eprintln!("compile-bench: -Zself-profile on both crates, {runs} time(s) each…");
+        let (mut serde, mut pedelec) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            serde.push(self.self_profile(SERDE)?);
+            pedelec.push(self.self_profile(PEDELEC)?);
+        }
+        let (serde, pedelec) = (
+            compile_profile::Profile::median(&serde),
+            compile_profile::Profile::median(&pedelec),
+        );
+        println!(
+            "\n{tools} tools, `cargo check` (CARGO_INCREMENTAL=0) of the crate alone, under \
+             -Zself-profile (self times, median of {runs}; the profiler's overhead included):"
+        );
+        print!("{}", compile_profile::compare(&serde, &pedelec));
+        Ok(())
+    }
+
+    /// One `cargo check` of `package` (touched first) under `-Zself-profile`.
+    fn self_profile(&self, package: &str) -> Result<compile_profile::Profile, String> {
+        let dir = self.dir.join("target").join("self-profile").join(package);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        self.touch(package)?;
+        let output = self
+            .command("0")
+            .args(["rustc", "--quiet", "--profile", "check", "-p", package])
+            .args(["--bin", package, "--"])
+            .arg(format!("-Zself-profile={}", dir.display()))
+            .arg("-Zself-profile-events=default,args")
+            .env("RUSTC_BOOTSTRAP", "1")
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "`cargo rustc -- -Zself-profile` failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        compile_profile::Profile::read(&dir, package)
+    }
 }
 
 /// One timed rebuild.

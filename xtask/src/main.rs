@@ -1,4 +1,4 @@
-//! `cargo xtask <task>`: project chores, with nothing but std.
+//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles).
 //!
 //! - `ci`: what CI runs (`bash .ci/run`).
 //! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
@@ -9,10 +9,12 @@
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
 //! - `soak [--calls N]`: the soak test (`soak.rs`).
 //! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
-//!   (`compile_bench.rs`).
+//!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
+//!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
 
 mod compile_bench;
+mod compile_profile;
 mod mcp_clients;
 mod soak;
 
@@ -29,8 +31,9 @@ tasks:
   manifest         print the counter example's manifest
   bench [ARGS]     cargo bench --workspace [ARGS]
   soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency
-  compile-bench [N] [--runs R]
-                   compile time of N tools (default 100): pedelec against plain serde
+  compile-bench [N] [--runs R] [--profile]
+                   compile time of N tools (default 100): pedelec against plain serde;
+                   --profile: rustc's self-profile of a cargo check of both, query by query
   mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
 
 fn main() -> ExitCode {

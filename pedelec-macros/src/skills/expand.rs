@@ -7,6 +7,7 @@
 //!     impl InSkillSet<ToolName> for <each tool>      // the one place `Tool` is required
 //!     impl ToolName { ALL, as_str, skills, manifest }
 //!     impl SkillSet, Display, FromStr, Serialize, Deserialize for ToolName
+//!     const __PEDELEC_EARLIER = earlier_tool_names(..); // each name's first use, once
 //!     const _: () = check_unique_tool_name(..);    // per entry after the first
 //!     const _: () = check_targets(..);             // per entry, with `targets = [...]`
 //! };
@@ -68,15 +69,21 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         let private = Private::at(tool.path.span());
         let i = proc_macro2::Literal::usize_unsuffixed(i);
         quote_spanned!(tool.path.span()=>
-            const _: () = #private::check_unique_tool_name(__PEDELEC_TOOLS, #i);
+            const _: () = #private::check_unique_tool_name(
+                __PEDELEC_TOOLS,
+                __PEDELEC_EARLIER,
+                #i,
+            );
         )
     });
     let private = Private;
     let unique_table = (tools.len() > 1).then(|| {
         quote! {
-            const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str)] = &[
+            const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str); #count] = &[
                 #((#private::tool_name::<#ident, #aliases>(), #displays)),*
             ];
+            const __PEDELEC_EARLIER: &[::core::primitive::usize; #count] =
+                &#private::earlier_tool_names(__PEDELEC_TOOLS);
         }
     });
 

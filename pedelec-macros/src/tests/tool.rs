@@ -103,3 +103,38 @@ fn title_and_annotations() {
         },
     );
 }
+
+/// The body is emitted as written, token for token (it is not parsed); a body with inner
+/// attributes takes syn's full parse, and comes out the same.
+#[test]
+fn bodies_are_emitted_as_written() {
+    let body = quote! {
+        let n = 1;
+        weird_macro!(=> not an expression <=);
+        Ok(n)
+    };
+    let expanded = crate::tool::expand(
+        quote!(),
+        quote! {
+            /// Counts.
+            fn count() -> Result<i64, ToolError> { #body }
+        },
+    );
+    assert!(
+        expanded.to_string().contains(&body.to_string()),
+        "{expanded}"
+    );
+    let item = quote! {
+        /// Counts.
+        fn count() -> Result<i64, ToolError> {
+            #![allow(unused_variables)]
+            let n = 1;
+            Ok(n)
+        }
+    };
+    let expanded = crate::tool::expand(quote!(), item).to_string();
+    assert!(
+        expanded.contains("{ # ! [allow (unused_variables)] let n = 1 ; Ok (n) }"),
+        "{expanded}"
+    );
+}

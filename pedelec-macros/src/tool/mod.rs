@@ -8,15 +8,20 @@ mod model;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::FnArg;
 use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{Attribute, Block, FnArg, ItemFn, Signature, Stmt, Token, Visibility, braced};
 
 use crate::util::Errors;
 
 /// Expands `#[tool(args)] item`.
 pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let item = match syn::parse2::<syn::Item>(input.clone()) {
+    let parsed = match function_with_opaque_body.parse2(input.clone()) {
+        Ok(item) => Ok(syn::Item::Fn(item)),
+        Err(_) => syn::parse2::<syn::Item>(input.clone()),
+    };
+    let item = match parsed {
         Ok(syn::Item::Fn(item)) => item,
         Ok(other) => {
             attr::parse(args, None, &mut errors);
@@ -46,4 +51,34 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let errors = errors.into_compile_errors();
     quote!(#errors #expansion)
+}
+
+/// A function whose body is kept as the tokens written: `#[tool]` reads only its
+/// attributes and signature, and emits the body unchanged. syn's `ItemFn` parses every
+/// statement of the body, and printing it back re-creates every token: in a proc macro,
+/// which `cargo check` and `cargo build` run unoptimized, that is most of the expansion
+/// time of a tool with a long body. The body is one verbatim statement of the block.
+///
+/// Anything else (not a function, a body with inner attributes, which syn's `ItemFn`
+/// moves to the attributes) fails here and goes through `syn::Item`, errors included.
+fn function_with_opaque_body(input: ParseStream) -> syn::Result<ItemFn> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: Visibility = input.parse()?;
+    let sig: Signature = input.parse()?;
+    let content;
+    let brace_token = braced!(content in input);
+    if content.peek(Token![#]) && content.peek2(Token![!]) {
+        return Err(content.error("inner attributes: parsed by `syn::Item`"));
+    }
+    let body: TokenStream = content.parse()?;
+    Ok(ItemFn {
+        attrs,
+        vis,
+        modifiers: syn::FnModifiers::default(),
+        sig,
+        block: Box::new(Block {
+            brace_token,
+            stmts: vec![Stmt::Item(syn::Item::Verbatim(body))],
+        }),
+    })
 }

@@ -64,4 +64,4 @@ impl ::pedelec::__private::ToolArgs for Message {
         ]
     });
 }
-const _: &::pedelec::__private::SchemaNode = &<Message as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Message as ::pedelec::__private::ToolArgs>::SCHEMA);

@@ -45,4 +45,4 @@ impl ::pedelec::__private::ToolArgs for Action {
         ]
     });
 }
-const _: &::pedelec::__private::SchemaNode = &<Action as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Action as ::pedelec::__private::ToolArgs>::SCHEMA);

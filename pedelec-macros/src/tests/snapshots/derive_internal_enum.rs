@@ -37,4 +37,4 @@ impl ::pedelec::__private::ToolArgs for Shape {
         ]
     });
 }
-const _: &::pedelec::__private::SchemaNode = &<Shape as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Shape as ::pedelec::__private::ToolArgs>::SCHEMA);

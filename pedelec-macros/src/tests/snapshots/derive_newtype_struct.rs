@@ -12,4 +12,4 @@ impl ::pedelec::__private::ToolArgsRoot for Name
 where
     for<'__pedelec> String: ::pedelec::__private::ToolArgsRoot,
 {}
-const _: &::pedelec::__private::SchemaNode = &<Name as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Name as ::pedelec::__private::ToolArgs>::SCHEMA);

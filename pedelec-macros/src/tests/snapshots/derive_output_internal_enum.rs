@@ -37,4 +37,6 @@ impl ::pedelec::__private::ToolOutput for Event {
         ]
     });
 }
-const _: &::pedelec::__private::SchemaNode = &<Event as ::pedelec::__private::ToolOutput>::OUTPUT_SCHEMA;
+const _: () = ::core::mem::forget(
+    <Event as ::pedelec::__private::ToolOutput>::OUTPUT_SCHEMA,
+);

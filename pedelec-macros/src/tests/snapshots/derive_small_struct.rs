@@ -28,4 +28,6 @@ impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
 }
 #[automatically_derived]
 impl ::pedelec::__private::ToolArgsRoot for UpdateCounterArgs {}
-const _: &::pedelec::__private::SchemaNode = &<UpdateCounterArgs as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(
+    <UpdateCounterArgs as ::pedelec::__private::ToolArgs>::SCHEMA,
+);

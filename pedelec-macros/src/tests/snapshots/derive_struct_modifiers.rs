@@ -65,4 +65,4 @@ impl ::pedelec::__private::ToolArgs for Search {
 }
 #[automatically_derived]
 impl ::pedelec::__private::ToolArgsRoot for Search {}
-const _: &::pedelec::__private::SchemaNode = &<Search as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Search as ::pedelec::__private::ToolArgs>::SCHEMA);

@@ -10,4 +10,4 @@ impl ::pedelec::__private::ToolArgs for Speed {
         })
         .with_description("How fast to go.\n\n- `slow`: Careful.");
 }
-const _: &::pedelec::__private::SchemaNode = &<Speed as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Speed as ::pedelec::__private::ToolArgs>::SCHEMA);

@@ -17,4 +17,4 @@ impl ::pedelec::__private::ToolArgs for Target {
         ]
     });
 }
-const _: &::pedelec::__private::SchemaNode = &<Target as ::pedelec::__private::ToolArgs>::SCHEMA;
+const _: () = ::core::mem::forget(<Target as ::pedelec::__private::ToolArgs>::SCHEMA);

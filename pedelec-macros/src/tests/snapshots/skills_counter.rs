@@ -103,7 +103,7 @@ const _: () = {
             ::pedelec::__private::deserialize_tool_name(__deserializer)
         }
     }
-    const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str)] = &[
+    const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str); 2] = &[
         (
             ::pedelec::__private::tool_name::<ToolName, __pedelec_tool_0>(),
             "get_current_page",
@@ -113,5 +113,12 @@ const _: () = {
             "update_counter",
         ),
     ];
-    const _: () = ::pedelec::__private::check_unique_tool_name(__PEDELEC_TOOLS, 1);
+    const __PEDELEC_EARLIER: &[::core::primitive::usize; 2] = &::pedelec::__private::earlier_tool_names(
+        __PEDELEC_TOOLS,
+    );
+    const _: () = ::pedelec::__private::check_unique_tool_name(
+        __PEDELEC_TOOLS,
+        __PEDELEC_EARLIER,
+        1,
+    );
 };

@@ -33,11 +33,7 @@ impl ::pedelec::__private::Tool for now {
         let __pedelec_function = now;
         ::pedelec::__private::map_output(
             __pedelec_function(),
-            |__pedelec_output| {
-                ::pedelec::__private::into_tool_result(
-                    ::core::convert::identity(__pedelec_output),
-                )
-            },
+            ::pedelec::__private::into_tool_result,
         )
     }
 }

@@ -39,11 +39,7 @@ impl ::pedelec::__private::Tool for open_page {
         let __pedelec_function = open_page;
         ::pedelec::__private::map_output(
             __pedelec_function(__pedelec_args),
-            |__pedelec_output| {
-                ::pedelec::__private::into_tool_result(
-                    ::core::convert::identity(__pedelec_output),
-                )
-            },
+            ::pedelec::__private::into_tool_result,
         )
     }
 }

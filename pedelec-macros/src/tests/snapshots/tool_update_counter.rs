@@ -40,11 +40,7 @@ impl ::pedelec::__private::Tool for update_counter {
         let __pedelec_function = update_counter;
         ::pedelec::__private::map_output(
             __pedelec_function(__pedelec_args, __pedelec_ctx),
-            |__pedelec_output| {
-                ::pedelec::__private::into_tool_result(
-                    ::core::convert::identity(__pedelec_output),
-                )
-            },
+            ::pedelec::__private::into_tool_result,
         )
     }
 }
