@@ -55,8 +55,11 @@ impl CompiledArgs {
     /// `schema::tape`), then replayed into `T` (compiled per type, but only this).
     #[inline]
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
-        // Without `?`: one generic function less per type in a debug build.
         let mut tape = Tape::new();
+        #[allow(
+            clippy::question_mark,
+            reason = "`?` instantiates one more generic function per type in a debug build"
+        )]
         if let Err(e) = self.record(args, &mut tape) {
             return Err(e);
         }
