@@ -311,48 +311,11 @@ impl<'de> Replay<'_, 'de> {
         }
     }
 
-    /// The next value as JSON text (what `serde_json::value::RawValue` takes).
-    fn render(&mut self) -> String {
-        let mut out = Vec::new();
-        self.render_into(&mut out);
-        String::from_utf8(out).unwrap_or_default()
-    }
-
-    fn render_into(&mut self, out: &mut Vec<u8>) {
-        // Writing to a `Vec` cannot fail, and every token is representable.
-        let _ = match self.next() {
-            Tok::Null | Tok::End => serde_json::to_writer(&mut *out, &()),
-            Tok::Bool(b) => serde_json::to_writer(&mut *out, &b),
-            Tok::I64(n) => serde_json::to_writer(&mut *out, &n),
-            Tok::U64(n) => serde_json::to_writer(&mut *out, &n),
-            Tok::F64(n) => serde_json::to_writer(&mut *out, &n),
-            Tok::Str(s) => serde_json::to_writer(&mut *out, s),
-            Tok::Owned(i) => serde_json::to_writer(&mut *out, &self.take(i)),
-            Tok::Seq { len, .. } => {
-                out.push(b'[');
-                for i in 0..len {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    self.render_into(out);
-                }
-                out.push(b']');
-                Ok(())
-            }
-            Tok::Map { len, .. } => {
-                out.push(b'{');
-                for i in 0..len {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    self.render_into(out);
-                    out.push(b':');
-                    self.render_into(out);
-                }
-                out.push(b'}');
-                Ok(())
-            }
-        };
+    /// The next value as JSON text (what `serde_json::value::RawValue` takes): read into a
+    /// `Value` and printed, which is how `serde_json::from_value` makes it (the same key
+    /// order and numbers, whatever `serde_json`'s features).
+    fn render(&mut self) -> Result<String, Error> {
+        Value::deserialize(&mut *self).map(|value| value.to_string())
     }
 }
 
@@ -534,7 +497,10 @@ impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
         if name == RAW_VALUE_TOKEN {
             // `serde_json::value::RawValue` takes the value's text, through the map its
             // own deserializers hand it.
-            return v.visit_map(RawText(Some(self.render())));
+            return match self.render() {
+                Ok(text) => v.visit_map(RawText(Some(text))),
+                Err(e) => Err(e),
+            };
         }
         v.visit_newtype_struct(self)
     }

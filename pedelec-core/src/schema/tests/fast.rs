@@ -1198,12 +1198,13 @@ fn raw_values_get_the_checked_text() {
     let mut stats = Stats::default();
     for text in [
         r#"{"data": {"n": 3,   "s": "x"}}"#,
+        r#"{"data": {"s": "x", "n": 3, "a": [1.5, {"z": null, "b": "\u00e9"}]}}"#,
         r#"{"data": {"n": 3.0}}"#,
         r#"{"data": {"n": 4}}"#,
     ] {
         check::<Raw>(&node, &schema, text, &mut stats);
     }
-    assert_eq!(stats.fast, 2 * OPTIONS.len());
+    assert_eq!(stats.fast, 3 * OPTIONS.len());
 }
 
 // ----- the generated corpus -----
