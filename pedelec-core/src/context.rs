@@ -749,20 +749,19 @@ mod tests {
         let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
         let given = Cancellation::new();
         let progress: ProgressFn = Arc::new(|_: ProgressUpdate| {});
-        // A plain call of tool `b`, numbered `n`.
-        let local = |spare: &SpareContext, n| {
-            spare
-                .make(
-                    CallId::Local(n),
-                    &b,
-                    Instant::now(),
-                    Duration::from_secs(2),
-                    None,
-                    &state,
-                    None,
-                )
-                .0
+        // A plain call of tool `b`, numbered `n`: its context and the spare handler future.
+        let call = |spare: &SpareContext, n| {
+            spare.make(
+                CallId::Local(n),
+                &b,
+                Instant::now(),
+                Duration::from_secs(2),
+                None,
+                &state,
+                None,
+            )
         };
+        let local = |spare: &SpareContext, n| call(spare, n).0;
         let (ctx, no_future) = spare.make(
             CallId::Given("c1".into()),
             &a,
@@ -779,15 +778,7 @@ mod tests {
         spare.put(ctx, Some(crate::call::handler::finished_future()));
 
         // The finished handler future comes back with the context.
-        let (ctx, future) = spare.make(
-            CallId::Local(1),
-            &b,
-            Instant::now(),
-            Duration::from_secs(2),
-            None,
-            &state,
-            None,
-        );
+        let (ctx, future) = call(&spare, 1);
         assert!(future.is_some());
         spare.put(ctx, None);
 

@@ -76,7 +76,7 @@ impl fmt::Display for ErrorCode {
 #[serde(transparent)]
 pub struct ToolError {
     /// Boxed: a `Result<_, ToolError>` is then as small as its `Ok` side allows, and a call
-    /// moves its results through several frames (measured: ~50 instructions per call).
+    /// moves its results through several frames (measured: ~100 instructions per call).
     inner: Box<ErrorInner>,
 }
 
