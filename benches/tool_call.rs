@@ -4,11 +4,8 @@
 //! - `call/async_fn`: an `async fn` tool, awaited in place;
 //! - `call/sync_fn`: the same body as a plain `fn` tool, run on Tokio's blocking pool (the
 //!   price of not letting a blocking tool stall the runtime);
-//! - `call/async_result`: an `async fn` tool returning a `Result`, against
-//!   `call/async_result_previous_helper`, the helper its generated code used before, and
-//!   `call/async_result_closure` against `call/async_result_function`: the generated
-//!   conversion as the closure passed to `map_output` before, and as the function itself
-//!   now (one closure less per tool to compile), both without the context `call` clones;
+//! - `call/async_result`: an `async fn` tool returning a `Result` (its error converted by
+//!   the generated code);
 //! - `call/direct`: the body alone, the floor for both;
 //! - `tool_name/*`: parsing, printing and serializing a `ToolName`; building the skill set.
 //!
@@ -72,36 +69,11 @@ fn calls(c: &mut Criterion) {
     group.bench_function("async_fn", |b| {
         b.iter(|| rt.block_on(<multiply_async as Tool>::call(black_box(args), ctx.clone())));
     });
-    // The generated call of a `Result` tool, against the helper it replaced
-    // (`async_result`, which converted the error with `Into` in an `async fn`).
     group.bench_function("async_result", |b| {
         b.iter(|| {
             rt.block_on(<multiply_result as Tool>::call(
                 black_box(args),
                 ctx.clone(),
-            ))
-        });
-    });
-    group.bench_function("async_result_previous_helper", |b| {
-        b.iter(|| {
-            rt.block_on(pedelec::__private::async_result(multiply_result(
-                black_box(args),
-            )))
-        });
-    });
-    group.bench_function("async_result_closure", |b| {
-        b.iter(|| {
-            rt.block_on(pedelec::__private::map_output(
-                multiply_result(black_box(args)),
-                |output| pedelec::__private::into_tool_result(std::convert::identity(output)),
-            ))
-        });
-    });
-    group.bench_function("async_result_function", |b| {
-        b.iter(|| {
-            rt.block_on(pedelec::__private::map_output(
-                multiply_result(black_box(args)),
-                pedelec::__private::into_tool_result,
             ))
         });
     });

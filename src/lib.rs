@@ -8,10 +8,11 @@
 //! ## What to import
 //!
 //! `use pedelec::{ToolArgs, ToolCallContext, ToolError, skills, tool};` declares tools;
-//! [`Session`] (or [`create_session`]) serves them; [`bridge::JsonLines`] and `bridge::Mcp`
-//! (feature `mcp`) connect them to Core. Everything a program names is at this root; the
-//! modules hold the rest ([`schema`] for schemas by hand, [`call`] for handlers by hand,
-//! [`bridge`] for transports).
+//! [`Session`] serves them; [`bridge::JsonLines`] and `bridge::Mcp` (feature `mcp`) connect
+//! them to Core. The names a program usually writes are at this root; the modules hold the
+//! rest: [`session`] (events, pending calls, handler traits), [`context`] (cancellation,
+//! progress, state), [`schema`] (schemas by hand), [`call`] (handlers by hand), [`export`]
+//! (provider APIs), [`bridge`] (transports).
 //!
 //! ## In what order to read
 //!
@@ -23,37 +24,21 @@
 //! 4. [`ToolResult`], [`ToolError`] and [`ErrorCode`]: what a call answers.
 //! 5. [`bridge`]: serving a session to Core ([`Session::serve`]); `docs/protocol.md` for the
 //!    wire format.
-//! 6. [`schema`]: [`ToolArgsSchema`] and [`SchemaNode`] for tools defined at run time
-//!    ([`ToolArgsSchema::from_json`], [`SkillsInput::from_json`]).
+//! 6. [`schema`]: [`ToolArgsSchema`] and [`schema::SchemaNode`] for tools defined at run
+//!    time ([`ToolArgsSchema::from_json`], [`SkillsInput::from_json`]).
 //!
-//! See the README for a tour, and `DESIGN.md` for the architecture.
+//! See the README for a tour, and `CONTRIBUTING.md` for how the crates are laid out.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use pedelec_core::{bridge, call, schema};
+pub use pedelec_core::{
+    bridge, call, context, error, export, manifest, output, schema, session, skills,
+};
 
-// Declaring tools and skill sets.
-pub use pedelec_core::{InSkillSet, SkillSet, SkillsInput, Tool, ToolDefinition, UnknownToolName};
-// Schemas.
-pub use pedelec_core::ToolArgs;
 pub use pedelec_core::{
-    AdditionalProperties, ArgsError, CompiledSchema, Literal, MapKey, NoArgs, ParseOptions,
-    Property, SchemaError, SchemaKind, SchemaNode, SchemaProblem, SchemaRef, ToolArgsRoot,
-    ToolArgsSchema, ValidationError, ValidationErrors, ValidationOptions, schema_for,
+    CallOptions, Error, ErrorCode, Session, SkillsInput, Tool, ToolArgs, ToolArgsSchema, ToolCall,
+    ToolCallContext, ToolDefinition, ToolError, ToolOutput, ToolResult, create_session, schema_for,
 };
-// Manifests (what Core receives).
-pub use pedelec_core::{OutputSchema, ToolAnnotations, ToolOutput};
-pub use pedelec_core::{SerializableSkillsManifest, SerializableToolManifest};
-// Sessions and calls.
-pub use pedelec_core::{
-    CallOptions, Cancellation, EventStream, HandlerFn, PendingCall, ProgressUpdate, Session,
-    SessionBuilder, SessionEvent, StateMap, ToolCall, ToolCallContext, ToolHandler, ToolKey,
-    create_session,
-};
-// Results and errors.
-pub use pedelec_core::{Error, ErrorCode, Problem, ToolError, ToolResult};
-// Provider exports and call adapters (OpenAI, Anthropic, Gemini, MCP).
-pub use pedelec_core::export;
 
 /// The README's tour, compiled and run as a doctest so that it stays true.
 #[cfg(doctest)]
@@ -220,21 +205,7 @@ pub mod __private {
     pub use ::std::borrow::Cow;
     pub use ::std::vec::Vec;
 
-    pub use pedelec_core::export::{CompileTool, Provider, check_targets, compile_tool};
-    pub use pedelec_core::macro_support::{
-        IntoToolResult, MapOutput, async_result, async_value, blocking_result, blocking_value,
-        check_description, check_unique_tool_name, deserialize_tool_name, earlier_tool_names,
-        map_output, parse_tool_name, serialize_tool_name, tool_definition, tool_name,
-    };
-    pub use pedelec_core::output::{OutputSchema, ToolAnnotations, ToolOutput, macro_support::*};
-    pub use pedelec_core::schema::arg;
-    pub use pedelec_core::schema::variant;
-    pub use pedelec_core::schema::{Num, Str};
-    pub use pedelec_core::{
-        AdditionalProperties, InSkillSet, Literal, NoArgs, Property, SchemaNode,
-        SerializableSkillsManifest, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
-        ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
-    };
+    pub use pedelec_core::__private::*;
     pub use serde;
     pub use serde_json;
 }

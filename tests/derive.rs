@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pedelec::schema::Num;
-use pedelec::{Literal, Property, SchemaNode, ToolArgs, ToolArgsRoot, schema_for};
+use pedelec::schema::{Literal, Property, SchemaNode, ToolArgsRoot};
+use pedelec::{ToolArgs, schema_for};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -1019,7 +1020,7 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
         return sample(&branches[branch % branches.len()], 0, full);
     }
     match node.kind().expect("typed node") {
-        pedelec::SchemaKind::String => {
+        pedelec::schema::SchemaKind::String => {
             if let Some(pattern) = node.pattern() {
                 let sample = match pattern {
                     "^[0-9]{4,6}$" => "12345",
@@ -1031,8 +1032,8 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
             let len = node.min_length().unwrap_or(1).max(1);
             Value::String("a".repeat(usize::try_from(len).unwrap()))
         }
-        pedelec::SchemaKind::Boolean => Value::Bool(true),
-        kind @ (pedelec::SchemaKind::Integer | pedelec::SchemaKind::Number) => {
+        pedelec::schema::SchemaKind::Boolean => Value::Bool(true),
+        kind @ (pedelec::schema::SchemaKind::Integer | pedelec::schema::SchemaKind::Number) => {
             let n = match (node.minimum(), node.exclusive_minimum()) {
                 (Some(Num::Int(i)), _) => i,
                 (Some(Num::Uint(u)), _) => i64::try_from(u).unwrap(),
@@ -1043,13 +1044,13 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
                 Some(Num::Int(m)) => (n + m - 1) / m * m,
                 _ => n,
             };
-            if kind == pedelec::SchemaKind::Number {
+            if kind == pedelec::schema::SchemaKind::Number {
                 json!(f64::from(i32::try_from(n).unwrap()))
             } else {
                 json!(n)
             }
         }
-        pedelec::SchemaKind::Array => {
+        pedelec::schema::SchemaKind::Array => {
             let items = node.items().expect("items");
             let count = node.min_items().unwrap_or(1).max(1);
             let count = usize::try_from(count).unwrap();
@@ -1065,14 +1066,14 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
                     .collect(),
             )
         }
-        pedelec::SchemaKind::Object => {
+        pedelec::schema::SchemaKind::Object => {
             let mut map = serde_json::Map::new();
             for p in node.properties() {
                 if p.is_required() || full {
                     map.insert(p.name().to_owned(), sample(p.schema(), branch, full));
                 }
             }
-            if let Some(pedelec::AdditionalProperties::Schema(values)) =
+            if let Some(pedelec::schema::AdditionalProperties::Schema(values)) =
                 node.additional_properties()
             {
                 map.insert("key".to_owned(), sample(values, branch, full));
@@ -1084,10 +1085,10 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
 
 fn unique_sample(node: &SchemaNode, i: usize) -> Value {
     match node.kind() {
-        Some(pedelec::SchemaKind::String) if node.max_length() == Some(1) => {
+        Some(pedelec::schema::SchemaKind::String) if node.max_length() == Some(1) => {
             Value::String(char::from(b'a' + u8::try_from(i).unwrap()).to_string())
         }
-        Some(pedelec::SchemaKind::String) => Value::String(format!("s{i}")),
+        Some(pedelec::schema::SchemaKind::String) => Value::String(format!("s{i}")),
         _ => json!(i),
     }
 }
@@ -1101,7 +1102,7 @@ fn round_trip<T: ToolArgs + DeserializeOwned>() {
     assert_eq!(node.problems(), [], "{node}");
     let reparsed = SchemaNode::from_json(&node.to_json()).unwrap();
     assert_eq!(&reparsed, node);
-    let compiled = pedelec::CompiledSchema::compile(node).unwrap();
+    let compiled = pedelec::schema::CompiledSchema::compile(node).unwrap();
     let branches = node.one_of_branches().map_or(1, <[SchemaNode]>::len);
     let enums = node.enum_values().map_or(1, <[Literal]>::len);
     for branch in 0..branches.max(enums) {

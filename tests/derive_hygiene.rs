@@ -142,8 +142,8 @@ pub mod shadowed {
 
 #[test]
 fn expansions_compile_under_shadowed_names() {
-    use pedelec::ToolArgsRoot;
-    fn root<T: ToolArgsRoot>() -> &'static pedelec::SchemaNode {
+    use pedelec::schema::ToolArgsRoot;
+    fn root<T: ToolArgsRoot>() -> &'static pedelec::schema::SchemaNode {
         pedelec::schema_for::<T>()
     }
     let args = root::<shadowed::Args>().to_json();

@@ -19,9 +19,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
-use pedelec::{
-    SerializableSkillsManifest, ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool,
-};
+use pedelec::manifest::SerializableSkillsManifest;
+use pedelec::{ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

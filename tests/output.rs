@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use pedelec::{OutputSchema, Tool, ToolAnnotations, ToolArgs, ToolError, ToolOutput, tool};
+use pedelec::output::{OutputSchema, ToolAnnotations};
+use pedelec::{Tool, ToolArgs, ToolError, ToolOutput, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

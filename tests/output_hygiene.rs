@@ -107,7 +107,8 @@ pub enum Status {
 
 #[test]
 fn the_shadowed_expansions_work() {
-    use pedelec::{Tool, ToolAnnotations};
+    use pedelec::Tool;
+    use pedelec::output::ToolAnnotations;
     let definition = shadowed::read_page::definition();
     assert_eq!(definition.title(), Some("Read page"));
     assert_eq!(

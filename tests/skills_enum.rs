@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
-use pedelec::{InSkillSet, SkillSet, ToolCallContext, ToolError, skills, tool};
+use pedelec::skills::{InSkillSet, SkillSet};
+use pedelec::{ToolCallContext, ToolError, skills, tool};
 use serde_json::json;
 
 /// Read the current page.

@@ -77,7 +77,7 @@ fn the_manifest_has_exactly_the_seed_shape() {
 #[test]
 fn the_manifest_reads_back_and_every_definition_is_sound() {
     let text = counter::manifest_json();
-    let back: pedelec::SerializableSkillsManifest = serde_json::from_str(&text).unwrap();
+    let back: pedelec::manifest::SerializableSkillsManifest = serde_json::from_str(&text).unwrap();
     assert_eq!(back, counter::ToolName::manifest());
     for def in counter::ToolName::skills().tools() {
         assert!(

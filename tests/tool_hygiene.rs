@@ -119,7 +119,7 @@ pub struct Args {
 
 #[test]
 fn the_shadowed_expansions_work() {
-    use pedelec::SkillSet;
+    use pedelec::skills::SkillSet;
     use shadowed::{ShadowedTool, ToolName};
     assert_eq!(ShadowedTool::ALL.len(), 4);
     assert_eq!(ShadowedTool::Echo.as_str(), "echo.n");

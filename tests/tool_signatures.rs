@@ -5,7 +5,8 @@
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec::{ErrorCode, NoArgs, Tool, ToolArgs, ToolCallContext, ToolError, tool};
+use pedelec::schema::NoArgs;
+use pedelec::{ErrorCode, Tool, ToolArgs, ToolCallContext, ToolError, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -278,13 +279,13 @@ async fn sync_tools_do_not_block_the_runtime() {
     // One runtime thread: if the blocking tool ran on it, the task that sends the value
     // could never run, and the call would time out after 10 s with an error.
     let (tx, rx) = std::sync::mpsc::channel::<i64>();
-    let mut state = pedelec::StateMap::default();
+    let mut state = pedelec::context::StateMap::default();
     state.insert(std::sync::Mutex::new(rx));
     let ctx = ToolCallContext::new(
         "c1",
         "wait_for_value",
         std::time::Duration::from_mins(1),
-        pedelec::Cancellation::new(),
+        pedelec::context::Cancellation::new(),
         std::sync::Arc::new(state),
     );
     let call = tokio::spawn(<wait_for_value as Tool>::call(NoArgs, ctx));

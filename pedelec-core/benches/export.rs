@@ -19,8 +19,10 @@ mod support;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pedelec_core::Session;
 use pedelec_core::export::{ExportOptions, Target};
-use pedelec_core::{SerializableSkillsManifest, Session, SkillSet};
+use pedelec_core::manifest::SerializableSkillsManifest;
+use pedelec_core::skills::SkillSet;
 use serde_json::json;
 use serde_json::value::RawValue;
 use support::{Counter, ToolName};

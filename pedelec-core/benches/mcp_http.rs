@@ -17,8 +17,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use pedelec_core::Session;
 use pedelec_core::bridge::McpHttp;
-use pedelec_core::{Session, SkillSet};
+use pedelec_core::skills::SkillSet;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::CallToolRequestParams;

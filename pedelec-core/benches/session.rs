@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use pedelec_core::Session;
 use pedelec_core::bridge::JsonLines;
-use pedelec_core::{Session, SkillSet};
+use pedelec_core::skills::SkillSet;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};

@@ -19,9 +19,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use pedelec_core::{
-    Literal, Num, Property, SchemaNode, ToolArgs, ToolArgsSchema, ValidationOptions,
-};
+use pedelec_core::schema::{Literal, Num, Property, SchemaNode, ValidationOptions};
+use pedelec_core::{ToolArgs, ToolArgsSchema};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

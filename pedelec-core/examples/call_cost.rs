@@ -18,8 +18,9 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use pedelec_core::Session;
 use pedelec_core::bridge::JsonLines;
-use pedelec_core::{Session, SkillSet};
+use pedelec_core::skills::SkillSet;
 use serde_json::value::RawValue;
 use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

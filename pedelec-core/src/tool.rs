@@ -8,6 +8,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::call::ToolHandler;
+use crate::call::args::{ArgsIn, CompiledArgs};
+use crate::call::encode::Encoding;
+use crate::call::handler::{HandlerFuture, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
 use crate::manifest::SerializableToolManifest;
@@ -53,7 +56,23 @@ impl ToolHandler {
     /// The inline handler of a compile-time tool (its function, through [`Tool::call`]).
     #[must_use]
     pub fn of_tool<T: Tool>() -> Self {
-        ToolHandler::of_start(crate::call::handler::start_tool::<T>)
+        ToolHandler::of_start(start_tool::<T>)
+    }
+}
+
+/// Starts compile-time tool `T`: decodes its args (recorded by the shared decoder, replayed)
+/// and starts its call. The one function compiled per tool to run it, besides its args'
+/// `Deserialize` impl and the handler future's `poll`.
+fn start_tool<T: Tool>(
+    args: ArgsIn<'_>,
+    schema: &CompiledArgs,
+    ctx: ToolCallContext,
+    encoding: Encoding,
+    spare: &mut Option<HandlerFuture>,
+) -> Result<HandlerFuture, ToolError> {
+    match schema.decode::<T::Args>(args) {
+        Ok(args) => Ok(start_in(spare, T::call(args, ctx), encoding)),
+        Err(e) => Err(e),
     }
 }
 

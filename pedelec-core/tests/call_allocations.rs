@@ -10,7 +10,8 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use pedelec_core::{Session, SkillSet};
+use pedelec_core::Session;
+use pedelec_core::skills::SkillSet;
 use serde_json::value::RawValue;
 use support::{Counter, ToolName};
 

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pedelec_core::bridge::Bridge;
-use pedelec_core::{
-    CallOptions, Cancellation, Error, ErrorCode, ProgressUpdate, Session, SessionEvent, SkillSet,
-};
+use pedelec_core::context::{Cancellation, ProgressUpdate};
+use pedelec_core::session::SessionEvent;
+use pedelec_core::skills::SkillSet;
+use pedelec_core::{CallOptions, Error, ErrorCode, Session};
 use serde_json::{Value, json};
 use support::{Counter, ToolName};
 use tokio::sync::mpsc;

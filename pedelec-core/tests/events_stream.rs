@@ -3,7 +3,9 @@
 
 mod support;
 
-use pedelec_core::{Session, SessionEvent, SkillSet as _};
+use pedelec_core::Session;
+use pedelec_core::session::SessionEvent;
+use pedelec_core::skills::SkillSet as _;
 use serde_json::json;
 use support::*;
 use tokio_stream::StreamExt as _;

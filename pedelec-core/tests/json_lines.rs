@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use pedelec_core::bridge::JsonLines;
-use pedelec_core::{ErrorCode, Session, SessionEvent, SkillSet};
+use pedelec_core::session::SessionEvent;
+use pedelec_core::skills::SkillSet;
+use pedelec_core::{ErrorCode, Session};
 use serde_json::{Value, json};
 use support::*;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use pedelec_core::bridge::JsonLines;
-use pedelec_core::{Session, SkillSet, ToolError};
+use pedelec_core::skills::SkillSet;
+use pedelec_core::{Session, ToolError};
 use serde_json::{Value, json};
 use support::*;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
-use pedelec_core::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
+use pedelec_core::schema::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
 use serde_json::Value;
 
 #[path = "support/suite.rs"]

@@ -5,8 +5,9 @@ mod support;
 
 use std::future::Future;
 
+use pedelec_core::Session;
 use pedelec_core::bridge::Mcp;
-use pedelec_core::{Session, SkillSet};
+use pedelec_core::skills::SkillSet;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
@@ -144,7 +145,7 @@ async fn notifications_cancelled_cancels_the_call() {
         .await
         .unwrap();
     loop {
-        if let Some(pedelec_core::SessionEvent::CallStarted { .. }) = events.recv().await {
+        if let Some(pedelec_core::session::SessionEvent::CallStarted { .. }) = events.recv().await {
             break;
         }
     }
@@ -154,7 +155,7 @@ async fn notifications_cancelled_cancels_the_call() {
         .unwrap();
     let finished = tokio::time::timeout(std::time::Duration::from_secs(5), async {
         loop {
-            if let Some(pedelec_core::SessionEvent::CallFinished { error, .. }) =
+            if let Some(pedelec_core::session::SessionEvent::CallFinished { error, .. }) =
                 events.recv().await
             {
                 return error;

@@ -11,7 +11,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use pedelec_core::bridge::McpHttp;
-use pedelec_core::{ErrorCode, Session, SessionEvent, SkillSet};
+use pedelec_core::session::SessionEvent;
+use pedelec_core::skills::SkillSet;
+use pedelec_core::{ErrorCode, Session};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;

@@ -6,9 +6,12 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use pedelec_core::call::ToolHandler;
+use pedelec_core::session::SessionEvent;
+use pedelec_core::skills::SkillSet;
 use pedelec_core::{
-    ErrorCode, Session, SessionEvent, SkillSet, SkillsInput, ToolCall, ToolDefinition, ToolError,
-    ToolHandler, ToolResult, create_session,
+    ErrorCode, Session, SkillsInput, ToolCall, ToolDefinition, ToolError, ToolResult,
+    create_session,
 };
 use serde_json::{Value, json};
 use support::*;

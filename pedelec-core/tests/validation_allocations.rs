@@ -2,7 +2,8 @@
 //! compiled (the counting allocator of `allocation-counter` replaces the global one in
 //! this test binary only).
 
-use pedelec_core::{CompiledSchema, ParseOptions, SchemaNode, ToolArgsSchema, ValidationOptions};
+use pedelec_core::ToolArgsSchema;
+use pedelec_core::schema::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
 use serde_json::{Value, json};
 
 fn args_schema() -> ToolArgsSchema {

@@ -12,9 +12,11 @@
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+//! - `layers`: check that `pedelec-core`'s modules form layers, with no cycle (`layers.rs`).
 
 mod compile_bench;
 mod compile_profile;
+mod layers;
 mod mcp_clients;
 mod soak;
 
@@ -34,7 +36,8 @@ tasks:
   compile-bench [N] [--runs R] [--profile]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
-  mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
+  mcp-clients      install the official MCP clients (Python, TypeScript) into target/
+  layers           check that pedelec-core's modules form layers (no cycle)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Some("soak") => soak::run(&root, &rest),
         Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("mcp-clients") => mcp_clients::install(&root),
+        Some("layers") => layers::run(&root),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

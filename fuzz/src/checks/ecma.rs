@@ -13,7 +13,7 @@
 //!   the `regex` crate (unless over `regex`'s size limit) and matches each subject exactly
 //!   when regress finds a match in it.
 
-use pedelec_core::rules::ecma::{PatternError, check_syntax, translate};
+use pedelec_rules::ecma::{PatternError, check_syntax, translate};
 
 /// Where regress 0.12 departs from the ECMA-262 grammar (unicode mode), so that a
 /// disagreement there is not ours:

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::fmt::{Debug, Write as _};
 
 use arbitrary::{Result, Unstructured};
-use pedelec_core::{ArgsError, ToolArgsSchema, ValidationErrors, ValidationOptions};
+use pedelec_core::ToolArgsSchema;
+use pedelec_core::schema::{ArgsError, ValidationErrors, ValidationOptions};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value, json};

@@ -234,7 +234,7 @@ pub fn check_result_shape(result: &Value, context: &dyn std::fmt::Display) {
 pub fn node_accepts(
     node: &Value,
     value: &Value,
-    options: pedelec_core::ValidationOptions,
+    options: pedelec_core::schema::ValidationOptions,
 ) -> Option<bool> {
     let wrapper = json!({"type": "object", "properties": {"v": node}, "required": ["v"]});
     let schema = pedelec_core::ToolArgsSchema::from_json(&wrapper).ok()?;
@@ -242,10 +242,10 @@ pub fn node_accepts(
 }
 
 /// The three option sets the session and users validate with.
-pub const OPTIONS: [pedelec_core::ValidationOptions; 3] = [
-    pedelec_core::ValidationOptions::new(),
-    pedelec_core::ValidationOptions::new().null_as_absent(true),
-    pedelec_core::ValidationOptions::new()
+pub const OPTIONS: [pedelec_core::schema::ValidationOptions; 3] = [
+    pedelec_core::schema::ValidationOptions::new(),
+    pedelec_core::schema::ValidationOptions::new().null_as_absent(true),
+    pedelec_core::schema::ValidationOptions::new()
         .null_as_absent(true)
         .assert_formats(true),
 ];

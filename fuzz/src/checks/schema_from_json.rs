@@ -10,7 +10,8 @@
 //!   `validate_with` and `is_valid_with` agree under every option set, every error's
 //!   pointer exists in the instance, and no more than `ValidationErrors::LIMIT` are kept.
 
-use pedelec_core::{ToolArgsSchema, ValidationErrors};
+use pedelec_core::ToolArgsSchema;
+use pedelec_core::schema::ValidationErrors;
 use serde_json::{Value, json};
 
 use super::{OPTIONS, node_accepts, schema_nodes};

@@ -242,9 +242,10 @@ mod call {
     use serde_json::Value;
     use tokio::sync::mpsc;
 
+    use crate::CallOptions;
+    use crate::context::{Cancellation, ProgressUpdate};
     use crate::error::ToolResult;
     use crate::session::Session;
-    use crate::{CallOptions, Cancellation, ProgressUpdate};
 
     pub(super) async fn run(
         session: &Session,

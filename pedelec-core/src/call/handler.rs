@@ -1,6 +1,5 @@
-//! Handlers: [`ToolHandler`] (a type-erased tool handler the runtime can call), [`ToolCall`]
-//! (what a fallback handler receives), and [`run_blocking`] (how synchronous tool code runs
-//! without stalling the runtime).
+//! Handlers: [`ToolHandler`] (a type-erased tool handler the runtime can call) and
+//! [`ToolCall`] (what a fallback handler receives).
 //!
 //! A handler is started with the call's arguments, the tool's compiled schema and the
 //! context. Typed handlers decode their argument struct through the schema in one step
@@ -22,7 +21,7 @@ use serde_json::Value;
 use super::args::{ArgsIn, CompiledArgs};
 use super::encode::{Encoded, Encoding, encode};
 use crate::context::ToolCallContext;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -94,7 +93,7 @@ impl ToolHandler {
             start: Start::Closure(Arc::new(
                 move |args, schema: &CompiledArgs, ctx, encoding, spare: &mut _| {
                     let args = schema.decode::<A>(args)?;
-                    Ok(in_spare(spare, Encode::new(f(args, ctx), encoding)))
+                    Ok(start_in(spare, f(args, ctx), encoding))
                 },
             )),
         }
@@ -119,7 +118,7 @@ impl ToolHandler {
             start: Start::Closure(Arc::new(
                 move |args, schema: &CompiledArgs, ctx, encoding, spare: &mut _| {
                     let args = schema.prepare(args)?;
-                    Ok(in_spare(spare, Encode::new(f(args, ctx), encoding)))
+                    Ok(start_in(spare, f(args, ctx), encoding))
                 },
             )),
         }
@@ -231,14 +230,19 @@ where
     }
 }
 
-/// `next`, started in `spare` when that is a finished future of the same handler, else in
-/// a new allocation.
-fn in_spare<F, O>(spare: &mut Option<HandlerFuture>, next: Encode<F>) -> HandlerFuture
+/// A handler's `future`, its output serialized to `encoding`: started in `spare` when that
+/// is a finished future of the same handler, else in a new allocation.
+#[inline]
+pub(crate) fn start_in<F, O>(
+    spare: &mut Option<HandlerFuture>,
+    future: F,
+    encoding: Encoding,
+) -> HandlerFuture
 where
     F: Future<Output = Result<O, ToolError>> + Send + 'static,
     O: Serialize,
 {
-    let mut next = Some(next);
+    let mut next = Some(Encode::new(future, encoding));
     if let Some(mut reused) = spare.take()
         && reused.as_mut().restart(&mut next)
     {
@@ -256,22 +260,6 @@ where
 #[cfg(test)]
 pub(crate) fn finished_future() -> HandlerFuture {
     Box::pin(Encode::<std::future::Ready<Result<(), ToolError>>>::Done)
-}
-
-/// Starts compile-time tool `T`: decodes its args (recorded by the shared decoder, replayed)
-/// and starts its call. The one function compiled per tool to run it, besides its args'
-/// `Deserialize` impl and [`Encode`]'s `poll`.
-pub(crate) fn start_tool<T: crate::tool::Tool>(
-    args: ArgsIn<'_>,
-    schema: &CompiledArgs,
-    ctx: ToolCallContext,
-    encoding: Encoding,
-    spare: &mut Option<HandlerFuture>,
-) -> Result<HandlerFuture, ToolError> {
-    match schema.decode::<T::Args>(args) {
-        Ok(args) => Ok(in_spare(spare, Encode::new(T::call(args, ctx), encoding))),
-        Err(e) => Err(e),
-    }
 }
 
 /// A call as the fallback handler sees it: the tool's name, its args (validated when the
@@ -314,28 +302,6 @@ impl FallbackHandler {
         encoding: Encoding,
     ) -> HandlerFuture {
         (self.f)(call, ctx, encoding)
-    }
-}
-
-/// Runs synchronous tool code on tokio's blocking thread pool, so a slow or blocking
-/// function cannot stall the runtime that serves other calls.
-///
-/// A panic in `f` becomes a `TOOL_HANDLER_ERROR`. When the call times out or is cancelled,
-/// the future is dropped but the thread cannot be stopped: `f` runs to its end and its
-/// result is discarded (code that runs long should check
-/// [`ToolCallContext::is_cancelled`]).
-pub async fn run_blocking<R, F>(f: F) -> Result<R, ToolError>
-where
-    R: Send + 'static,
-    F: FnOnce() -> Result<R, ToolError> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result,
-        Err(e) if e.is_panic() => Err(panic_error(e.into_panic().as_ref())),
-        Err(_) => Err(ToolError::with_code(
-            ErrorCode::ToolCancelled,
-            "the runtime shut down before the tool finished",
-        )),
     }
 }
 
@@ -383,7 +349,7 @@ mod tests {
 
     #[test]
     fn a_finished_future_starts_the_next_call_of_its_own_handler_in_place() {
-        let mut first = in_spare(&mut None, running(1));
+        let mut first = start_in(&mut None, ready(Ok::<_, ToolError>(1)), Encoding::Value);
         // Still running: it cannot take another call.
         assert!(!first.as_mut().restart(&mut Some(running(2))));
         assert_eq!(value(poll_once(&mut first)), json!(1));
@@ -394,7 +360,7 @@ mod tests {
         // …one of its own starts in the same allocation.
         let at = address(&first);
         let mut spare = Some(first);
-        let mut second = in_spare(&mut spare, running(3));
+        let mut second = start_in(&mut spare, ready(Ok::<_, ToolError>(3)), Encoding::Value);
         assert!(spare.is_none());
         assert_eq!(address(&second), at);
         assert_eq!(value(poll_once(&mut second)), json!(3));
@@ -408,7 +374,7 @@ mod tests {
     #[test]
     fn a_spare_of_another_handler_is_dropped_and_the_call_allocates() {
         let mut spare = Some(finished_future());
-        let mut future = in_spare(&mut spare, running(5));
+        let mut future = start_in(&mut spare, ready(Ok::<_, ToolError>(5)), Encoding::Value);
         assert!(spare.is_none());
         assert_eq!(value(poll_once(&mut future)), json!(5));
     }

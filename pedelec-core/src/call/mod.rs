@@ -19,4 +19,4 @@ pub(crate) mod encode;
 pub(crate) mod handler;
 pub(crate) mod strict;
 
-pub use handler::{BoxFuture, ToolCall, ToolHandler, run_blocking};
+pub use handler::{BoxFuture, ToolCall, ToolHandler};

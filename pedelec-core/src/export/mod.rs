@@ -55,7 +55,7 @@
 
 mod call;
 mod error;
-mod facts;
+pub(crate) mod facts;
 mod names;
 mod target;
 mod transform;
@@ -67,9 +67,7 @@ use serde_json::Value;
 pub use call::ProviderCall;
 pub use error::{ExportError, ExportProblem};
 #[doc(hidden)]
-pub use facts::{CompileTool, check_targets, compile_tool};
-pub use facts::{branches_disjoint, one_of_is_disjoint, schema_facts, tool_facts};
-pub use pedelec_rules::provider::Provider;
+pub(crate) use facts::tool_facts;
 pub use target::Target;
 
 use crate::manifest::SerializableSkillsManifest;

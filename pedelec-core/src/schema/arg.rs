@@ -489,7 +489,7 @@ const fn validate_object(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Property, ToolArgs};
+    use crate::schema::{Property, ToolArgs};
     use serde_json::json;
 
     const fn strs(values: &'static [Literal]) -> Literal {

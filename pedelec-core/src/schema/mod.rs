@@ -1,9 +1,8 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
 //! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
 
-#[doc(hidden)]
-pub mod arg;
-mod args;
+pub(crate) mod arg;
+pub(crate) mod args;
 mod check;
 mod compiled;
 mod fast;
@@ -14,7 +13,7 @@ mod parse;
 pub(crate) mod tape;
 mod validate;
 
-pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for, variant};
+pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
 pub use compiled::CompiledSchema;
 pub use fast::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};

@@ -2,7 +2,7 @@
 //!
 //! A [`SchemaNode`] is plain data. It can be built in a `const` (that is what
 //! `#[derive(ToolArgs)]` does: nothing is allocated, every slice is `'static`) or at run
-//! time from JSON ([`SchemaNode::from_json`](crate::SchemaNode::from_json)), and it
+//! time from JSON ([`SchemaNode::from_json`](crate::schema::SchemaNode::from_json)), and it
 //! serializes to exactly the standard JSON Schema keywords of the wire form.
 
 use std::borrow::Cow;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::dispatch::{Shared, ToolEntry};
 use super::{Session, events, input};
 use crate::call::args::CompiledArgs;
-use crate::context::{SpareContext, StateMap};
+use crate::context::StateMap;
 use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
 
@@ -46,7 +46,7 @@ impl<N> SessionBuilder<N> {
         self
     }
 
-    /// How many events a slow [`EventStream`](crate::EventStream) may fall behind before it misses some
+    /// How many events a slow [`EventStream`](crate::session::EventStream) may fall behind before it misses some
     /// (default 1024).
     #[must_use]
     pub fn event_capacity(mut self, capacity: usize) -> Self {
@@ -112,7 +112,7 @@ impl<N> SessionBuilder<N> {
                 by_name,
                 fallback: RwLock::new(None),
                 state: Arc::new(self.state),
-                spare: SpareContext::default(),
+                spare: super::spare::SpareSlot::default(),
                 events: events::EventHub::new(self.event_capacity),
                 next_call: AtomicU64::new(1),
                 shutdown: super::shutdown::new_state(),

@@ -25,7 +25,7 @@ use super::dispatch::{CallSetup, Shared, cancelled_error};
 use crate::call::args::ArgsIn;
 use crate::call::encode::{Encoding, to_json_text, to_tool_result};
 use crate::call::handler::panic_error;
-use crate::context::{CallId, Cancellation, ProgressFn, ProgressUpdate};
+use crate::context::{CallId, Cancellation, ProgressFn, ProgressSink, ProgressUpdate};
 use crate::error::ToolResult;
 
 /// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
@@ -82,9 +82,9 @@ impl CallOptions {
     }
 
     /// [`on_progress`](Self::on_progress) with a sink the caller already shares (a bridge
-    /// keeping its per-call state in the sink's allocation).
+    /// keeping its per-call state in the sink's allocation, as the JSON Lines bridge does).
     #[must_use]
-    pub(crate) fn progress_sink(mut self, sink: ProgressFn) -> Self {
+    pub fn progress_sink(mut self, sink: Arc<dyn ProgressSink>) -> Self {
         self.progress = Some(sink);
         self
     }

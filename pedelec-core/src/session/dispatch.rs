@@ -17,10 +17,11 @@ use tokio::time::Instant;
 
 use super::events::{EventHub, SessionEvent};
 use super::shutdown::{ShutdownState, refused_error};
+use super::spare::{SpareGuard, SpareSlot};
 use crate::call::args::{ArgsIn, CompiledArgs};
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
-use crate::context::{CallId, Cancellation, ProgressFn, SpareContext, StateMap, ToolCallContext};
+use crate::context::{CallId, CallParts, Cancellation, ProgressFn, StateMap, ToolCallContext};
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::tool::ToolDefinition;
@@ -62,8 +63,8 @@ pub(super) struct Shared {
     pub(super) by_name: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
     pub(super) fallback: RwLock<Option<FallbackHandler>>,
     pub(super) state: Arc<StateMap>,
-    /// The context allocation of the last call, for the next one.
-    pub(super) spare: SpareContext,
+    /// What the last call left for the next one.
+    pub(super) spare: SpareSlot,
     pub(super) events: EventHub,
     pub(super) next_call: AtomicU64,
     pub(super) shutdown: ShutdownState,
@@ -79,12 +80,14 @@ pub(super) struct CallSetup {
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
-struct Begun {
+struct Begun<'a> {
     ctx: ToolCallContext,
     timeout: Duration,
     handler: Result<HandlerFuture, ToolError>,
-    /// The spare handler future, when the handler did not start in it.
-    spare: Option<HandlerFuture>,
+    /// The session's spare, and the spare handler future when the handler did not start
+    /// in it.
+    spare: SpareGuard<'a>,
+    spare_future: Option<HandlerFuture>,
 }
 
 impl Shared {
@@ -167,12 +170,13 @@ impl Shared {
                 ctx,
                 timeout,
                 handler,
-                spare,
+                mut spare,
+                spare_future,
             } = {
                 let _entered = span.enter();
                 self.begin(setup, name, args, encoding, started)
             };
-            let mut finished = spare;
+            let mut finished = spare_future;
             let result = match handler {
                 Err(e) => Err(e),
                 Ok(future) => {
@@ -219,7 +223,7 @@ impl Shared {
                     elapsed: started.elapsed(),
                 });
             }
-            self.spare.put(ctx, finished);
+            spare.leave(ctx, finished);
             finish(result)
         }
     }
@@ -234,7 +238,7 @@ impl Shared {
         args: ArgsIn<'_>,
         encoding: Encoding,
         started: Instant,
-    ) -> Begun {
+    ) -> Begun<'_> {
         let CallSetup {
             call_id,
             cancel,
@@ -252,15 +256,19 @@ impl Shared {
                 )
             }
         };
-        let (ctx, mut spare) = self.spare.make(
+        let parts = CallParts {
             call_id,
-            tool_name,
-            started.into_std(),
+            start: started.into_std(),
             timeout,
-            cancel,
-            &self.state,
+            cancellation: cancel,
             progress,
-        );
+        };
+        // The context and handler future of the last call, reused (see `spare`).
+        let (spare, recycled, mut spare_future) = self.spare.take();
+        let ctx = match recycled {
+            Some(recycled) => recycled.renew(parts, tool_name, &self.state),
+            None => ToolCallContext::of_call(parts, tool_name.clone(), self.state.clone()),
+        };
         let handler = if ctx.is_cancelled() {
             Err(cancelled_error())
         } else if self.shutdown.is_started() {
@@ -268,7 +276,7 @@ impl Shared {
         } else {
             let handler_ctx = ctx.clone();
             match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                self.start(tool, args, handler_ctx, encoding, &mut spare)
+                self.start(tool, args, handler_ctx, encoding, &mut spare_future)
             })) {
                 Ok(started) => started,
                 Err(payload) => Err(panic_error(payload.as_ref())),
@@ -279,6 +287,7 @@ impl Shared {
             timeout,
             handler,
             spare,
+            spare_future,
         }
     }
 

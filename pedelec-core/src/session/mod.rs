@@ -29,6 +29,7 @@ mod dispatch;
 mod events;
 mod input;
 mod shutdown;
+mod spare;
 
 use std::fmt;
 use std::future::Future;

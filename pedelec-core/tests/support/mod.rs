@@ -7,10 +7,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec_core::{
-    InSkillSet, Property, SchemaNode, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
-    ToolCallContext, ToolDefinition, ToolError,
-};
+use pedelec_core::schema::{Property, SchemaNode, ToolArgsRoot};
+use pedelec_core::skills::{InSkillSet, SkillSet};
+use pedelec_core::{SkillsInput, Tool, ToolArgs, ToolCallContext, ToolDefinition, ToolError};
 use serde::{Deserialize, Serialize};
 
 /// Shared state: the counter.
@@ -109,10 +108,13 @@ impl Tool for slow {
     const NAME: &'static str = "slow";
     const DESCRIPTION: &'static str = "Wait forever (until the timeout).";
     const TIMEOUT_MS: Option<u64> = Some(30);
-    type Args = pedelec_core::NoArgs;
+    type Args = pedelec_core::schema::NoArgs;
     type Output = ();
 
-    async fn call(_args: pedelec_core::NoArgs, ctx: ToolCallContext) -> Result<(), ToolError> {
+    async fn call(
+        _args: pedelec_core::schema::NoArgs,
+        ctx: ToolCallContext,
+    ) -> Result<(), ToolError> {
         if let Ok(probe) = ctx.state::<CancelProbe>() {
             let tx = probe.0.clone();
             let watcher = ctx.clone();
@@ -134,10 +136,13 @@ pub struct explode {}
 impl Tool for explode {
     const NAME: &'static str = "explode";
     const DESCRIPTION: &'static str = "Panic (a bug in a handler).";
-    type Args = pedelec_core::NoArgs;
+    type Args = pedelec_core::schema::NoArgs;
     type Output = ();
 
-    async fn call(_args: pedelec_core::NoArgs, _ctx: ToolCallContext) -> Result<(), ToolError> {
+    async fn call(
+        _args: pedelec_core::schema::NoArgs,
+        _ctx: ToolCallContext,
+    ) -> Result<(), ToolError> {
         panic!("deliberate panic in explode")
     }
 }
@@ -148,10 +153,13 @@ pub struct fail {}
 impl Tool for fail {
     const NAME: &'static str = "fail";
     const DESCRIPTION: &'static str = "Fail with an error.";
-    type Args = pedelec_core::NoArgs;
+    type Args = pedelec_core::schema::NoArgs;
     type Output = ();
 
-    async fn call(_args: pedelec_core::NoArgs, _ctx: ToolCallContext) -> Result<(), ToolError> {
+    async fn call(
+        _args: pedelec_core::schema::NoArgs,
+        _ctx: ToolCallContext,
+    ) -> Result<(), ToolError> {
         Err(std::io::Error::other("the disk is full").into())
     }
 }
@@ -167,10 +175,13 @@ pub struct nan {}
 impl Tool for nan {
     const NAME: &'static str = "nan";
     const DESCRIPTION: &'static str = "Compute the mean of nothing.";
-    type Args = pedelec_core::NoArgs;
+    type Args = pedelec_core::schema::NoArgs;
     type Output = Stats;
 
-    async fn call(_args: pedelec_core::NoArgs, _ctx: ToolCallContext) -> Result<Stats, ToolError> {
+    async fn call(
+        _args: pedelec_core::schema::NoArgs,
+        _ctx: ToolCallContext,
+    ) -> Result<Stats, ToolError> {
         Ok(Stats { mean: f64::NAN })
     }
 }

@@ -1,6 +1,6 @@
 use pedelec::ToolArgs;
 
-const RGB: pedelec::SchemaNode = pedelec::SchemaNode::string().with_pattern("^#[0-9a-f]{6}$");
+const RGB: pedelec::schema::SchemaNode = pedelec::schema::SchemaNode::string().with_pattern("^#[0-9a-f]{6}$");
 
 #[derive(ToolArgs)]
 #[arg(schema = RGB)]

@@ -1,6 +1,6 @@
 use pedelec::ToolArgs;
 
-const POINT: pedelec::SchemaNode = pedelec::SchemaNode::string();
+const POINT: pedelec::schema::SchemaNode = pedelec::schema::SchemaNode::string();
 
 #[derive(ToolArgs)]
 enum Place {

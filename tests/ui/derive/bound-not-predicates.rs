@@ -6,7 +6,7 @@ struct Args<T> {
     value: T,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Args<u8>>();

@@ -19,7 +19,7 @@ struct Outer {
     args: Args,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Outer>();

@@ -10,7 +10,7 @@ struct Args<T> {
 // A generic type's schema is evaluated for each instance where it is used: here by a
 // `const` (`cargo check` evaluates it); a use inside a generic function is evaluated by
 // `cargo build`.
-const SCHEMA: &pedelec::SchemaNode = &<Args<u8> as ToolArgs>::SCHEMA;
+const SCHEMA: &pedelec::schema::SchemaNode = &<Args<u8> as ToolArgs>::SCHEMA;
 
 fn main() {
     let _ = SCHEMA;

@@ -14,7 +14,7 @@ struct Args {
     speed: Option<Speed>,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Args>();

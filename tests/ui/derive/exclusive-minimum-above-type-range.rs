@@ -6,7 +6,7 @@ struct Args {
     count: u8,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Args>();

@@ -12,7 +12,7 @@ struct Search {
     paging: Paging,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Search>();

@@ -10,7 +10,7 @@ struct File {
     parent: Option<Box<Folder>>,
 }
 
-fn root<T: pedelec::ToolArgsRoot>() {}
+fn root<T: pedelec::schema::ToolArgsRoot>() {}
 
 fn main() {
     let _ = pedelec::schema_for::<Folder>();

@@ -1,6 +1,6 @@
 use pedelec::ToolArgs;
 
-const ANY: pedelec::SchemaNode = pedelec::SchemaNode::string();
+const ANY: pedelec::schema::SchemaNode = pedelec::schema::SchemaNode::string();
 
 #[derive(ToolArgs)]
 enum Mode {

@@ -13,5 +13,5 @@ struct Page {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Page>();
+    let _ = pedelec::output::OutputSchema::of::<Page>();
 }

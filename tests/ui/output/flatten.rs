@@ -14,5 +14,5 @@ struct Results {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Results>();
+    let _ = pedelec::output::OutputSchema::of::<Results>();
 }

@@ -8,5 +8,5 @@ struct Tree {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Tree>();
+    let _ = pedelec::output::OutputSchema::of::<Tree>();
 }

@@ -10,5 +10,5 @@ struct Page {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Page>();
+    let _ = pedelec::output::OutputSchema::of::<Page>();
 }

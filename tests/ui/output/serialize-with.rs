@@ -12,5 +12,5 @@ struct Big {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Big>();
+    let _ = pedelec::output::OutputSchema::of::<Big>();
 }

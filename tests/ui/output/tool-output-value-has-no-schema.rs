@@ -3,6 +3,6 @@
 use pedelec::ToolOutput;
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<serde_json::Value>();
+    let _ = pedelec::output::OutputSchema::of::<serde_json::Value>();
     let _ = <() as ToolOutput>::OUTPUT_SCHEMA;
 }

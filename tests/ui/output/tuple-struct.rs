@@ -5,5 +5,5 @@ use serde::Serialize;
 struct Point(f64, f64);
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Point>();
+    let _ = pedelec::output::OutputSchema::of::<Point>();
 }

@@ -5,5 +5,5 @@ use serde::Serialize;
 struct Done;
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Done>();
+    let _ = pedelec::output::OutputSchema::of::<Done>();
 }

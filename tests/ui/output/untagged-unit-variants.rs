@@ -10,5 +10,5 @@ enum Lookup {
 }
 
 fn main() {
-    let _ = pedelec::OutputSchema::of::<Lookup>();
+    let _ = pedelec::output::OutputSchema::of::<Lookup>();
 }

@@ -1,4 +1,5 @@
-use pedelec::{Literal, SchemaNode, ToolArgs, skills, tool};
+use pedelec::{ToolArgs, skills, tool};
+use pedelec::schema::{Literal, SchemaNode};
 use serde::Deserialize;
 
 const VALUES: &[Literal; 1001] = &[const { Literal::str("x") }; 1001];

@@ -1,4 +1,5 @@
-use pedelec::{Property, SchemaNode, ToolArgs, skills, tool};
+use pedelec::{ToolArgs, skills, tool};
+use pedelec::schema::{Property, SchemaNode};
 use serde::Deserialize;
 
 const PROPERTIES: &[Property; 5001] =

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Number, Value, json};
 
-use crate::AdditionalProperties;
+use crate::schema::AdditionalProperties;
 use crate::schema::tape::Tape;
 use crate::schema::{
     ArgsError, CompiledSchema, Literal, NoArgs, Num, ParseOptions, Property, SchemaKind,
@@ -1416,7 +1416,7 @@ impl Generator {
             };
             if node.unique_items() == Some(true)
                 && self.mistakes == 0
-                && items.iter().any(|i| crate::json_equal(i, &item))
+                && items.iter().any(|i| crate::schema::json_equal(i, &item))
             {
                 continue;
             }

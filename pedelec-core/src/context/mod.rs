@@ -1,0 +1,523 @@
+//! [`ToolCallContext`]: what a handler knows about the call it serves.
+//!
+//! - `mod.rs`: the context itself (call id, tool, deadline, state, progress), and how a
+//!   session makes one per call and reuses its allocation for the next call;
+//! - `cancel`: [`Cancellation`], the call's cancellation flag;
+//! - `state`: [`StateMap`], the session's shared state;
+//! - `progress`: [`ProgressUpdate`] and where reports go ([`ProgressSink`]).
+//!
+//! It knows nothing of handlers, tools or sessions.
+
+mod cancel;
+mod progress;
+mod state;
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use cancel::CancelFlag;
+pub use cancel::Cancellation;
+pub use progress::{ProgressSink, ProgressUpdate};
+pub use state::StateMap;
+
+use crate::error::ToolError;
+
+/// What a handler knows about the call it serves: its id, the tool, the deadline, whether
+/// the call was cancelled (by Core, or because the timeout passed), and the session's shared
+/// state.
+///
+/// Cloning is cheap (one reference count).
+#[derive(Clone)]
+pub struct ToolCallContext {
+    inner: Arc<ContextInner>,
+}
+
+/// A call's id: the one Core (or the caller) gave, or a session-local number that is only
+/// formatted (`local-7`) when someone asks for it: most handlers never do, and the text would
+/// cost an allocation on every in-process call.
+#[derive(Clone, Debug)]
+pub(crate) enum CallId {
+    Given(Arc<str>),
+    Local(u64),
+}
+
+impl fmt::Display for CallId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallId::Given(id) => f.write_str(id),
+            CallId::Local(n) => write!(f, "local-{n}"),
+        }
+    }
+}
+
+struct ContextInner {
+    call_id: CallId,
+    /// The text of a [`CallId::Local`], made on first use.
+    local_id_text: OnceLock<Box<str>>,
+    tool_name: Arc<str>,
+    /// The deadline is `start + timeout`, added up only when someone asks for it.
+    start: Instant,
+    timeout: Duration,
+    cancellation: CallCancel,
+    state: Arc<StateMap>,
+    progress: Option<ProgressFn>,
+}
+
+/// A call's progress sink.
+pub(crate) type ProgressFn = Arc<dyn ProgressSink>;
+
+/// What a session knows of a call when it makes the call's context.
+pub(crate) struct CallParts {
+    pub(crate) call_id: CallId,
+    /// The deadline is `start + timeout`.
+    pub(crate) start: Instant,
+    pub(crate) timeout: Duration,
+    /// The caller's handle; without one, the call's flag lives in the context.
+    pub(crate) cancellation: Option<Cancellation>,
+    pub(crate) progress: Option<ProgressFn>,
+}
+
+/// A call's cancellation flag: in the context's own allocation, or the handle the caller
+/// gave (`CallOptions::cancellation`, `ToolCallContext::new`).
+enum CallCancel {
+    Own(CancelFlag),
+    Given(Cancellation),
+}
+
+impl ContextInner {
+    #[inline]
+    fn flag(&self) -> &CancelFlag {
+        match &self.cancellation {
+            CallCancel::Own(flag) => flag,
+            CallCancel::Given(cancellation) => cancellation.flag(),
+        }
+    }
+}
+
+impl ToolCallContext {
+    /// A context for one call. Sessions make these; tests and custom runtimes may too.
+    #[must_use]
+    pub fn new(
+        call_id: impl Into<Arc<str>>,
+        tool_name: impl Into<Arc<str>>,
+        timeout: Duration,
+        cancellation: Cancellation,
+        state: Arc<StateMap>,
+    ) -> Self {
+        ToolCallContext::of_call(
+            CallParts {
+                call_id: CallId::Given(call_id.into()),
+                start: Instant::now(),
+                timeout,
+                cancellation: Some(cancellation),
+                progress: None,
+            },
+            tool_name.into(),
+            state,
+        )
+    }
+
+    /// A context for any kind of call id, its deadline `timeout` after `start` (a timeout
+    /// too large to represent as an instant never passes); without a `cancellation`, the
+    /// call's flag lives in the context's allocation.
+    pub(crate) fn of_call(parts: CallParts, tool_name: Arc<str>, state: Arc<StateMap>) -> Self {
+        let CallParts {
+            call_id,
+            start,
+            timeout,
+            cancellation,
+            progress,
+        } = parts;
+        ToolCallContext {
+            inner: Arc::new(ContextInner {
+                call_id,
+                local_id_text: OnceLock::new(),
+                tool_name,
+                start,
+                timeout,
+                cancellation: match cancellation {
+                    Some(given) => CallCancel::Given(given),
+                    None => CallCancel::Own(CancelFlag::default()),
+                },
+                state,
+                progress,
+            }),
+        }
+    }
+
+    /// A context for a new call in this one's allocation (one [`recycle`](Self::recycle)d
+    /// by a call that finished): what stays (the tool's name, the state) is replaced only
+    /// when it differs. A context something else holds is left alone and a new one made.
+    #[inline]
+    pub(crate) fn renew(
+        mut self,
+        parts: CallParts,
+        tool_name: &Arc<str>,
+        state: &Arc<StateMap>,
+    ) -> Self {
+        let Some(reused) = Arc::get_mut(&mut self.inner) else {
+            return ToolCallContext::of_call(parts, tool_name.clone(), state.clone());
+        };
+        reused.call_id = parts.call_id;
+        if !Arc::ptr_eq(&reused.tool_name, tool_name) {
+            reused.tool_name = tool_name.clone();
+        }
+        reused.start = parts.start;
+        reused.timeout = parts.timeout;
+        if let Some(given) = parts.cancellation {
+            reused.cancellation = CallCancel::Given(given);
+        }
+        if !Arc::ptr_eq(&reused.state, state) {
+            reused.state = state.clone();
+        }
+        reused.progress = parts.progress;
+        self
+    }
+
+    /// A finished call's context, cleared of everything the call brought (its id,
+    /// cancellation handle and progress sink) so that the next call can
+    /// [`renew`](Self::renew) it; `None` when something else still holds it (a handler may
+    /// keep a clone, or a cancellation handle, for work that outlives the call).
+    #[inline]
+    pub(crate) fn recycle(mut self) -> Option<Self> {
+        let inner = Arc::get_mut(&mut self.inner)?;
+        // Cleared as a new context starts: not cancelled, no caller's id, handle or sink.
+        inner.call_id = CallId::Local(0);
+        inner.local_id_text.take();
+        match &mut inner.cancellation {
+            CallCancel::Own(flag) => flag.reset(),
+            CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
+        }
+        inner.progress = None;
+        Some(self)
+    }
+
+    /// The tool's name, shared.
+    pub(crate) fn tool_name_arc(&self) -> Arc<str> {
+        self.inner.tool_name.clone()
+    }
+
+    /// The call's id, unformatted.
+    pub(crate) fn call_id_raw(&self) -> &CallId {
+        &self.inner.call_id
+    }
+
+    /// Cancels the call (the session does, on a timeout, a shutdown, or a dropped call).
+    pub(crate) fn cancel(&self) {
+        self.inner.flag().cancel();
+    }
+
+    /// A context for calling a handler directly, outside a session (tests, examples): no
+    /// state, the default timeout, never cancelled unless you keep and use `cancellation`.
+    #[must_use]
+    pub fn detached(tool_name: impl Into<String>) -> Self {
+        ToolCallContext::new(
+            "detached",
+            tool_name.into(),
+            Duration::from_millis(pedelec_rules::DEFAULT_TIMEOUT_MS),
+            Cancellation::new(),
+            Arc::new(StateMap::default()),
+        )
+    }
+
+    /// The call's id, as Core sent it.
+    #[must_use]
+    pub fn call_id(&self) -> &str {
+        match &self.inner.call_id {
+            CallId::Given(id) => id,
+            CallId::Local(_) => self
+                .inner
+                .local_id_text
+                .get_or_init(|| self.inner.call_id.to_string().into()),
+        }
+    }
+
+    /// The name of the tool being called.
+    #[must_use]
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool_name
+    }
+
+    /// When the call times out.
+    #[must_use]
+    pub fn deadline(&self) -> Instant {
+        let start = self.inner.start;
+        start
+            .checked_add(self.inner.timeout)
+            .unwrap_or_else(|| far_future(start))
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    #[must_use]
+    pub fn remaining(&self) -> Duration {
+        self.deadline().saturating_duration_since(Instant::now())
+    }
+
+    /// Whether the call was cancelled (by Core, because its timeout passed, or because the
+    /// caller stopped waiting for it). A handler doing long work should check this, or
+    /// `select!` on [`cancelled`](Self::cancelled). The session drops a cancelled call's
+    /// future, so this matters to work the handler moved elsewhere (a spawned task, a
+    /// blocking thread) holding a clone of the context.
+    #[must_use]
+    #[inline]
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.flag().is_cancelled()
+    }
+
+    /// Completes when the call is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.flag().cancelled().await;
+    }
+
+    /// A handle on the call's cancellation flag (shared with the session), e.g. to hand to
+    /// other code or to a nested call (`CallOptions::cancellation`). Cancelling it cancels
+    /// the call. It keeps the context's allocation alive while it lives (the flag is
+    /// part of it), not the call.
+    #[must_use]
+    pub fn cancellation(&self) -> Cancellation {
+        match &self.inner.cancellation {
+            CallCancel::Own(_) => Cancellation::of_call(self.inner.clone()),
+            CallCancel::Given(given) => given.clone(),
+        }
+    }
+
+    /// Reports how far the call has come: `done` of `total` (when known), with a message
+    /// for a person. It reaches the caller when the caller asked for progress (a JSON Lines
+    /// `tool_progress` message, an MCP `notifications/progress`, a
+    /// `CallOptions::on_progress` callback); otherwise it does nothing, and costs nothing
+    /// (the message is not even converted). Reports after the call's result was delivered
+    /// are dropped.
+    pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        if let Some(report) = &self.inner.progress {
+            report.report(ProgressUpdate {
+                done,
+                total,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Whether the caller listens to [`progress`](Self::progress) reports (to skip work
+    /// that only serves them).
+    #[must_use]
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress.is_some()
+    }
+
+    /// The session's shared state of type `T`.
+    ///
+    /// # Errors
+    /// A `TOOL_HANDLER_ERROR` naming the type when no `T` was registered with
+    /// `Session::builder(..).state(value)`; `?` in a handler turns it into the call's error.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.inner
+            .state
+            .get::<T>()
+            .ok_or_else(|| missing_state::<T>())
+    }
+
+    /// The session's shared state of type `T`, as an `Arc` that can outlive the call.
+    ///
+    /// # Errors
+    /// As [`state`](Self::state).
+    pub fn state_arc<T: Send + Sync + 'static>(&self) -> Result<Arc<T>, ToolError> {
+        self.inner
+            .state
+            .get_arc::<T>()
+            .ok_or_else(|| missing_state::<T>())
+    }
+}
+
+/// An instant about a century after `now` (or the latest representable one): the deadline of
+/// a call whose timeout does not fit in an `Instant`.
+fn far_future(now: Instant) -> Instant {
+    let mut step = Duration::from_hours(100 * 365 * 24);
+    loop {
+        if let Some(t) = now.checked_add(step) {
+            return t;
+        }
+        step /= 2;
+    }
+}
+
+fn missing_state<T>() -> ToolError {
+    let name = std::any::type_name::<T>();
+    let short = without_paths(name);
+    let register = if short
+        .bytes()
+        .all(|b| b == b'_' || b.is_ascii_alphanumeric())
+    {
+        format!("`Session::builder(..).state({short} {{ .. }})`")
+    } else {
+        format!("`Session::builder(..).state(value)` where `value: {short}`")
+    };
+    ToolError::new(format!(
+        "no state of type `{name}` is registered on this session; register it with {register}"
+    ))
+}
+
+/// A type name without its module paths: `std::sync::Mutex<alloc::vec::Vec<i64>>` →
+/// `Mutex<Vec<i64>>`.
+fn without_paths(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut segment_start = 0;
+    for (i, c) in name.char_indices() {
+        if !(c == '_' || c == ':' || c.is_alphanumeric()) {
+            let segment = &name[segment_start..i];
+            out.push_str(segment.rsplit("::").next().unwrap_or(segment));
+            out.push(c);
+            segment_start = i + c.len_utf8();
+        }
+    }
+    let segment = &name[segment_start..];
+    out.push_str(segment.rsplit("::").next().unwrap_or(segment));
+    out
+}
+
+impl fmt::Debug for ToolCallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCallContext")
+            .field("call_id", &self.call_id())
+            .field("tool_name", &self.inner.tool_name)
+            .field("remaining", &self.remaining())
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Counter(i64);
+
+    #[tokio::test]
+    async fn cancellation_wakes_waiters_and_is_sticky() {
+        let c = Cancellation::new();
+        let waiter = tokio::spawn({
+            let c = c.clone();
+            async move { c.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        c.cancel();
+        waiter.await.unwrap();
+        c.cancelled().await; // already cancelled: returns at once
+        assert!(c.is_cancelled());
+    }
+
+    #[test]
+    fn state_is_found_by_type_and_missing_state_is_named() {
+        let mut state = StateMap::default();
+        state.insert(Counter(3));
+        let ctx = ToolCallContext::new(
+            "c1",
+            "t",
+            Duration::from_secs(1),
+            Cancellation::new(),
+            Arc::new(state),
+        );
+        assert_eq!(ctx.state::<Counter>().unwrap(), &Counter(3));
+        let err = ctx.state::<String>().unwrap_err();
+        assert_eq!(
+            err.message(),
+            "no state of type `alloc::string::String` is registered on this session; \
+             register it with `Session::builder(..).state(String { .. })`"
+        );
+        let err = ctx.state::<Mutex<Vec<(i64, Counter)>>>().unwrap_err();
+        assert!(
+            err.message().ends_with(
+                "register it with `Session::builder(..).state(value)` \
+                 where `value: Mutex<Vec<(i64, Counter)>>`"
+            ),
+            "{err}"
+        );
+    }
+
+    /// Call `local-n`, with a 1 s timeout and `cancellation`.
+    fn parts(n: u64, cancellation: Option<Cancellation>) -> CallParts {
+        CallParts {
+            call_id: CallId::Local(n),
+            start: Instant::now(),
+            timeout: Duration::from_secs(1),
+            cancellation,
+            progress: None,
+        }
+    }
+
+    /// The context of call `local-n` of `tool`.
+    fn ctx_of(n: u64, tool: &str, cancellation: Option<Cancellation>) -> ToolCallContext {
+        ToolCallContext::of_call(parts(n, cancellation), tool.into(), Arc::default())
+    }
+
+    #[tokio::test]
+    async fn a_context_s_cancellation_handle_is_its_flag() {
+        // The flag in the context's allocation.
+        let ctx = ctx_of(1, "t", None);
+        let handle = ctx.cancellation();
+        assert!(!handle.is_cancelled() && !ctx.is_cancelled());
+        let waiter = tokio::spawn({
+            let ctx = ctx.clone();
+            async move { ctx.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        handle.cancel();
+        waiter.await.unwrap();
+        assert!(ctx.is_cancelled() && ctx.cancellation().is_cancelled());
+        drop(ctx);
+        assert!(handle.is_cancelled(), "the handle outlives the context");
+
+        // A handle given by the caller: the context shares it.
+        let given = Cancellation::new();
+        let ctx = ctx_of(2, "t", Some(given.clone()));
+        ctx.cancellation().cancel();
+        assert!(given.is_cancelled() && ctx.is_cancelled());
+
+        // A nested call given the handle of its parent's context.
+        let parent = ToolCallContext::detached("parent");
+        let child = ctx_of(3, "child", Some(parent.cancellation()));
+        parent.cancel();
+        assert!(child.is_cancelled());
+        child.cancellation().cancelled().await;
+    }
+
+    #[test]
+    fn a_recycled_context_starts_clean() {
+        let state: Arc<StateMap> = Arc::default();
+        let b: Arc<str> = "b".into();
+        let given = Cancellation::new();
+        let mut first = parts(1, Some(given.clone()));
+        first.call_id = CallId::Given("c1".into());
+        first.progress = Some(Arc::new(|_: ProgressUpdate| {}));
+        let ctx = ToolCallContext::of_call(first, "a".into(), state.clone());
+        given.cancel();
+        assert!(ctx.is_cancelled() && ctx.wants_progress());
+        let at = Arc::as_ptr(&ctx.inner);
+
+        // The allocation is reused, without the last call's id, handle or sink.
+        let ctx = ctx.recycle().unwrap().renew(parts(2, None), &b, &state);
+        assert_eq!(Arc::as_ptr(&ctx.inner), at);
+        assert_eq!((ctx.call_id(), ctx.tool_name()), ("local-2", "b"));
+        assert!(!ctx.is_cancelled() && !ctx.wants_progress());
+        ctx.cancel();
+        let ctx = ctx.recycle().unwrap().renew(parts(3, None), &b, &state);
+        assert_eq!(ctx.call_id(), "local-3");
+        assert!(!ctx.is_cancelled());
+
+        // A context something else still holds is not taken back.
+        let handle = ctx.cancellation();
+        assert!(ctx.recycle().is_none());
+        handle.cancel();
+    }
+
+    #[test]
+    fn local_call_ids_are_formatted_when_asked_for() {
+        let ctx = ctx_of(7, "t", None);
+        assert_eq!(ctx.call_id(), "local-7");
+        assert_eq!(ctx.call_id(), "local-7");
+        assert!(format!("{ctx:?}").contains(r#"call_id: "local-7""#));
+    }
+}
