@@ -348,8 +348,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// "a number (`5`)", "an array", …: what a JSON value is, for messages.
-pub(crate) fn describe_value(v: &Value) -> String {
+/// "a number (`5`)", "an array", …: what a JSON value is, for messages such as "`callId`
+/// must be a string, not a number (`5`)" (long strings are cut at 40 characters).
+#[must_use]
+pub fn describe_value(v: &Value) -> String {
     match v {
         Value::Null => "`null`".into(),
         Value::Bool(b) => format!("a boolean (`{b}`)"),

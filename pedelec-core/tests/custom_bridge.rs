@@ -37,7 +37,7 @@ struct Channels {
 }
 
 impl Bridge for Channels {
-    async fn serve(mut self, session: Session) -> Result<(), Error> {
+    async fn serve<N: 'static>(mut self, session: Session<N>) -> Result<(), Error> {
         let manifest = serde_json::to_value(session.manifest()).unwrap();
         self.out
             .send(json!({"type": "manifest", "manifest": manifest}))

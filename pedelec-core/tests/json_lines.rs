@@ -541,3 +541,23 @@ async fn progress_reports_come_before_the_result_and_never_after() {
     drop(core);
     task.await.unwrap().unwrap();
 }
+
+/// A bridge serves a session typed by its `ToolName` enum directly (`Bridge::serve`), not
+/// only through `Session::serve`.
+#[tokio::test]
+async fn a_bridge_serves_a_typed_session() {
+    use pedelec_core::bridge::Bridge;
+    let (core_end, server_end) = tokio::io::duplex(1 << 16);
+    let typed: Session<ToolName> = session();
+    let served = tokio::spawn(JsonLines::new(server_end).serve(typed));
+    let (r, w) = tokio::io::split(core_end);
+    let mut core = Core {
+        lines: BufReader::new(r).lines(),
+        writer: w,
+    };
+    assert_eq!(core.recv().await["type"], "manifest");
+    let result = core.call("c1", "update_counter", json!({"delta": 2})).await;
+    assert_eq!(result, json!({"ok": true, "value": {"value": 2}}));
+    drop(core);
+    served.await.unwrap().unwrap();
+}

@@ -27,7 +27,8 @@ pub fn derive_tool_args(input: TokenStream) -> TokenStream {
 /// as `null` when absent, so it stays required and its schema allows `null`.
 ///
 /// ```
-/// use pedelec::{OutputSchema, ToolOutput};
+/// use pedelec::ToolOutput;
+/// use pedelec::output::OutputSchema;
 /// use serde::Serialize;
 ///
 /// #[derive(Serialize, ToolOutput)]

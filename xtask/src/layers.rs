@@ -245,7 +245,7 @@ fn ident_before(b: &[u8], i: usize) -> bool {
 /// The top-level modules named by `crate::…` paths in `code`, with their lines.
 pub fn crate_paths(code: &str) -> Vec<(String, usize)> {
     let b = code.as_bytes();
-    let line_of = |at: usize| 1 + b[..at].iter().filter(|&&c| c == b'\n').count();
+    let line_of = |at: usize| 1 + code[..at].matches('\n').count();
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(p) = code[from..].find("crate::") {

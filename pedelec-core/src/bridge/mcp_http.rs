@@ -339,7 +339,11 @@ impl Bridge for McpHttp {
         clippy::manual_async_fn,
         reason = "the trait's signature promises a `Send + 'static` future"
     )]
-    fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+    fn serve<N: 'static>(
+        self,
+        session: Session<N>,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+        let session = session.untyped();
         async move {
             let McpHttp {
                 listen,

@@ -44,6 +44,14 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, ToolEr
     finish(value, &state, result)
 }
 
+/// Why an integer beyond 64 bits is refused.
+fn too_wide(v: impl fmt::Display) -> String {
+    format!(
+        "is {v}, an integer beyond 64 bits; JSON readers lose its exact value (return it as a \
+         string)"
+    )
+}
+
 fn finish<T: Serialize + ?Sized, O>(
     value: &T,
     state: &State<'_>,
@@ -304,7 +312,13 @@ impl<'a, S: Serializer> Serializer for Strict<'a, S> {
         self.inner.serialize_i64(v)
     }
     fn serialize_i128(self, v: i128) -> Result<S::Ok, S::Error> {
-        self.inner.serialize_i128(v)
+        // Within 64 bits it is a plain integer; beyond, `serde_json`'s text writer would
+        // print it and its `Value` would refuse it: refused here on every path alike.
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(i), _) => self.inner.serialize_i64(i),
+            (_, Ok(u)) => self.inner.serialize_u64(u),
+            _ => Err(self.state.violation(format_args!("{}", too_wide(v)))),
+        }
     }
     fn serialize_u8(self, v: u8) -> Result<S::Ok, S::Error> {
         self.inner.serialize_u8(v)
@@ -319,7 +333,10 @@ impl<'a, S: Serializer> Serializer for Strict<'a, S> {
         self.inner.serialize_u64(v)
     }
     fn serialize_u128(self, v: u128) -> Result<S::Ok, S::Error> {
-        self.inner.serialize_u128(v)
+        match u64::try_from(v) {
+            Ok(u) => self.inner.serialize_u64(u),
+            Err(_) => Err(self.state.violation(format_args!("{}", too_wide(v)))),
+        }
     }
     fn serialize_f32(self, v: f32) -> Result<S::Ok, S::Error> {
         if v.is_finite() {
@@ -852,6 +869,41 @@ mod tests {
         map.insert("we/ird~".to_owned(), f64::NAN);
         let err = text(&map).unwrap_err();
         assert!(err.message().contains("`/we~1ird~0` is NaN"), "{err}");
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_refused_on_every_path() {
+        #[derive(Serialize)]
+        struct Big {
+            fits: i128,
+            also: u128,
+            wide: i128,
+        }
+        let ok = Big {
+            fits: -5,
+            also: u128::from(u64::MAX),
+            wide: i128::from(i64::MIN),
+        };
+        let expected = json!({"fits": -5, "also": u64::MAX, "wide": i64::MIN});
+        assert_eq!(to_value(&ok).unwrap(), expected);
+        assert_eq!(text(&ok).unwrap(), expected.to_string());
+        let big = Big {
+            wide: i128::MAX,
+            ..ok
+        };
+        for err in [text(&big).unwrap_err(), to_value(&big).unwrap_err()] {
+            assert_eq!(err.code(), ErrorCode::ToolResultInvalid);
+            assert_eq!(
+                err.message(),
+                "the result is not representable in JSON: `/wide` is 170141183460469231731687303715884105727, an integer beyond 64 bits; JSON readers lose its exact value (return it as a string)"
+            );
+        }
+        let err = text(&(u128::from(u64::MAX) + 1)).unwrap_err();
+        assert!(
+            err.message()
+                .contains("18446744073709551616, an integer beyond 64 bits"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! ```
 //! use pedelec_core::export::{ExportOptions, Target};
-//! use pedelec_core::{SerializableSkillsManifest, ToolResult};
+//! use pedelec_core::ToolResult;
+//! use pedelec_core::manifest::SerializableSkillsManifest;
 //! use serde_json::json;
 //!
 //! let manifest: SerializableSkillsManifest = serde_json::from_value(json!({

@@ -107,7 +107,7 @@ impl CompiledSchema {
     /// default options (plain JSON Schema 2020-12) on the way.
     ///
     /// ```
-    /// use pedelec_core::{ArgsError, CompiledSchema, SchemaNode};
+    /// use pedelec_core::schema::{ArgsError, CompiledSchema, SchemaNode};
     /// use serde_json::json;
     ///
     /// #[derive(serde::Deserialize, Debug, PartialEq)]

@@ -16,7 +16,7 @@ use super::node::{Num, SchemaKind};
 /// How values are validated. The default is plain JSON Schema 2020-12.
 ///
 /// ```
-/// use pedelec_core::ValidationOptions;
+/// use pedelec_core::schema::ValidationOptions;
 /// let session = ValidationOptions::new().null_as_absent(true);
 /// assert!(session.null_as_absent && !session.assert_formats);
 /// ```

@@ -32,7 +32,8 @@ use crate::error::ToolResult;
 /// All optional; `CallOptions::default()` is what [`Session::call`] uses.
 ///
 /// ```
-/// # use pedelec_core::{CallOptions, Cancellation, ProgressUpdate};
+/// # use pedelec_core::CallOptions;
+/// # use pedelec_core::context::{Cancellation, ProgressUpdate};
 /// let cancel = Cancellation::new();
 /// let options = CallOptions::new()
 ///     .call_id("c-42")

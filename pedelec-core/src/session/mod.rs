@@ -61,11 +61,14 @@ use dispatch::Shared;
 /// [`report_undelivered`](Session::report_undelivered) when a result cannot be written.
 /// The JSON Lines bridge uses nothing else.
 pub trait Bridge: Send + 'static {
-    /// Serves `session` until Core disconnects.
+    /// Serves `session` (typed by its `ToolName` enum or not) until Core disconnects.
     ///
     /// # Errors
     /// When the transport fails (`SUBMIT_TOOL_RESULT_FAILED`).
-    fn serve(self, session: Session) -> impl Future<Output = Result<(), Error>> + Send + 'static;
+    fn serve<N: 'static>(
+        self,
+        session: Session<N>,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'static;
 }
 
 /// A handler function: `Fn(args, ctx) -> impl Future<Output = Result<O, ToolError>>`,

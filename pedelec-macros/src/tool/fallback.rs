@@ -14,9 +14,11 @@ use crate::util::{Errors, Private};
 
 /// The function as emitted: as written, with two exceptions.
 ///
-/// - `#[allow(clippy::needless_pass_by_value)]` when it has parameters: `#[tool]` requires
-///   the argument struct and the context by value (they are moved into the call), so a
-///   pedantic clippy must not ask the user to take them by reference.
+/// - `#[allow(clippy::needless_pass_by_value)]` on a plain `fn` with parameters: `#[tool]`
+///   requires the argument struct and the context by value (they are moved into the call),
+///   so a pedantic clippy must not ask the user to take them by reference, which `#[tool]`
+///   would then refuse. An `async fn` moves its parameters into its future, so clippy never
+///   asks there, and nothing is added.
 /// - A variadic parameter (already reported) is dropped, so rustc does not report it a
 ///   second time.
 pub fn callable(item: &ItemFn) -> Cow<'_, ItemFn> {
@@ -25,7 +27,7 @@ pub fn callable(item: &ItemFn) -> Cow<'_, ItemFn> {
     }
     let mut item = item.clone();
     item.sig.variadic = None;
-    if !item.sig.inputs.is_empty() {
+    if item.sig.asyncness.is_none() && !item.sig.inputs.is_empty() {
         item.attrs
             .push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
     }

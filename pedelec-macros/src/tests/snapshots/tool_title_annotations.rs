@@ -1,5 +1,4 @@
 /// Open a page.
-#[allow(clippy::needless_pass_by_value)]
 async fn open_page(args: OpenArgs) -> Result<Page, PageError> {
     open(args.url).await
 }

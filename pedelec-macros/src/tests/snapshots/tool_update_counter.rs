@@ -1,5 +1,4 @@
 /// Update the visible counter by delta.
-#[allow(clippy::needless_pass_by_value)]
 pub async fn update_counter(
     args: UpdateCounterArgs,
     ctx: ToolCallContext,

@@ -1,0 +1,130 @@
+//! [`JsonLinesListener`]: a TCP listener whose connections are each served as
+//! [`JsonLines::tcp`](super::JsonLines::tcp) would, up to a number at once.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::connection::serve;
+use super::messages::ProtocolError;
+use super::{JsonLines, Limits};
+use crate::error::Error;
+use crate::session::{Bridge, Session};
+
+/// The JSON Lines bridge over a TCP listener ([`JsonLines::listen`]): serves every
+/// connection Core makes, each with the limits set here, at most
+/// [`max_connections`](Self::max_connections) at once.
+///
+/// A connection beyond the limit gets one line, a `protocol_error` `TOO_MANY_CONNECTIONS`,
+/// and is closed. Serving ends when the session's [`shutdown`](Session::shutdown) is over
+/// (after every connection finished its calls), with `Ok(())`; dropping the future drops
+/// every connection's, which cancels their calls in flight (their `TOOL_CANCELLED` results
+/// are still written).
+#[derive(Debug)]
+pub struct JsonLinesListener {
+    pub(super) listener: TcpListener,
+    pub(super) limits: Limits,
+    pub(super) max_connections: usize,
+}
+
+impl JsonLinesListener {
+    /// The most connections served at once (default 256, at least 1).
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// The address it listens on.
+    ///
+    /// # Errors
+    /// As [`TcpListener::local_addr`].
+    pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    limit_setters!();
+}
+
+impl Bridge for JsonLinesListener {
+    fn serve<N: 'static>(
+        self,
+        session: Session<N>,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+        serve_listener(self, session.untyped())
+    }
+}
+
+async fn serve_listener(bridge: JsonLinesListener, session: Session) -> Result<(), Error> {
+    let JsonLinesListener {
+        listener,
+        limits,
+        max_connections,
+    } = bridge;
+    let permits = Arc::new(Semaphore::new(max_connections));
+    // Dropping the set (this future) drops every connection's future.
+    let mut connections = JoinSet::new();
+    let mut closed = std::pin::pin!(session.closed());
+    loop {
+        while connections.try_join_next().is_some() {}
+        let accepted = tokio::select! {
+            () = &mut closed => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was accepted:
+                // keep serving the others.
+                tracing::warn!(error = %e, "JSON Lines bridge: cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            connections.spawn(refuse(stream, max_connections));
+            continue;
+        };
+        let (reader, writer) = stream.into_split();
+        let connection = JsonLines {
+            reader,
+            writer,
+            limits,
+        };
+        let session = session.clone();
+        connections.spawn(async move {
+            if let Err(e) = serve(connection, session).await {
+                tracing::debug!(error = %e, "JSON Lines bridge: a connection ended");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// Tells a connection over the limit why it is closed (within a second), and closes it.
+async fn refuse(mut stream: TcpStream, max: usize) {
+    tracing::warn!(max, "JSON Lines bridge: too many connections, one refused");
+    let line = serde_json::json!({
+        "type": "protocol_error",
+        "code": ProtocolError::TooManyConnections.as_str(),
+        "message": format!("the server serves at most {max} connections at once; try again later"),
+        "line": 0,
+    });
+    let mut bytes = line.to_string().into_bytes();
+    bytes.push(b'\n');
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&bytes).await?;
+        stream.shutdown().await
+    })
+    .await;
+}

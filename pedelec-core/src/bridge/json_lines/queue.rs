@@ -1,0 +1,268 @@
+//! One connection's bookkeeping: the calls in flight (to cancel them), and the output
+//! queue the reader and the calls append to and the writer drains.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::Notify;
+
+use crate::context::Cancellation;
+use crate::session::Session;
+
+/// The calls in flight on one connection, by id.
+#[derive(Default)]
+pub(super) struct Inflight {
+    pub(super) calls: Mutex<HashMap<Arc<str>, Cancellation>>,
+}
+
+impl Inflight {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Cancellation>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn cancel_all(&self) {
+        for cancel in self.lock().values() {
+            cancel.cancel();
+        }
+    }
+}
+
+/// Cancels every call still in flight when serving stops (or its future is dropped).
+pub(super) struct CancelAll(pub(super) Arc<Inflight>);
+
+impl Drop for CancelAll {
+    fn drop(&mut self) {
+        self.0.cancel_all();
+    }
+}
+
+/// What waits to be written to Core: lines appended by the reader and by call tasks,
+/// taken in one piece by the writer (one write and one flush per batch, no allocation per
+/// message).
+pub(super) struct OutQueue {
+    pub(super) state: Mutex<OutState>,
+    /// More than this many bytes waiting makes the reader wait (`max_queued_bytes`).
+    pub(super) limit: usize,
+    /// Wakes the writer: something to write, or the end.
+    pub(super) ready: Notify,
+    /// Wakes producers waiting for room.
+    pub(super) room: Notify,
+}
+
+#[derive(Default)]
+pub(super) struct OutState {
+    pub(super) bytes: Vec<u8>,
+    /// The calls whose results are in `bytes` (to report them if they cannot be written).
+    pub(super) calls: Vec<(Arc<str>, Box<str>)>,
+    /// Calls started whose result is not in the queue yet.
+    pub(super) pending: usize,
+    pub(super) reader_done: bool,
+    /// Why writing failed; from then on every result is undeliverable.
+    pub(super) failed: Option<String>,
+}
+
+/// A call named in the queue: its id and tool.
+pub(super) type CallName = (Arc<str>, Box<str>);
+
+/// Why a line could not be queued, and the call it carried.
+pub(super) type Undelivered = (String, Option<CallName>);
+
+impl OutQueue {
+    pub(super) fn new(limit: usize) -> Self {
+        OutQueue {
+            state: Mutex::new(OutState::default()),
+            limit,
+            ready: Notify::new(),
+            room: Notify::new(),
+        }
+    }
+
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until the queue has room (or writing failed).
+    pub(super) async fn room(&self) {
+        loop {
+            let notified = self.room.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let state = self.lock();
+                if state.bytes.len() < self.limit || state.failed.is_some() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Appends a line written by `write`; `call` (and `finishes`, for a call counted in
+    /// `pending`) when it is a call's result. Returns why it cannot be delivered, if so.
+    pub(super) fn push(
+        &self,
+        call: Option<(Arc<str>, Box<str>)>,
+        finishes: bool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<(), Undelivered> {
+        let mut state = self.lock();
+        if finishes {
+            state.pending -= 1;
+        }
+        if let Some(why) = &state.failed {
+            let why = why.clone();
+            let last = state.pending == 0 && state.reader_done;
+            drop(state);
+            if last {
+                self.ready.notify_one();
+            }
+            return Err((why, call));
+        }
+        let was_empty = state.bytes.is_empty();
+        write(&mut state.bytes);
+        if let Some(call) = call {
+            state.calls.push(call);
+        }
+        drop(state);
+        if was_empty {
+            self.ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Appends a call's progress line unless its result was already queued (`answered`,
+    /// set under the same lock as the result is appended), writing failed, or the queue is
+    /// full (Core reads too slowly: progress is dropped rather than let grow without bound).
+    pub(super) fn push_progress(&self, answered: &AtomicBool, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut state = self.lock();
+        if answered.load(Ordering::Relaxed)
+            || state.failed.is_some()
+            || state.bytes.len() >= self.limit
+        {
+            return;
+        }
+        let was_empty = state.bytes.is_empty();
+        write(&mut state.bytes);
+        drop(state);
+        if was_empty {
+            self.ready.notify_one();
+        }
+    }
+
+    pub(super) fn start_call(&self) {
+        self.lock().pending += 1;
+    }
+
+    /// A started call that will never push its result (its future was dropped).
+    pub(super) fn abandon_call(&self) {
+        let mut state = self.lock();
+        state.pending -= 1;
+        let last = state.pending == 0 && state.reader_done;
+        drop(state);
+        if last {
+            self.ready.notify_one();
+        }
+    }
+
+    pub(super) fn reader_done(&self) {
+        self.lock().reader_done = true;
+        self.ready.notify_one();
+    }
+}
+
+/// Tells the queue a started call is gone if its future is dropped before its result was
+/// queued (the serve future was dropped, or the runtime shut down).
+pub(super) struct PendingGuard {
+    pub(super) queue: Option<Arc<OutQueue>>,
+}
+
+impl PendingGuard {
+    /// The result is about to be queued: nothing to undo.
+    pub(super) fn disarm(&mut self) {
+        self.queue = None;
+    }
+}
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            queue.abandon_call();
+        }
+    }
+}
+
+/// Tells the writer no more calls will start when serving stops, however it stops: when
+/// the serve future is dropped, the writer still writes the results of the calls it
+/// cancelled (`TOOL_CANCELLED`), then ends instead of waiting forever.
+pub(super) struct ReaderDone(pub(super) Arc<OutQueue>);
+
+impl Drop for ReaderDone {
+    fn drop(&mut self) {
+        self.0.reader_done();
+    }
+}
+
+/// The writer's failure, seen by the reader.
+#[derive(Default)]
+pub(super) struct Stop {
+    pub(super) stopped: AtomicBool,
+    pub(super) notify: Notify,
+}
+
+/// Writes what is queued, a batch at a time, until the reader is done and every call it
+/// started is answered. On a failure, reports the results of the batch as undeliverable
+/// and stops the reader.
+pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    queue: Arc<OutQueue>,
+    session: Session,
+    stop: Arc<Stop>,
+) -> io::Result<()> {
+    let mut batch: Vec<u8> = Vec::new();
+    let mut calls: Vec<(Arc<str>, Box<str>)> = Vec::new();
+    loop {
+        let ready = queue.ready.notified();
+        tokio::pin!(ready);
+        ready.as_mut().enable();
+        let finished = {
+            let mut state = queue.lock();
+            if state.bytes.is_empty() {
+                state.reader_done && state.pending == 0
+            } else {
+                std::mem::swap(&mut batch, &mut state.bytes);
+                calls.clear();
+                std::mem::swap(&mut calls, &mut state.calls);
+                false
+            }
+        };
+        if finished {
+            return Ok(());
+        }
+        if batch.is_empty() {
+            ready.await;
+            continue;
+        }
+        queue.room.notify_waiters();
+        let written = async {
+            writer.write_all(&batch).await?;
+            writer.flush().await
+        }
+        .await;
+        if let Err(e) = written {
+            tracing::error!(error = %e, "JSON Lines bridge: cannot write to Core");
+            let why = format!("cannot write to Core: {e}");
+            queue.lock().failed = Some(why.clone());
+            queue.room.notify_waiters();
+            for (call_id, tool) in calls.drain(..) {
+                session.report_undelivered(&call_id, &tool, why.clone());
+            }
+            stop.stopped.store(true, Ordering::Release);
+            stop.notify.notify_one();
+            return Err(e);
+        }
+        batch.clear();
+    }
+}
