@@ -33,7 +33,9 @@
 pub use pedelec_core::{bridge, call, schema};
 
 // Declaring tools and skill sets.
-pub use pedelec_core::{InSkillSet, SkillSet, SkillsInput, Tool, ToolDefinition, UnknownToolName};
+pub use pedelec_core::{
+    InSkillSet, SkillSet, SkillsInput, TaskSupport, Tool, ToolDefinition, UnknownToolName,
+};
 // Schemas.
 pub use pedelec_core::ToolArgs;
 pub use pedelec_core::{
@@ -232,8 +234,8 @@ pub mod __private {
     pub use pedelec_core::schema::{Num, Str};
     pub use pedelec_core::{
         AdditionalProperties, InSkillSet, Literal, NoArgs, Property, SchemaNode,
-        SerializableSkillsManifest, SkillSet, SkillsInput, Tool, ToolArgs, ToolArgsRoot,
-        ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
+        SerializableSkillsManifest, SkillSet, SkillsInput, TaskSupport, Tool, ToolArgs,
+        ToolArgsRoot, ToolArgsSchema, ToolCallContext, ToolDefinition, ToolError, UnknownToolName,
     };
     pub use serde;
     pub use serde_json;

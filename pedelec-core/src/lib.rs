@@ -36,7 +36,7 @@ pub use session::{
     ToolKey, create_session,
 };
 pub use skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
-pub use tool::{Tool, ToolDefinition};
+pub use tool::{TaskSupport, Tool, ToolDefinition};
 
 /// The rules shared with the macros (tool names, descriptions, timeouts).
 pub use pedelec_rules as rules;
