@@ -312,14 +312,87 @@ fn export_errors_list_every_problem() {
         rules,
         ["name-collision", "name-length", "description-length"]
     );
-    // Gemini takes dots, long names and open objects, but not an ambiguous `oneOf`.
+    // Gemini takes dots and open objects, but not an ambiguous `oneOf`, nor a name longer
+    // than 64 characters.
     let error = m
         .export(Target::Gemini, ExportOptions::default())
         .unwrap_err();
     let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
-    assert_eq!(rules, ["ambiguous-one-of"]);
-    // MCP keeps `oneOf`: everything exports.
-    assert!(m.export(Target::Mcp, ExportOptions::default()).is_ok());
+    assert_eq!(rules, ["name-length", "ambiguous-one-of"]);
+    // MCP keeps `oneOf`: only the name is too long (for the official conformance suite).
+    let error = m.export(Target::Mcp, ExportOptions::default()).unwrap_err();
+    let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
+    assert_eq!(rules, ["name-length"]);
+}
+
+#[test]
+fn names_longer_than_64_characters_fail_every_target() {
+    for (len, ok) in [(64, true), (65, false)] {
+        let m = manifest(json!([tool_json(&"a".repeat(len), "Long.", EMPTY())]));
+        for target in Target::ALL {
+            match m.export(target, ExportOptions::default()) {
+                Ok(_) => assert!(ok, "{target}"),
+                Err(error) => {
+                    assert!(!ok, "{target}: {error}");
+                    assert_eq!(error.problems()[0].rule, "name-length", "{target}");
+                    assert!(
+                        error
+                            .to_string()
+                            .contains("its name is 65 characters long; at most 64"),
+                        "{error}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn openai_takes_at_most_128_tools() {
+    let tools = |n: usize| {
+        Value::Array(
+            (0..n)
+                .map(|i| tool_json(&format!("t{i}"), "T.", EMPTY()))
+                .collect(),
+        )
+    };
+    for target in Target::ALL {
+        assert!(manifest(tools(128)).export(target, options(false)).is_ok());
+    }
+    for strict in [true, false] {
+        for target in [Target::OpenAiChat, Target::OpenAiResponses] {
+            let error = manifest(tools(130))
+                .export(target, options(strict))
+                .unwrap_err();
+            let got: Vec<_> = error
+                .problems()
+                .iter()
+                .map(|p| (p.tool.as_deref().unwrap(), p.rule))
+                .collect();
+            assert_eq!(got, [("t128", "tool-count")], "{target}");
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "{} ({target}): tool `t128`: it is tool number 129 of the set, and at most \
+                     128 tools are accepted in one request: split the set into smaller ones, or \
+                     send only the tools a turn needs (rule `tool-count`)",
+                    target.title()
+                )
+            );
+        }
+    }
+    // No documented count elsewhere (Gemini's sources disagree).
+    for target in [
+        Target::Anthropic,
+        Target::Gemini,
+        Target::GeminiOpenApi,
+        Target::Mcp,
+    ] {
+        assert!(
+            manifest(tools(130)).export(target, options(false)).is_ok(),
+            "{target}"
+        );
+    }
 }
 
 #[test]

@@ -141,10 +141,10 @@ impl Export {
         let mut problems = Vec::new();
         let names = names::map(provider, manifest, &mut problems);
         let mut declarations = Vec::with_capacity(manifest.tools.len());
-        let mut before = pedelec_rules::provider::SetFacts::default();
+        let mut before = pedelec_rules::provider::SetFacts::NONE;
         for (tool, (_, provider_name)) in manifest.tools.iter().zip(&names) {
             let node = tool.args_schema.node();
-            let facts = tool_facts(&tool.name, &tool.description, node);
+            let facts = tool_facts(&tool.description, node);
             let violations = pedelec_rules::provider::check_tool(provider, strict, &facts, &before);
             for rule in violations.iter() {
                 // The schema walk reports these two with a pointer to each node.
