@@ -32,7 +32,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use pedelec_core::{
-    bridge, call, context, error, export, manifest, output, schema, session, skills,
+    bridge, call, context, error, export, manifest, output, schema, session, skills, tool,
 };
 
 pub use pedelec_core::{
@@ -107,9 +107,26 @@ pub use pedelec_macros::ToolOutput;
 ///   (the lines of a paragraph joined, paragraphs separated by a blank line). Never blank.
 /// - `timeout_ms = 5_000`: how long a call may run, a positive integer literal; by default
 ///   Core's 60 000 ms.
+/// - `title = "…"`, `read_only`, `destructive`, `idempotent`, `open_world`: MCP's title and
+///   behaviour hints.
+/// - `scopes = ["counter:read", "counter:write"]`: the OAuth scopes a caller must hold, each
+///   an RFC 6749 scope token (printable ASCII without space, `"` or `\`), listed once.
+/// - `max_concurrency = 4`: the most calls of the tool running at once, across callers; a
+///   positive integer literal that fits in a `u32`.
+/// - `icon = "https://…"` or `icon = "data:image/svg+xml;base64,…"`: the icon hosts show
+///   (MCP `icons`); an `https:` URL, or a `data:` URI of an image whose base64 data starts
+///   like the image type it names. `http:` and other schemes are refused, as MCP clients
+///   must refuse them.
+/// - `task = optional` or `task = required`: whether the tool runs as an MCP task (`forbidden`,
+///   the default, when unset).
+/// - `example = r#"{"delta": 2}"#`, repeatable: example arguments, each a JSON object. They
+///   are checked against the argsSchema when a session is created (the argsSchema is another
+///   macro's output), and exported as Anthropic's `input_examples`
+///   ([`SkillsInput::export`]).
 ///
-/// Each is checked at compile time, with an error at the offending token that says what to
-/// write instead; so are unknown keys ("did you mean") and the legacy `input = …`.
+/// None of these reaches Core's manifest. Each key is checked at compile time, with an error
+/// at the offending token that says what to write instead; so are unknown keys ("did you
+/// mean") and the legacy `input = …`.
 ///
 /// ## Signatures
 ///
@@ -180,6 +197,11 @@ pub use pedelec_macros::tool;
 /// - `guidance = …`: a string literal, `concat!(…)` or the path to a `&str` constant.
 /// - `tools = [path, path as Variant, …]`: the `#[tool]` functions, by path. Variants are
 ///   the function names in `PascalCase`, or the `as` name.
+/// - `targets = [openai, anthropic, gemini, gemini_openapi, mcp]` (optional): every tool is
+///   checked against each provider's rules at compile time, as [`export`] checks them at run
+///   time (names of at most 64 characters, at most 128 tools per request for `openai`,
+///   strict mode's schema limits, …), with an error at the entry that breaks one, naming the
+///   rule.
 ///
 /// ## What it generates
 ///

@@ -20,7 +20,9 @@ use std::fmt::Write as _;
 
 use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
 use pedelec::manifest::SerializableSkillsManifest;
-use pedelec::{ToolArgs, ToolArgsSchema, ToolError, ToolResult, skills, tool};
+use pedelec::{
+    SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult, skills, tool,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -161,7 +163,11 @@ struct OpenUrlArgs {
 }
 
 /// Open a URL.
-#[tool(name = "nav.open_url")]
+#[tool(
+    name = "nav.open_url",
+    example = r#"{"url": "https://example.com/docs"}"#,
+    example = r#"{"url": "https://example.com/", "new_tab": true}"#
+)]
 fn open_url(args: OpenUrlArgs) -> bool {
     let _ = args;
     true
@@ -180,13 +186,26 @@ fn options(strict: bool) -> ExportOptions {
     ExportOptions::default().strict(strict)
 }
 
-fn golden(set: &str, manifest: &SerializableSkillsManifest) {
+/// The goldens of a skill set, exported with its examples; the manifest (which has none)
+/// exports the same declarations without `input_examples`.
+fn golden<N>(set: &str, skills: &SkillsInput<N>) {
+    let manifest = skills.manifest();
     for target in Target::ALL {
         for strict in [true, false] {
             if !strict && !target.provider().has_strict_mode() {
                 continue;
             }
-            let export = manifest.export(target, options(strict)).unwrap();
+            let export = skills.export(target, options(strict)).unwrap();
+            let mut without_examples = export.tools().clone();
+            for declaration in without_examples.as_array_mut().unwrap() {
+                if let Some(d) = declaration.as_object_mut() {
+                    d.remove("input_examples");
+                }
+            }
+            assert_eq!(
+                manifest.export(target, options(strict)).unwrap().tools(),
+                &without_examples
+            );
             let mut text = serde_json::to_string_pretty(export.tools()).unwrap();
             text.push('\n');
             let suffix = if strict { "" } else { "-lax" };
@@ -198,12 +217,12 @@ fn golden(set: &str, manifest: &SerializableSkillsManifest) {
 
 #[test]
 fn counter_goldens() {
-    golden("counter", &counter::ToolName::manifest());
+    golden("counter", &counter::ToolName::skills());
 }
 
 #[test]
 fn rich_goldens() {
-    golden("rich", &Rich::manifest());
+    golden("rich", &Rich::skills());
 }
 
 #[test]
@@ -311,14 +330,149 @@ fn export_errors_list_every_problem() {
         rules,
         ["name-collision", "name-length", "description-length"]
     );
-    // Gemini takes dots, long names and open objects, but not an ambiguous `oneOf`.
+    // Gemini takes dots and open objects, but not an ambiguous `oneOf`, nor a name longer
+    // than 64 characters.
     let error = m
         .export(Target::Gemini, ExportOptions::default())
         .unwrap_err();
     let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
-    assert_eq!(rules, ["ambiguous-one-of"]);
-    // MCP keeps `oneOf`: everything exports.
-    assert!(m.export(Target::Mcp, ExportOptions::default()).is_ok());
+    assert_eq!(rules, ["name-length", "ambiguous-one-of"]);
+    // MCP keeps `oneOf`: only the name is too long (for the official conformance suite).
+    let error = m.export(Target::Mcp, ExportOptions::default()).unwrap_err();
+    let rules: Vec<_> = error.problems().iter().map(|p| p.rule).collect();
+    assert_eq!(rules, ["name-length"]);
+}
+
+#[test]
+fn names_longer_than_64_characters_fail_every_target() {
+    for (len, ok) in [(64, true), (65, false)] {
+        let m = manifest(json!([tool_json(&"a".repeat(len), "Long.", EMPTY())]));
+        for target in Target::ALL {
+            match m.export(target, ExportOptions::default()) {
+                Ok(_) => assert!(ok, "{target}"),
+                Err(error) => {
+                    assert!(!ok, "{target}: {error}");
+                    assert_eq!(error.problems()[0].rule, "name-length", "{target}");
+                    assert!(
+                        error
+                            .to_string()
+                            .contains("its name is 65 characters long; at most 64"),
+                        "{error}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn openai_takes_at_most_128_tools() {
+    let tools = |n: usize| {
+        Value::Array(
+            (0..n)
+                .map(|i| tool_json(&format!("t{i}"), "T.", EMPTY()))
+                .collect(),
+        )
+    };
+    for target in Target::ALL {
+        assert!(manifest(tools(128)).export(target, options(false)).is_ok());
+    }
+    for strict in [true, false] {
+        for target in [Target::OpenAiChat, Target::OpenAiResponses] {
+            let error = manifest(tools(130))
+                .export(target, options(strict))
+                .unwrap_err();
+            let got: Vec<_> = error
+                .problems()
+                .iter()
+                .map(|p| (p.tool.as_deref().unwrap(), p.rule))
+                .collect();
+            assert_eq!(got, [("t128", "tool-count")], "{target}");
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "{} ({target}): tool `t128`: it is tool number 129 of the set, and at most \
+                     128 tools are accepted in one request: split the set into smaller ones, or \
+                     send only the tools a turn needs (rule `tool-count`)",
+                    target.title()
+                )
+            );
+        }
+    }
+    // No documented count elsewhere (Gemini's sources disagree).
+    for target in [
+        Target::Anthropic,
+        Target::Gemini,
+        Target::GeminiOpenApi,
+        Target::Mcp,
+    ] {
+        assert!(
+            manifest(tools(130)).export(target, options(false)).is_ok(),
+            "{target}"
+        );
+    }
+}
+
+#[test]
+fn examples_go_to_anthropic_only_and_must_match_the_args_schema() {
+    let export = Rich::skills()
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap();
+    assert_eq!(
+        export.tools()[1]["input_examples"],
+        json!([
+            {"url": "https://example.com/docs"},
+            {"url": "https://example.com/", "new_tab": true}
+        ])
+    );
+    assert!(export.tools()[0].get("input_examples").is_none());
+    for target in Target::ALL {
+        let tools = Rich::skills()
+            .export(target, options(true))
+            .unwrap()
+            .tools()
+            .to_string();
+        assert_eq!(
+            tools.contains("example.com/docs"),
+            target == Target::Anthropic,
+            "{target}"
+        );
+    }
+
+    let schema = ToolArgsSchema::from_json(&json!({
+        "type": "object",
+        "properties": {"delta": {"type": "integer"}},
+        "required": ["delta"],
+        "additionalProperties": false
+    }))
+    .unwrap();
+    let skills = SkillsInput::new(
+        "Count.",
+        vec![
+            ToolDefinition::new("update_counter", "Update.", schema).with_examples([
+                r#"{"delta": 2}"#,
+                r#"{"delta": "2"}"#,
+                "[]",
+            ]),
+        ],
+    );
+    let error = skills
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot export to Anthropic Messages (anthropic): 2 problems\n\
+         - tool `update_counter`: example 1: /delta: expected integer, got string \"2\" (rule \
+         `input-example`)\n\
+         - tool `update_counter`: example 2: an example is the tool's arguments, a JSON object, \
+         not an array (rule `input-example`)"
+    );
+    // Where they are not exported, they are not checked (a session still checks them).
+    assert!(
+        skills
+            .export(Target::OpenAiChat, ExportOptions::default())
+            .is_ok()
+    );
 }
 
 #[test]

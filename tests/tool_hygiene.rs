@@ -40,6 +40,10 @@ pub mod shadowed {
     pub struct Default;
     /// Shadows `u64`.
     pub struct u64;
+    /// Shadows `u32`.
+    pub struct u32;
+    /// Shadows `TaskSupport`.
+    pub struct TaskSupport;
     /// Shadows `str`.
     pub struct str;
     /// Shadows `core` (`::core` still names the crate).
@@ -71,7 +75,14 @@ pub mod shadowed {
 
     /// Echoes `n`.
     #[must_use]
-    #[tool(name = "echo.n")]
+    #[tool(
+        name = "echo.n",
+        scopes = ["echo:read"],
+        max_concurrency = 2,
+        icon = "https://example.com/echo.svg",
+        task = required,
+        example = r#"{"n": 1}"#,
+    )]
     pub fn echo(args: Args) -> ::core::primitive::i64 {
         args.n
     }
@@ -123,6 +134,11 @@ fn the_shadowed_expansions_work() {
     use shadowed::{ShadowedTool, ToolName};
     assert_eq!(ShadowedTool::ALL.len(), 4);
     assert_eq!(ShadowedTool::Echo.as_str(), "echo.n");
+    let skills = ShadowedTool::skills();
+    let echo = &skills.tools()[1];
+    assert_eq!(echo.scopes(), ["echo:read"]);
+    assert_eq!(echo.max_concurrency(), ::core::option::Option::Some(2));
+    assert_eq!(echo.task_support(), pedelec::tool::TaskSupport::Required);
     assert_eq!(
         "context".parse::<ShadowedTool>().ok(),
         Some(ShadowedTool::Context)

@@ -293,3 +293,96 @@ async fn sync_tools_do_not_block_the_runtime() {
     tx.send(7).unwrap();
     assert_eq!(call.await.unwrap().unwrap(), 7);
 }
+
+/// Adds, with every key beyond name, description and timeout.
+#[tool(
+    scopes = ["math:read", "math:write"],
+    max_concurrency = 4,
+    icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
+    task = optional,
+    example = r#"{"a": 1, "b": 2}"#,
+    example = r#"{"a": -1, "b": 1}"#,
+)]
+fn add_with_policy(args: AddArgs) -> i64 {
+    args.a + args.b
+}
+
+/// Adds; the default task support spelled out.
+#[tool(task = forbidden, icon = "https://example.com/add.svg")]
+fn add_forbidden_task(args: AddArgs) -> i64 {
+    args.a + args.b
+}
+
+/// Adds; its example does not match the argsSchema, which only a session can tell.
+#[tool(example = r#"{"a": "1"}"#)]
+fn add_bad_example(args: AddArgs) -> i64 {
+    args.a + args.b
+}
+
+#[test]
+fn policy_and_mcp_keys_become_constants_and_definition_fields() {
+    use pedelec::tool::TaskSupport;
+    assert_eq!(add_with_policy::SCOPES, ["math:read", "math:write"]);
+    assert_eq!(add_with_policy::MAX_CONCURRENCY, Some(4));
+    assert!(
+        add_with_policy::ICON
+            .unwrap()
+            .starts_with("data:image/svg+xml;base64,")
+    );
+    assert_eq!(add_with_policy::TASK, TaskSupport::Optional);
+    assert_eq!(
+        add_with_policy::EXAMPLES,
+        [r#"{"a": 1, "b": 2}"#, r#"{"a": -1, "b": 1}"#]
+    );
+    let def = add_with_policy::definition();
+    assert_eq!(def.scopes(), ["math:read", "math:write"]);
+    assert_eq!(def.max_concurrency(), Some(4));
+    assert_eq!(def.icon(), add_with_policy::ICON);
+    assert_eq!(def.icon_mime_type(), Some("image/svg+xml"));
+    assert_eq!(def.task_support(), TaskSupport::Optional);
+    assert_eq!(def.examples().len(), 2);
+    assert!(def.problems().is_empty(), "{:?}", def.problems());
+    // Core's manifest is the seed's, whatever the tool declares.
+    assert_eq!(
+        serde_json::to_value(def.manifest()).unwrap(),
+        json!({
+            "name": "add_with_policy",
+            "description": "Adds, with every key beyond name, description and timeout.",
+            "argsSchema": def.args_schema().to_json()
+        })
+    );
+
+    // Unset: the trait's defaults.
+    assert!(add::SCOPES.is_empty());
+    assert_eq!(add::MAX_CONCURRENCY, None);
+    assert_eq!(add::ICON, None);
+    assert_eq!(add::TASK, TaskSupport::Forbidden);
+    assert!(add::EXAMPLES.is_empty());
+    assert_eq!(add_forbidden_task::TASK, TaskSupport::Forbidden);
+    assert_eq!(
+        add_forbidden_task::ICON,
+        Some("https://example.com/add.svg")
+    );
+    assert_eq!(add_forbidden_task::definition().icon_mime_type(), None);
+}
+
+#[test]
+fn examples_are_checked_against_the_args_schema_when_a_session_is_created() {
+    let skills = pedelec::SkillsInput::new(
+        "Add.",
+        vec![add_with_policy::definition(), add_bad_example::definition()],
+    );
+    let error = pedelec::Session::builder(skills).create().unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidInput);
+    assert_eq!(
+        error
+            .problems()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "tools[1].examples[0]: /a: expected integer, got string \"1\"",
+            "tools[1].examples[0]: /: missing required property \"b\"",
+        ]
+    );
+}

@@ -72,7 +72,7 @@ pub mod __private {
         ToolArgsRoot, ToolArgsSchema,
     };
     pub use crate::skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
-    pub use crate::tool::{Tool, ToolDefinition};
+    pub use crate::tool::{TaskSupport, Tool, ToolDefinition};
     pub use crate::{ToolCallContext, ToolError};
     pub use pedelec_rules::provider::Provider;
 

@@ -38,6 +38,21 @@ pub trait Tool: Send + Sync + 'static {
     /// The MCP `outputSchema`: set by `#[tool]` when `Output` implements
     /// [`ToolOutput`](crate::ToolOutput).
     const OUTPUT_SCHEMA: Option<OutputSchema> = None;
+    /// The OAuth scopes a caller must hold to call the tool (`#[tool(scopes = [...])]`, RFC
+    /// 6749 scope tokens); none means any caller may. Not sent to Core.
+    const SCOPES: &'static [&'static str] = &[];
+    /// The most calls of this tool that may run at once, across callers
+    /// (`#[tool(max_concurrency = 4)]`); `None` means no limit.
+    const MAX_CONCURRENCY: Option<u32> = None;
+    /// The icon hosts show beside the tool (`#[tool(icon = "…")]`): an `https:` URL or a
+    /// `data:` URI of an image (MCP `icons[0].src`; not sent to Core).
+    const ICON: Option<&'static str> = None;
+    /// Whether the tool runs as an MCP task (`#[tool(task = optional)]`).
+    const TASK: TaskSupport = TaskSupport::Forbidden;
+    /// Example arguments, each a JSON object as text (`#[tool(example = r#"{…}"#)]`),
+    /// checked against the argsSchema when a session is created; exported as Anthropic's
+    /// `input_examples`.
+    const EXAMPLES: &'static [&'static str] = &[];
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -76,6 +91,46 @@ fn start_tool<T: Tool>(
     }
 }
 
+/// Whether a tool runs as an MCP task: MCP's `execution.taskSupport` (2025-11-25), the tasks
+/// extension `io.modelcontextprotocol/tasks` (2026-07-28). Written `#[tool(task = optional)]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// Called directly only (MCP's default).
+    #[default]
+    Forbidden,
+    /// Called directly, or as a task when the client asks for one.
+    Optional,
+    /// Called as a task only.
+    Required,
+}
+
+impl TaskSupport {
+    /// Every value, in the order of [`pedelec_rules::TASK_SUPPORT`].
+    pub const ALL: [TaskSupport; 3] = [
+        TaskSupport::Forbidden,
+        TaskSupport::Optional,
+        TaskSupport::Required,
+    ];
+
+    /// MCP's name for it: `forbidden`, `optional` or `required`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        pedelec_rules::TASK_SUPPORT[self as usize]
+    }
+
+    /// The value MCP names `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<TaskSupport> {
+        TaskSupport::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+impl fmt::Display for TaskSupport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// A tool as the runtime sees it: the `defineTool()` equivalent. Name, description,
 /// argsSchema, optional timeout, optional inline handler.
 ///
@@ -91,6 +146,11 @@ pub struct ToolDefinition {
     title: Option<Str>,
     annotations: ToolAnnotations,
     output_schema: Option<OutputSchema>,
+    scopes: Vec<Str>,
+    max_concurrency: Option<u32>,
+    icon: Option<Str>,
+    task_support: TaskSupport,
+    examples: Vec<Str>,
 }
 
 /// The constant parts of a compile-time tool's definition.
@@ -101,6 +161,11 @@ struct ToolParts {
     title: Option<&'static str>,
     annotations: ToolAnnotations,
     output_schema: Option<OutputSchema>,
+    scopes: &'static [&'static str],
+    max_concurrency: Option<u32>,
+    icon: Option<&'static str>,
+    task_support: TaskSupport,
+    examples: &'static [&'static str],
 }
 
 impl ToolDefinition {
@@ -119,6 +184,11 @@ impl ToolDefinition {
             title: None,
             annotations: ToolAnnotations::NONE,
             output_schema: None,
+            scopes: Vec::new(),
+            max_concurrency: None,
+            icon: None,
+            task_support: TaskSupport::Forbidden,
+            examples: Vec::new(),
         }
     }
 
@@ -135,6 +205,11 @@ impl ToolDefinition {
                     title: T::TITLE,
                     annotations: T::ANNOTATIONS,
                     output_schema: T::OUTPUT_SCHEMA,
+                    scopes: T::SCOPES,
+                    max_concurrency: T::MAX_CONCURRENCY,
+                    icon: T::ICON,
+                    task_support: T::TASK,
+                    examples: T::EXAMPLES,
                 }
             },
             T::ARGS_SCHEMA,
@@ -152,6 +227,11 @@ impl ToolDefinition {
             title: parts.title.map(Str::Borrowed),
             annotations: parts.annotations,
             output_schema: parts.output_schema,
+            scopes: parts.scopes.iter().map(|s| Str::Borrowed(s)).collect(),
+            max_concurrency: parts.max_concurrency,
+            icon: parts.icon.map(Str::Borrowed),
+            task_support: parts.task_support,
+            examples: parts.examples.iter().map(|e| Str::Borrowed(e)).collect(),
         }
     }
 
@@ -192,6 +272,86 @@ impl ToolDefinition {
     #[must_use]
     pub const fn output_schema(&self) -> Option<&OutputSchema> {
         self.output_schema.as_ref()
+    }
+
+    /// Sets the OAuth scopes a caller must hold to call the tool (RFC 6749 scope tokens,
+    /// each once; checked by [`problems`](Self::problems)). None (the default) means any
+    /// caller may.
+    #[must_use]
+    pub fn with_scopes<S: Into<Str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The OAuth scopes a caller must hold to call the tool (empty: any caller may).
+    #[must_use]
+    pub fn scopes(&self) -> &[Str] {
+        &self.scopes
+    }
+
+    /// Sets the most calls of this tool that may run at once (positive; checked by
+    /// [`problems`](Self::problems)).
+    #[must_use]
+    pub const fn with_max_concurrency(mut self, max_concurrency: u32) -> Self {
+        self.max_concurrency = Some(max_concurrency);
+        self
+    }
+
+    /// The most calls of this tool that may run at once, if limited.
+    #[must_use]
+    pub const fn max_concurrency(&self) -> Option<u32> {
+        self.max_concurrency
+    }
+
+    /// Sets the icon: an `https:` URL or a `data:` URI of an image (checked by
+    /// [`problems`](Self::problems)).
+    #[must_use]
+    pub fn with_icon(mut self, icon: impl Into<Str>) -> Self {
+        self.icon = Some(icon.into());
+        self
+    }
+
+    /// The icon's `src`, if set (MCP only).
+    #[must_use]
+    pub fn icon(&self) -> Option<&str> {
+        self.icon.as_deref()
+    }
+
+    /// The media type of the icon when it is a `data:` URI (`image/svg+xml`): MCP's
+    /// `Icon.mimeType`, derived, never guessed. `None` for an `https:` URL, whose type is the
+    /// server's `Content-Type` (a file extension proves nothing), and for an invalid icon.
+    #[must_use]
+    pub fn icon_mime_type(&self) -> Option<&str> {
+        self.icon
+            .as_deref()
+            .and_then(pedelec_rules::icon::icon_media_type)
+    }
+
+    /// Sets whether the tool runs as an MCP task.
+    #[must_use]
+    pub const fn with_task_support(mut self, task_support: TaskSupport) -> Self {
+        self.task_support = task_support;
+        self
+    }
+
+    /// Whether the tool runs as an MCP task ([`TaskSupport::Forbidden`] unless set).
+    #[must_use]
+    pub const fn task_support(&self) -> TaskSupport {
+        self.task_support
+    }
+
+    /// Sets the example arguments, each a JSON object as text (checked against the
+    /// argsSchema by [`problems`](Self::problems)).
+    #[must_use]
+    pub fn with_examples<S: Into<Str>>(mut self, examples: impl IntoIterator<Item = S>) -> Self {
+        self.examples = examples.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The example arguments, each a JSON object as text.
+    #[must_use]
+    pub fn examples(&self) -> &[Str] {
+        &self.examples
     }
 
     /// Sets the timeout in milliseconds.
@@ -274,13 +434,104 @@ impl ToolDefinition {
                 message: p.to_string(),
             });
         }
+        let schema_ok = problems.len();
         for p in self.args_schema.problems() {
             problems.push(Problem {
                 path: format!("argsSchema{}", p.pointer),
                 message: p.message,
             });
         }
+        let schema_ok = problems.len() == schema_ok;
+        problems.extend(self.option_problems(schema_ok));
         problems
+    }
+
+    /// The problems of the keys beyond the seed's (`scopes`, `maxConcurrency`, `icon`,
+    /// `examples`); `schema_ok` says whether the examples can be checked against the
+    /// argsSchema.
+    fn option_problems(&self, schema_ok: bool) -> Vec<Problem> {
+        option_problems(
+            &self.scopes,
+            self.max_concurrency,
+            self.icon.as_deref(),
+            &self.examples,
+            schema_ok.then_some(&self.args_schema),
+        )
+    }
+}
+
+/// The problems of a tool's `scopes`, `maxConcurrency`, `icon` and `examples` (the examples
+/// checked against `schema` when there is one), each with a path relative to the tool.
+/// Shared with [`SkillsInput::from_json`](crate::SkillsInput::from_json), which reports them
+/// even when the rest of the tool is wrong.
+pub(crate) fn option_problems(
+    scopes: &[Str],
+    max_concurrency: Option<u32>,
+    icon: Option<&str>,
+    examples: &[Str],
+    schema: Option<&ToolArgsSchema>,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let scopes: Vec<&str> = scopes.iter().map(|s| &**s).collect();
+    for (j, scope) in scopes.iter().enumerate() {
+        if let Err(p) = pedelec_rules::scope::check_scope(scope) {
+            problems.push(Problem {
+                path: format!("scopes[{j}]"),
+                message: p.to_string(),
+            });
+        } else if let Some(k) = pedelec_rules::scope::earlier_duplicate(&scopes, j) {
+            problems.push(Problem {
+                path: format!("scopes[{j}]"),
+                message: format!(
+                    "duplicate scope {scope:?}: `scopes[{k}]` already has it; list each scope \
+                     once"
+                ),
+            });
+        }
+    }
+    if let Some(limit) = max_concurrency
+        && let Err(p) = pedelec_rules::check_max_concurrency(i128::from(limit))
+    {
+        problems.push(Problem {
+            path: "maxConcurrency".into(),
+            message: p.to_string(),
+        });
+    }
+    if let Some(icon) = icon
+        && let Err(p) = pedelec_rules::icon::check_icon(icon)
+    {
+        problems.push(Problem {
+            path: "icon".into(),
+            message: p.to_string(),
+        });
+    }
+    for (j, example) in examples.iter().enumerate() {
+        for message in example_problems(schema, example) {
+            problems.push(Problem {
+                path: format!("examples[{j}]"),
+                message,
+            });
+        }
+    }
+    problems
+}
+
+/// What is wrong with one example (a JSON object, as text, valid for `schema` when there is
+/// one): each message stands alone (`/delta: expected integer, got string "5"`).
+pub(crate) fn example_problems(schema: Option<&ToolArgsSchema>, text: &str) -> Vec<String> {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => return vec![format!("the example is not valid JSON: {e}")],
+    };
+    if !value.is_object() {
+        return vec![format!(
+            "an example is the tool's arguments, a JSON object, not {}",
+            crate::error::describe_value(&value)
+        )];
+    }
+    match schema.map(|schema| schema.validate(&value)) {
+        Some(Err(errors)) => errors.iter().map(ToString::to_string).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -295,6 +546,124 @@ impl fmt::Debug for ToolDefinition {
             .field("title", &self.title)
             .field("annotations", &self.annotations)
             .field("output_schema", &self.output_schema)
+            .field("scopes", &self.scopes)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("icon", &self.icon)
+            .field("task_support", &self.task_support)
+            .field("examples", &self.examples)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn definition() -> ToolDefinition {
+        let schema = ToolArgsSchema::from_json(&json!({
+            "type": "object",
+            "properties": {"delta": {"type": "integer"}, "note": {"type": "string"}},
+            "required": ["delta"],
+            "additionalProperties": false
+        }))
+        .unwrap();
+        ToolDefinition::new("update_counter", "Update the counter.", schema)
+    }
+
+    fn problems(def: &ToolDefinition) -> Vec<String> {
+        def.problems().iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn the_new_keys_default_to_nothing() {
+        let def = definition();
+        assert!(def.scopes().is_empty());
+        assert_eq!(def.max_concurrency(), None);
+        assert_eq!(def.icon(), None);
+        assert_eq!(def.icon_mime_type(), None);
+        assert_eq!(def.task_support(), TaskSupport::Forbidden);
+        assert!(def.examples().is_empty());
+        assert!(def.problems().is_empty());
+    }
+
+    #[test]
+    fn valid_values_are_kept_and_pass() {
+        let def = definition()
+            .with_scopes(["counter:read", "counter:write"])
+            .with_max_concurrency(4)
+            .with_icon("data:image/svg+xml;base64,PHN2Zy8+")
+            .with_task_support(TaskSupport::Optional)
+            .with_examples([r#"{"delta": 2}"#, r#"{"delta": -1, "note": "undo"}"#]);
+        assert_eq!(def.scopes(), ["counter:read", "counter:write"]);
+        assert_eq!(def.max_concurrency(), Some(4));
+        assert_eq!(def.icon(), Some("data:image/svg+xml;base64,PHN2Zy8+"));
+        assert_eq!(def.icon_mime_type(), Some("image/svg+xml"));
+        assert_eq!(def.task_support().as_str(), "optional");
+        assert_eq!(def.examples().len(), 2);
+        assert!(def.problems().is_empty(), "{:?}", def.problems());
+        // An `https:` icon's type is the server's to say.
+        let def = def.with_icon("https://example.com/counter.png");
+        assert_eq!(def.icon_mime_type(), None);
+        assert!(def.problems().is_empty());
+    }
+
+    #[test]
+    fn every_bad_value_is_a_problem_with_its_path() {
+        let def = definition()
+            .with_scopes(["counter:read", "counter read", "", "counter:read"])
+            .with_max_concurrency(0)
+            .with_icon("http://example.com/counter.png")
+            .with_examples([
+                r#"{"delta": "5"}"#,
+                r#"{"delta": 1, "extra": true}"#,
+                "[1]",
+                "{delta: 1}",
+            ]);
+        assert_eq!(
+            problems(&def),
+            [
+                "scopes[1]: scope \"counter read\" contains a space, which separates scopes in \
+                 OAuth; each scope is one token",
+                "scopes[2]: scope is empty",
+                "scopes[3]: duplicate scope \"counter:read\": `scopes[0]` already has it; list \
+                 each scope once",
+                "maxConcurrency: max concurrency must be a positive integer, not 0: a limit of 0 \
+                 would refuse every call",
+                "icon: icon URL uses `http:`, and MCP clients must refuse icons that are not \
+                 `https:` or `data:` URIs (an `http:` icon can be altered in transit); serve it \
+                 over `https:`",
+                "examples[0]: /delta: expected integer, got string \"5\"",
+                "examples[1]: /: unknown property \"extra\"; expected one of \"delta\", \"note\"",
+                "examples[2]: an example is the tool's arguments, a JSON object, not an array",
+                "examples[3]: the example is not valid JSON: key must be a string at line 1 \
+                 column 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn examples_are_not_checked_against_a_broken_schema() {
+        let schema = ToolArgsSchema::from_json(&json!({"type": "object"})).unwrap();
+        let def = ToolDefinition::new("t", "T.", schema).with_examples([r#"{"any": 1}"#]);
+        assert!(def.problems().is_empty());
+        assert_eq!(
+            option_problems(&[], None, None, &[r#"{"x": 1}"#.into(), "1".into()], None)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["examples[1]: an example is the tool's arguments, a JSON object, not a number (`1`)"]
+        );
+    }
+
+    #[test]
+    fn task_support_names() {
+        for t in TaskSupport::ALL {
+            assert_eq!(TaskSupport::from_name(t.as_str()), Some(t));
+            assert_eq!(t.to_string(), t.as_str());
+        }
+        assert_eq!(TaskSupport::from_name("sometimes"), None);
+        assert_eq!(TaskSupport::default(), TaskSupport::Forbidden);
     }
 }

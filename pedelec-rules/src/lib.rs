@@ -8,7 +8,9 @@
 
 pub mod constraint;
 pub mod ecma;
+pub mod icon;
 pub mod provider;
+pub mod scope;
 
 use std::fmt;
 
@@ -57,7 +59,7 @@ impl fmt::Display for NameProblem<'_> {
     }
 }
 
-struct Quoted(char);
+pub(crate) struct Quoted(pub(crate) char);
 
 impl fmt::Display for Quoted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -113,7 +115,7 @@ pub const fn check_tool_name(name: &str) -> Result<(), NameProblem<'_>> {
 
 /// The character starting at byte `at` (a char boundary: every byte before it is ASCII),
 /// decoded by hand because `str::chars` is not `const`.
-const fn first_char(s: &str, at: usize) -> char {
+pub(crate) const fn first_char(s: &str, at: usize) -> char {
     let b = s.as_bytes();
     let lead = b[at] as u32;
     let (mut code, len) = if lead < 0x80 {
@@ -309,6 +311,59 @@ pub fn check_timeout_ms_f64(ms: f64) -> Result<u64, TimeoutProblem> {
     }
     Ok(ms as u64)
 }
+
+/// Why a `max_concurrency` (`maxConcurrency`) is not a positive integer that fits in 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConcurrencyProblem {
+    /// Zero: every call would be refused.
+    Zero,
+    /// Below zero.
+    Negative,
+    /// Larger than `u32::MAX`.
+    TooLarge,
+}
+
+impl fmt::Display for ConcurrencyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ConcurrencyProblem::Zero => {
+                "max concurrency must be a positive integer, not 0: a limit of 0 would refuse \
+                 every call"
+            }
+            ConcurrencyProblem::Negative => {
+                "max concurrency must be a positive integer, not a negative number"
+            }
+            ConcurrencyProblem::TooLarge => {
+                "max concurrency is too large: it must fit in 32 bits (at most 4294967295)"
+            }
+        })
+    }
+}
+
+/// Checks a limit on the calls of one tool running at once (`#[tool(max_concurrency = 4)]`).
+///
+/// ```
+/// use pedelec_rules::{check_max_concurrency, ConcurrencyProblem};
+/// assert_eq!(check_max_concurrency(4), Ok(4));
+/// assert_eq!(check_max_concurrency(0), Err(ConcurrencyProblem::Zero));
+/// assert_eq!(check_max_concurrency(1 << 32), Err(ConcurrencyProblem::TooLarge));
+/// ```
+pub const fn check_max_concurrency(limit: i128) -> Result<u32, ConcurrencyProblem> {
+    if limit == 0 {
+        Err(ConcurrencyProblem::Zero)
+    } else if limit < 0 {
+        Err(ConcurrencyProblem::Negative)
+    } else if limit > u32::MAX as i128 {
+        Err(ConcurrencyProblem::TooLarge)
+    } else {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(limit as u32)
+    }
+}
+
+/// The values of `#[tool(task = …)]` (MCP's `execution.taskSupport`, 2025-11-25; the tasks
+/// extension, 2026-07-28), the default first.
+pub const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];
 
 /// The formats JSON Schema 2020-12 defines, in the order of its validation specification.
 /// `#[arg(format = "…")]` must name one of them; the validator can assert every one.

@@ -6,7 +6,9 @@
 //! The inputs are plain numbers ([`ToolFacts`], [`SetFacts`]) so this crate needs no schema
 //! type: `pedelec-core` computes them over a schema with `const fn`s, once for both uses.
 //! Sources for every limit are in `research/providers.md` (OpenAI structured outputs,
-//! Anthropic strict tool use, Gemini `FunctionDeclaration`, MCP 2025-11-25).
+//! Anthropic strict tool use, Gemini `FunctionDeclaration`, MCP 2025-11-25); the name and
+//! tool-count rules cite theirs where they are defined ([`check_name`], [`Provider::max_tools`]).
+//! Where sources disagree, the stricter rule is kept.
 
 #![allow(
     clippy::doc_markdown,
@@ -79,12 +81,36 @@ impl Provider {
         matches!(self, Provider::OpenAi | Provider::Anthropic)
     }
 
-    /// The longest tool name the provider accepts (after [`provider_byte`] mapping).
+    /// The longest tool name the provider accepts (after [`provider_byte`] mapping): 64
+    /// everywhere, the stricter reading where sources disagree.
+    ///
+    /// - OpenAI: `^[a-zA-Z0-9_-]{1,64}$` (function `name`, API reference).
+    /// - Anthropic: `^[a-zA-Z0-9_-]{1,64}$`
+    ///   (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools>);
+    ///   older guides said 128.
+    /// - Gemini: "maximum length of 64" (Gemini API v1beta `FunctionDeclaration.name`; Vertex
+    ///   AI `aiplatform/v1` `FunctionDeclaration.name`); an older Vertex release said 128.
+    /// - MCP: the 2025-11-25 specification says names SHOULD be 1 to 128 characters, but the
+    ///   official conformance suite (`src/scenarios/server/tools.ts`, `TOOL_NAME_MAX_LENGTH =
+    ///   64`) fails longer ones.
     #[must_use]
     pub const fn max_name_len(self) -> usize {
+        64
+    }
+
+    /// The most tools one request may declare, where the provider documents a limit.
+    ///
+    /// OpenAI refuses more than 128 (`400 array_above_max_length`: "Invalid 'tools': array
+    /// too long. Expected an array with maximum length 128", quoted in
+    /// <https://github.com/zed-industries/zed/issues/32946> and
+    /// <https://github.com/vishalmysore/Tools4AI/issues/16>). Gemini's count is documented
+    /// as 64 (Vertex AI SDK `FunctionDeclarationsTool`), 128 and 512 in different places:
+    /// not enforced until one source settles it.
+    #[must_use]
+    pub const fn max_tools(self) -> Option<usize> {
         match self {
-            Provider::OpenAi => 64,
-            Provider::Anthropic | Provider::Gemini | Provider::GeminiOpenApi | Provider::Mcp => 128,
+            Provider::OpenAi => Some(OPENAI_MAX_TOOLS),
+            _ => None,
         }
     }
 
@@ -123,6 +149,69 @@ pub const fn provider_byte(provider: Provider, byte: u8) -> u8 {
         Provider::OpenAi | Provider::Anthropic if byte == b'.' => b'_',
         _ => byte,
     }
+}
+
+/// Whether the provider accepts `byte` in a tool name (after [`provider_byte`] mapping):
+/// ASCII letters, digits, `_` and `-` everywhere; `.` too for Gemini and MCP.
+///
+/// Gemini's Developer API also lists `:`; Vertex AI's current reference does not, so it is
+/// left out (the stricter reading; a Pedelec name never contains one).
+#[must_use]
+pub const fn is_name_byte(provider: Provider, byte: u8) -> bool {
+    match byte {
+        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' => true,
+        b'.' => matches!(
+            provider,
+            Provider::Gemini | Provider::GeminiOpenApi | Provider::Mcp
+        ),
+        _ => false,
+    }
+}
+
+/// The provider's rule for a tool name, applied to the name after [`provider_byte`]
+/// mapping: its length ([`Provider::max_name_len`]), its characters ([`is_name_byte`]),
+/// and for Gemini its first character, a letter or `_` ("Must start with a letter or an
+/// underscore", Vertex AI `FunctionDeclaration.name`). Every Pedelec name passes the last
+/// two; a name that breaks the Pedelec rule is reported by it, not here.
+///
+/// ```
+/// use pedelec_rules::provider::{check_name, Provider, Rule};
+/// assert_eq!(check_name(Provider::OpenAi, "nav.open_url"), None);
+/// assert_eq!(
+///     check_name(Provider::Mcp, &"a".repeat(65)),
+///     Some(Rule::NameTooLong { len: 65, max: 64 })
+/// );
+/// assert_eq!(
+///     check_name(Provider::Gemini, "9lives"),
+///     Some(Rule::NameBadStart { found: '9' })
+/// );
+/// ```
+#[must_use]
+pub const fn check_name(provider: Provider, name: &str) -> Option<Rule> {
+    let max = provider.max_name_len();
+    let len = char_count(name);
+    if len > max {
+        return Some(Rule::NameTooLong { len, max });
+    }
+    let bytes = name.as_bytes();
+    if matches!(provider, Provider::Gemini | Provider::GeminiOpenApi)
+        && let Some(&first) = bytes.first()
+        && !(first.is_ascii_alphabetic() || first == b'_')
+    {
+        return Some(Rule::NameBadStart {
+            found: crate::first_char(name, 0),
+        });
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_name_byte(provider, provider_byte(provider, bytes[i])) {
+            return Some(Rule::NameBadChar {
+                found: crate::first_char(name, i),
+            });
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether two tool names become the same provider name.
@@ -175,21 +264,21 @@ pub struct SchemaFacts {
     pub ambiguous_unions: usize,
 }
 
-/// One tool as the rules see it.
+/// One tool as the rules see it (its name is checked apart, by [`check_name`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ToolFacts {
-    /// The tool name's length in bytes (ASCII: every character is one byte).
-    pub name_len: usize,
     /// The description's length in characters.
     pub description_chars: usize,
     /// Its argsSchema.
     pub schema: SchemaFacts,
 }
 
-/// The running totals of the strict tools listed before a tool (Anthropic's limits are per
-/// request, across every strict tool).
+/// The running totals of the tools listed before a tool: OpenAI's tool count, and
+/// Anthropic's strict limits, are per request, across every (strict) tool.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SetFacts {
+    /// Tools.
+    pub tools: usize,
     /// Strict tools.
     pub strict_tools: usize,
     /// Optional parameters.
@@ -199,10 +288,19 @@ pub struct SetFacts {
 }
 
 impl SetFacts {
+    /// No tool yet.
+    pub const NONE: SetFacts = SetFacts {
+        tools: 0,
+        strict_tools: 0,
+        optional: 0,
+        unions: 0,
+    };
+
     /// The totals once `tool` is added.
     #[must_use]
     pub const fn with(self, tool: &ToolFacts) -> SetFacts {
         SetFacts {
+            tools: self.tools + 1,
             strict_tools: self.strict_tools + 1,
             optional: self.optional + tool.schema.optional,
             unions: self.unions + tool.schema.unions,
@@ -210,6 +308,8 @@ impl SetFacts {
     }
 }
 
+/// OpenAI: at most this many tools in one request.
+pub const OPENAI_MAX_TOOLS: usize = 128;
 /// OpenAI strict mode: at most this many levels of object nesting.
 pub const OPENAI_STRICT_MAX_DEPTH: usize = 10;
 /// OpenAI strict mode: at most this many object properties in one schema.
@@ -228,8 +328,25 @@ pub const ANTHROPIC_STRICT_MAX_UNIONS: usize = 16;
 pub enum Rule {
     /// The provider name is longer than the provider accepts.
     NameTooLong {
-        /// Its length.
+        /// Its length in characters.
         len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The provider name starts with a character the provider does not accept first.
+    NameBadStart {
+        /// The character.
+        found: char,
+    },
+    /// The provider name contains a character the provider does not accept.
+    NameBadChar {
+        /// The character.
+        found: char,
+    },
+    /// More tools in one request than the provider accepts.
+    TooManyTools {
+        /// The count up to this tool.
+        count: usize,
         /// The limit.
         max: usize,
     },
@@ -294,6 +411,9 @@ impl Rule {
     pub const fn id(self) -> &'static str {
         match self {
             Rule::NameTooLong { .. } => "name-length",
+            Rule::NameBadStart { .. } => "name-start",
+            Rule::NameBadChar { .. } => "name-chars",
+            Rule::TooManyTools { .. } => "tool-count",
             Rule::DescriptionTooLong { .. } => "description-length",
             Rule::TooDeep { .. } => "strict-depth",
             Rule::TooManyProperties { .. } => "strict-properties",
@@ -315,6 +435,29 @@ impl Rule {
                 m.push(" characters long; at most ");
                 m.push_usize(max);
                 m.push(" are accepted: shorten it with `#[tool(name = \"…\")]`");
+            }
+            Rule::NameBadStart { found } => {
+                m.push("its name starts with ");
+                m.push_char(found);
+                m.push(", and names must start with a letter or `_`: rename it with `#[tool(name = \"…\")]`");
+            }
+            Rule::NameBadChar { found } => {
+                m.push("its name contains ");
+                m.push_char(found);
+                m.push(
+                    ", and names may contain only ASCII letters, digits, `_` and `-` (and `.` \
+                     where the provider accepts it): rename it with `#[tool(name = \"…\")]`",
+                );
+            }
+            Rule::TooManyTools { count, max } => {
+                m.push("it is tool number ");
+                m.push_usize(count);
+                m.push(" of the set, and at most ");
+                m.push_usize(max);
+                m.push(
+                    " tools are accepted in one request: split the set into smaller ones, or \
+                     send only the tools a turn needs",
+                );
             }
             Rule::DescriptionTooLong { chars, max } => {
                 m.push("its description is ");
@@ -386,7 +529,7 @@ impl fmt::Display for Rule {
     }
 }
 
-/// Every rule a tool breaks (at most one of each).
+/// Every rule a tool breaks (at most one of each), its name's apart ([`check_name`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Violations {
     rules: [Option<Rule>; 10],
@@ -441,10 +584,13 @@ pub const fn check_tool(
     before: &SetFacts,
 ) -> Violations {
     let mut v = Violations::new();
-    let max = provider.max_name_len();
-    if tool.name_len > max {
-        v.push(Rule::NameTooLong {
-            len: tool.name_len,
+    // Reported once, at the tool that goes over the limit.
+    if let Some(max) = provider.max_tools()
+        && before.tools + 1 > max
+        && before.tools <= max
+    {
+        v.push(Rule::TooManyTools {
+            count: before.tools + 1,
             max,
         });
     }
@@ -577,6 +723,23 @@ impl Message {
         }
     }
 
+    /// Appends a character as a message quotes it: `` `x` ``, "a space", or escaped.
+    pub const fn push_char(&mut self, c: char) {
+        if c == ' ' {
+            self.push("a space");
+            return;
+        }
+        let mut buf = [0u8; 4];
+        let s: &str = c.encode_utf8(&mut buf);
+        if matches!(c, '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}') {
+            self.push("a control character");
+        } else {
+            self.push("`");
+            self.push(s);
+            self.push("`");
+        }
+    }
+
     /// Appends a number in decimal.
     #[allow(clippy::cast_possible_truncation, reason = "a digit, below 10")]
     pub const fn push_usize(&mut self, n: usize) {
@@ -614,7 +777,6 @@ mod tests {
 
     fn facts(f: impl FnOnce(&mut ToolFacts)) -> ToolFacts {
         let mut t = ToolFacts {
-            name_len: 10,
             description_chars: 10,
             schema: SchemaFacts {
                 depth: 1,
@@ -641,18 +803,22 @@ mod tests {
 
     #[test]
     fn each_limit_is_inclusive() {
-        let ok = facts(|t| t.name_len = 64);
-        assert!(check_tool(Provider::OpenAi, true, &ok, &SetFacts::default()).is_empty());
-        let long = facts(|t| t.name_len = 65);
-        let v = check_tool(Provider::OpenAi, false, &long, &SetFacts::default());
-        assert_eq!(v.get(0), Some(Rule::NameTooLong { len: 65, max: 64 }));
-        assert!(check_tool(Provider::Anthropic, true, &long, &SetFacts::default()).is_empty());
+        let ok = facts(|_| {});
+        assert!(check_tool(Provider::OpenAi, true, &ok, &SetFacts::NONE).is_empty());
+        for p in Provider::ALL {
+            assert_eq!(check_name(p, &"a".repeat(64)), None, "{p:?}");
+            assert_eq!(
+                check_name(p, &"a".repeat(65)),
+                Some(Rule::NameTooLong { len: 65, max: 64 }),
+                "{p:?}"
+            );
+        }
         let deep = facts(|t| {
             t.schema.depth = 11;
             t.schema.enum_values = 1001;
             t.description_chars = 1025;
         });
-        let v = check_tool(Provider::OpenAi, true, &deep, &SetFacts::default());
+        let v = check_tool(Provider::OpenAi, true, &deep, &SetFacts::NONE);
         assert_eq!(v.len(), 3);
         assert_eq!(
             v.iter().map(Rule::id).collect::<Vec<_>>(),
@@ -660,15 +826,79 @@ mod tests {
         );
         // Not strict: only the description.
         assert_eq!(
-            check_tool(Provider::OpenAi, false, &deep, &SetFacts::default()).len(),
+            check_tool(Provider::OpenAi, false, &deep, &SetFacts::NONE).len(),
             1
+        );
+    }
+
+    #[test]
+    fn provider_name_characters() {
+        // Dots become `_` for OpenAI and Anthropic: accepted everywhere.
+        for p in Provider::ALL {
+            assert_eq!(check_name(p, "nav.open-url_2"), None, "{p:?}");
+            assert_eq!(
+                check_name(p, "page:read"),
+                Some(Rule::NameBadChar { found: ':' }),
+                "{p:?}"
+            );
+        }
+        assert_eq!(check_name(Provider::Gemini, "_private"), None);
+        for p in [Provider::Gemini, Provider::GeminiOpenApi] {
+            assert_eq!(check_name(p, "-x"), Some(Rule::NameBadStart { found: '-' }));
+        }
+        assert_eq!(check_name(Provider::OpenAi, "-x"), None);
+        assert_eq!(check_name(Provider::Mcp, "9x"), None);
+        assert_eq!(
+            check_name(Provider::Mcp, "caf\u{e9}"),
+            Some(Rule::NameBadChar { found: '\u{e9}' })
+        );
+        // Length counts characters.
+        assert_eq!(
+            check_name(Provider::Mcp, &"\u{e9}".repeat(65)),
+            Some(Rule::NameTooLong { len: 65, max: 64 })
+        );
+        assert_eq!(
+            Rule::NameBadStart { found: '9' }.to_string(),
+            "its name starts with `9`, and names must start with a letter or `_`: rename it with \
+             `#[tool(name = \"…\")]`"
+        );
+        assert_eq!(
+            Rule::NameBadChar { found: ' ' }.to_string(),
+            "its name contains a space, and names may contain only ASCII letters, digits, `_` \
+             and `-` (and `.` where the provider accepts it): rename it with \
+             `#[tool(name = \"…\")]`"
+        );
+    }
+
+    #[test]
+    fn openai_takes_128_tools_per_request() {
+        let tool = facts(|_| {});
+        let mut before = SetFacts::NONE;
+        let mut fired = Vec::new();
+        for i in 0..200 {
+            for strict in [true, false] {
+                let v = check_tool(Provider::OpenAi, strict, &tool, &before);
+                fired.extend(v.iter().map(|r| (i, strict, r)));
+            }
+            assert!(check_tool(Provider::Gemini, false, &tool, &before).is_empty());
+            before = before.with(&tool);
+        }
+        let rule = Rule::TooManyTools {
+            count: 129,
+            max: 128,
+        };
+        assert_eq!(fired, [(128, true, rule), (128, false, rule)]);
+        assert_eq!(
+            rule.to_string(),
+            "it is tool number 129 of the set, and at most 128 tools are accepted in one \
+             request: split the set into smaller ones, or send only the tools a turn needs"
         );
     }
 
     #[test]
     fn set_limits_fire_once_at_the_tool_that_crosses_them() {
         let tool = facts(|t| t.schema.optional = 5);
-        let mut before = SetFacts::default();
+        let mut before = SetFacts::NONE;
         let mut fired = Vec::new();
         for i in 0..22 {
             let v = check_tool(Provider::Anthropic, true, &tool, &before);

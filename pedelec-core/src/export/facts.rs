@@ -11,7 +11,8 @@
 use std::borrow::Cow;
 
 use pedelec_rules::provider::{
-    Message, Provider, SchemaFacts, SetFacts, ToolFacts, check_tool, provider_names_collide,
+    Message, Provider, SchemaFacts, SetFacts, ToolFacts, check_name, check_tool,
+    provider_names_collide,
 };
 
 use crate::schema::{
@@ -248,11 +249,10 @@ const fn literals_differ(a: &Literal, b: &Literal) -> bool {
     }
 }
 
-/// The facts of a tool.
+/// The facts of a tool (its name is checked apart, by [`check_name`]).
 #[must_use]
-pub const fn tool_facts(name: &str, description: &str, root: &SchemaNode) -> ToolFacts {
+pub const fn tool_facts(description: &str, root: &SchemaNode) -> ToolFacts {
     ToolFacts {
-        name_len: name.len(),
         description_chars: pedelec_rules::provider::char_count(description),
         schema: schema_facts(root),
     }
@@ -279,7 +279,7 @@ pub const fn compile_tool<S, T: InSkillSet<S>>(entry: &'static str) -> CompileTo
     CompileTool {
         name: T::NAME,
         entry,
-        facts: tool_facts(T::NAME, T::DESCRIPTION, schema.node()),
+        facts: tool_facts(T::DESCRIPTION, schema.node()),
     }
 }
 
@@ -292,11 +292,7 @@ pub const fn check_targets(tools: &[CompileTool], index: usize, targets: &[Provi
     let mut t = 0;
     while t < targets.len() {
         let provider = targets[t];
-        let mut before = SetFacts {
-            strict_tools: 0,
-            optional: 0,
-            unions: 0,
-        };
+        let mut before = SetFacts::NONE;
         let mut i = 0;
         while i < index {
             if provider_names_collide(provider, tools[i].name, tool.name) {
@@ -316,8 +312,11 @@ pub const fn check_targets(tools: &[CompileTool], index: usize, targets: &[Provi
             before = before.with(&tools[i].facts);
             i += 1;
         }
-        let violations = check_tool(provider, true, &tool.facts, &before);
-        if let Some(rule) = violations.get(0) {
+        let rule = match check_name(provider, tool.name) {
+            Some(rule) => Some(rule),
+            None => check_tool(provider, true, &tool.facts, &before).get(0),
+        };
+        if let Some(rule) = rule {
             let mut m = header(tool, provider);
             rule.write(&mut m);
             m.push(" (rule `");

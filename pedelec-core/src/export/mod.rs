@@ -72,7 +72,8 @@ pub(crate) use facts::tool_facts;
 pub use target::Target;
 
 use crate::manifest::SerializableSkillsManifest;
-use crate::schema::ToolArgsSchema;
+use crate::schema::{Str, ToolArgsSchema};
+use crate::skills::SkillsInput;
 
 /// How to export: strict by default where the provider has a strict mode (OpenAI,
 /// Anthropic); `ExportOptions::default().strict(false)` opts out.
@@ -124,14 +125,60 @@ impl SerializableSkillsManifest {
     /// Every problem at once (tool, JSON pointer, rule): a name too long or colliding after
     /// mapping, a schema beyond the provider's documented limits, an object strict mode
     /// cannot close, a `oneOf` that cannot become `anyOf` without changing its meaning.
+    ///
+    /// The manifest carries no examples (Core's manifest has exactly the seed's keys):
+    /// export the [`SkillsInput`] to send them too.
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
-        Export::new(self, target, options)
+        Export::new(self, &[], target, options)
+    }
+}
+
+impl<N> SkillsInput<N> {
+    /// Exports the skill set for `target`, as
+    /// [`SerializableSkillsManifest::export`] does, with each tool's examples
+    /// ([`ToolDefinition::examples`](crate::ToolDefinition::examples)) where the provider
+    /// has a field for them: Anthropic's `input_examples`. No other target has one (OpenAI,
+    /// Gemini and MCP tool declarations have no examples field), so there they are left out.
+    ///
+    /// ```
+    /// use pedelec_core::export::{ExportOptions, Target};
+    /// use pedelec_core::{SkillsInput, ToolArgsSchema, ToolDefinition};
+    /// use serde_json::json;
+    ///
+    /// let schema = ToolArgsSchema::from_json(&json!({
+    ///     "type": "object",
+    ///     "properties": {"delta": {"type": "integer"}},
+    ///     "required": ["delta"],
+    ///     "additionalProperties": false
+    /// }))?;
+    /// let tool = ToolDefinition::new("update_counter", "Update the counter.", schema)
+    ///     .with_examples([r#"{"delta": 2}"#]); // `#[tool(example = r#"{"delta": 2}"#)]`
+    /// let skills = SkillsInput::new("Count.", vec![tool]);
+    /// let export = skills.export(Target::Anthropic, ExportOptions::default())?;
+    /// assert_eq!(export.tools()[0]["input_examples"], json!([{"delta": 2}]));
+    /// let export = skills.export(Target::OpenAiChat, ExportOptions::default())?;
+    /// assert!(export.tools()[0]["function"].get("input_examples").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As `SerializableSkillsManifest::export`, and, for Anthropic, an example that is not a
+    /// JSON object valid for its tool's argsSchema (rule `input-example`).
+    pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
+        let examples: Vec<&[Str]> = self
+            .tools()
+            .iter()
+            .map(crate::ToolDefinition::examples)
+            .collect();
+        Export::new(&self.manifest(), &examples, target, options)
     }
 }
 
 impl Export {
+    /// `examples[i]`: the examples of the `i`-th tool (none past the end).
     fn new(
         manifest: &SerializableSkillsManifest,
+        examples: &[&[Str]],
         target: Target,
         options: ExportOptions,
     ) -> Result<Export, ExportError> {
@@ -140,10 +187,10 @@ impl Export {
         let mut problems = Vec::new();
         let names = names::map(provider, manifest, &mut problems);
         let mut declarations = Vec::with_capacity(manifest.tools.len());
-        let mut before = pedelec_rules::provider::SetFacts::default();
-        for (tool, (_, provider_name)) in manifest.tools.iter().zip(&names) {
+        let mut before = pedelec_rules::provider::SetFacts::NONE;
+        for (i, (tool, (_, provider_name))) in manifest.tools.iter().zip(&names).enumerate() {
             let node = tool.args_schema.node();
-            let facts = tool_facts(&tool.name, &tool.description, node);
+            let facts = tool_facts(&tool.description, node);
             let violations = pedelec_rules::provider::check_tool(provider, strict, &facts, &before);
             for rule in violations.iter() {
                 // The schema walk reports these two with a pointer to each node.
@@ -169,6 +216,15 @@ impl Export {
                 &tool.name,
                 &mut problems,
             );
+            let examples = if target::has_examples(target) {
+                input_examples(
+                    tool,
+                    examples.get(i).copied().unwrap_or_default(),
+                    &mut problems,
+                )
+            } else {
+                Vec::new()
+            };
             declarations.push(target::declaration(
                 target,
                 strict,
@@ -180,6 +236,7 @@ impl Export {
                         node.additional_properties,
                         Some(crate::schema::AdditionalProperties::Schema(_))
                     ),
+                examples,
             ));
         }
         if !problems.is_empty() {
@@ -205,6 +262,9 @@ impl Export {
     }
 
     /// Exactly what goes in the request's `tools` field.
+    ///
+    /// Anthropic reads `input_examples` (a tool's examples, from
+    /// [`SkillsInput::export`]) only with the `advanced-tool-use-2025-11-20` beta header.
     #[must_use]
     pub fn tools(&self) -> &Value {
         &self.tools
@@ -238,4 +298,32 @@ impl Export {
             .get(provider_name)
             .map(|&i| self.names[i].0.as_str())
     }
+}
+
+/// A tool's examples as the provider's `input_examples`, each checked (a JSON object valid
+/// for the argsSchema, as a session checks them). Every instance valid for the argsSchema is
+/// valid for each target's exported schema as it is, so the examples are sent unchanged.
+fn input_examples(
+    tool: &crate::manifest::SerializableToolManifest,
+    examples: &[Str],
+    problems: &mut Vec<ExportProblem>,
+) -> Vec<Value> {
+    let mut out = Vec::with_capacity(examples.len());
+    for (j, text) in examples.iter().enumerate() {
+        let messages = crate::tool::example_problems(Some(&tool.args_schema), text);
+        if messages.is_empty()
+            && let Ok(value) = serde_json::from_str(text)
+        {
+            out.push(value);
+        }
+        for message in messages {
+            problems.push(ExportProblem::new(
+                Some(&tool.name),
+                "",
+                "input-example",
+                format!("example {j}: {message}"),
+            ));
+        }
+    }
+    out
 }

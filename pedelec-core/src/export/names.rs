@@ -8,7 +8,7 @@
     reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
 )]
 
-use pedelec_rules::provider::{Provider, provider_byte, provider_names_collide};
+use pedelec_rules::provider::{Provider, check_name, provider_byte, provider_names_collide};
 
 use super::ExportProblem;
 use crate::manifest::SerializableSkillsManifest;
@@ -34,6 +34,13 @@ pub(crate) fn map(
                 "",
                 "tool-name",
                 p.to_string(),
+            ));
+        } else if let Some(rule) = check_name(provider, &tool.name) {
+            problems.push(ExportProblem::new(
+                Some(&tool.name),
+                "",
+                rule.id(),
+                rule.to_string(),
             ));
         }
         let mapped = provider_name(provider, &tool.name);

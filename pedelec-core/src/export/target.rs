@@ -101,7 +101,13 @@ impl FromStr for Target {
     }
 }
 
-/// One tool's declaration.
+/// Whether the target's declarations have a field for example arguments: Anthropic's
+/// `input_examples` ("an array of example input objects", platform.claude.com `define-tools`).
+pub(crate) const fn has_examples(target: Target) -> bool {
+    matches!(target, Target::Anthropic)
+}
+
+/// One tool's declaration (`examples`: empty unless [`has_examples`]).
 pub(crate) fn declaration(
     target: Target,
     strict: bool,
@@ -109,6 +115,7 @@ pub(crate) fn declaration(
     description: &str,
     schema: Value,
     no_arguments: bool,
+    examples: Vec<Value>,
 ) -> Value {
     match target {
         Target::OpenAiChat => json!({
@@ -134,6 +141,9 @@ pub(crate) fn declaration(
                 "description": description,
                 "input_schema": schema,
             });
+            if !examples.is_empty() {
+                d["input_examples"] = Value::Array(examples);
+            }
             if strict {
                 d["strict"] = Value::Bool(true);
             }

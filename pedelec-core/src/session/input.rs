@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Problem, describe_value as describe};
+use crate::schema::Str;
 use crate::schema::ToolArgsSchema;
 use crate::skills::SkillsInput;
-use crate::tool::ToolDefinition;
+use crate::tool::{TaskSupport, ToolDefinition, option_problems};
 
 /// Every problem of a list of definitions: each definition's own (name, description,
 /// timeout, schema), then duplicate names. Paths are `tools[i].…`.
@@ -47,20 +48,36 @@ fn duplicate_problems<'a>(names: impl Iterator<Item = (usize, &'a str)>) -> Vec<
 }
 
 const SKILLS_KEYS: &[&str] = &["guidance", "tools"];
-const TOOL_KEYS: &[&str] = &["name", "description", "argsSchema", "timeoutMs"];
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "argsSchema",
+    "timeoutMs",
+    "scopes",
+    "maxConcurrency",
+    "icon",
+    "taskSupport",
+    "examples",
+];
 
 impl SkillsInput<String> {
     /// Reads a skill set defined outside Rust: `{"guidance": "…", "tools": [{"name",
     /// "description", "argsSchema", "timeoutMs"?}, …]}` (the seed's `SkillsInput`, without
     /// handlers: register them on the session, or serve the tools with a fallback).
     ///
+    /// A tool may also carry what `#[tool]` declares beyond the seed's keys: `scopes` (an
+    /// array of OAuth scope tokens), `maxConcurrency` (a positive integer), `icon` (an
+    /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
+    /// `"optional"` or `"required"`) and `examples` (an array of argument objects, each
+    /// valid for the argsSchema). None of them is sent to Core.
+    ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
     /// (`tools[1].argsSchema/properties/delta/type: …`): a non-string `guidance`, a
     /// non-array `tools`, a tool that is not an object, a missing or bad `name`, a missing
     /// or blank `description`, the legacy `input` shorthand, a missing or invalid
-    /// `argsSchema`, a `timeoutMs` that is not a positive integer, a duplicate name, and
-    /// unknown keys.
+    /// `argsSchema`, a `timeoutMs` that is not a positive integer, a duplicate name, unknown
+    /// keys, and a bad value for any of the keys above.
     pub fn from_json(json: &Value) -> Result<Self, Error> {
         let mut problems = Vec::new();
         let Some(root) = json.as_object() else {
@@ -255,11 +272,150 @@ fn read_tool(
             None
         }
     };
-    let mut def = ToolDefinition::new(name?, description?, schema?);
+    let options = read_options(obj, &at, problems);
+    for p in option_problems(
+        &options.scopes,
+        options.max_concurrency,
+        options.icon.as_deref(),
+        &options.examples,
+        schema.as_ref(),
+    ) {
+        problems.push(Problem {
+            path: at(&p.path),
+            message: p.message,
+        });
+    }
+    let mut def = ToolDefinition::new(name?, description?, schema?)
+        .with_scopes(options.scopes)
+        .with_task_support(options.task_support)
+        .with_examples(options.examples);
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
+    if let Some(limit) = options.max_concurrency {
+        def = def.with_max_concurrency(limit);
+    }
+    if let Some(icon) = options.icon {
+        def = def.with_icon(icon);
+    }
     Some(def)
+}
+
+/// The keys beyond the seed's, as read (their values are checked by [`option_problems`]).
+#[derive(Default)]
+struct Options {
+    scopes: Vec<Str>,
+    max_concurrency: Option<u32>,
+    icon: Option<String>,
+    task_support: TaskSupport,
+    examples: Vec<Str>,
+}
+
+/// Reads `scopes`, `maxConcurrency`, `icon`, `taskSupport` and `examples`, recording a
+/// value of the wrong JSON type (and leaving that key unset).
+fn read_options(
+    obj: &Map<String, Value>,
+    at: &dyn Fn(&str) -> String,
+    problems: &mut Vec<Problem>,
+) -> Options {
+    let mut options = Options::default();
+    let mut problem = |key: &str, message: String| {
+        problems.push(Problem {
+            path: at(key),
+            message,
+        });
+    };
+    match obj.get("scopes") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(scopes)) if scopes.is_empty() => problem(
+            "scopes",
+            "`scopes` is empty; omit it for a tool any caller may call, or list the scopes a \
+             caller must hold, like `[\"counter:write\"]`"
+                .into(),
+        ),
+        Some(Value::Array(scopes)) => {
+            for (j, scope) in scopes.iter().enumerate() {
+                match scope {
+                    Value::String(s) => options.scopes.push(s.clone().into()),
+                    other => problem(
+                        &format!("scopes[{j}]"),
+                        format!("a scope is a string, not {}", describe(other)),
+                    ),
+                }
+            }
+        }
+        Some(other) => problem(
+            "scopes",
+            format!(
+                "`scopes` must be an array of OAuth scope strings, like `[\"counter:write\"]`, \
+                 not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("maxConcurrency") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) => {
+            let checked =
+                match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => pedelec_rules::check_max_concurrency(i128::from(u))
+                        .map_err(|p| p.to_string()),
+                    (None, Some(i)) => pedelec_rules::check_max_concurrency(i128::from(i))
+                        .map_err(|p| p.to_string()),
+                    _ => Err("max concurrency must be a positive integer, not a fraction".into()),
+                };
+            match checked {
+                Ok(limit) => options.max_concurrency = Some(limit),
+                Err(message) => problem("maxConcurrency", format!("{message} (got {n})")),
+            }
+        }
+        Some(other) => problem(
+            "maxConcurrency",
+            format!(
+                "`maxConcurrency` must be a positive integer, not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("icon") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(icon)) => options.icon = Some(icon.clone()),
+        Some(other) => problem(
+            "icon",
+            format!(
+                "`icon` must be a string (an `https:` URL or a `data:` URI of an image), not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("taskSupport") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(name)) if TaskSupport::from_name(name).is_some() => {
+            options.task_support = TaskSupport::from_name(name).unwrap_or_default();
+        }
+        Some(other) => problem(
+            "taskSupport",
+            format!(
+                "`taskSupport` must be \"forbidden\", \"optional\" or \"required\", not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("examples") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(examples)) => {
+            options.examples = examples.iter().map(|e| e.to_string().into()).collect();
+        }
+        Some(other) => problem(
+            "examples",
+            format!(
+                "`examples` must be an array of argument objects, like `[{{\"delta\": 2}}]`, \
+                 not {}",
+                describe(other)
+            ),
+        ),
+    }
+    options
 }
 
 /// The string at `key`, which must be there: `None`, with a problem at `path`, when it is
@@ -315,5 +471,130 @@ fn unknown_keys(
             path: format!("{prefix}{key}"),
             message,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(extra: Value) -> Value {
+        let mut tool = json!({
+            "name": "update_counter",
+            "description": "Update the counter.",
+            "argsSchema": {
+                "type": "object",
+                "properties": {"delta": {"type": "integer"}},
+                "required": ["delta"],
+                "additionalProperties": false
+            }
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            tool[k] = v.clone();
+        }
+        tool
+    }
+
+    fn problems(tools: Vec<Value>) -> Vec<String> {
+        SkillsInput::from_json(&json!({"guidance": "g", "tools": tools}))
+            .unwrap_err()
+            .problems()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn the_keys_beyond_the_seeds_are_read() {
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [tool(json!({
+            "scopes": ["counter:read", "counter:write"],
+            "maxConcurrency": 4,
+            "icon": "https://example.com/counter.svg",
+            "taskSupport": "required",
+            "examples": [{"delta": 2}, {"delta": -1}]
+        }))]}))
+        .unwrap();
+        let def = &skills.tools()[0];
+        assert_eq!(def.scopes(), ["counter:read", "counter:write"]);
+        assert_eq!(def.max_concurrency(), Some(4));
+        assert_eq!(def.icon(), Some("https://example.com/counter.svg"));
+        assert_eq!(def.task_support(), TaskSupport::Required);
+        assert_eq!(def.examples(), [r#"{"delta":2}"#, r#"{"delta":-1}"#]);
+        // None of them reaches Core.
+        assert_eq!(
+            serde_json::to_value(skills.manifest()).unwrap()["tools"][0]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["name", "description", "argsSchema"]
+        );
+    }
+
+    #[test]
+    fn every_bad_value_is_reported_with_its_path() {
+        assert_eq!(
+            problems(vec![
+                tool(json!({
+                    "scopes": ["a b", "a b"],
+                    "maxConcurrency": 0,
+                    "icon": "icons/counter.svg",
+                    "examples": [{"delta": "2"}, 3]
+                })),
+                tool(json!({
+                    "name": "t1",
+                    "scopes": [],
+                    "maxConcurrency": -1,
+                    "taskSupport": "sometimes",
+                    "examples": {"delta": 1}
+                })),
+                tool(json!({
+                    "name": "t2",
+                    "scopes": "a b",
+                    "maxConcurrency": 1.5,
+                    "icon": 7,
+                    "max_concurrency": 2
+                })),
+                // The rest of the tool is wrong too: its keys are still checked.
+                tool(json!({"name": "t3", "argsSchema": 1, "scopes": [""], "examples": [1]})),
+            ]),
+            [
+                "tools[0].maxConcurrency: max concurrency must be a positive integer, not 0: a \
+                 limit of 0 would refuse every call (got 0)",
+                "tools[0].scopes[0]: scope \"a b\" contains a space, which separates scopes in \
+                 OAuth; each scope is one token",
+                "tools[0].scopes[1]: scope \"a b\" contains a space, which separates scopes in \
+                 OAuth; each scope is one token",
+                "tools[0].icon: icon must be an absolute `https:` URL or a `data:` URI, not a \
+                 relative reference; serve it over `https:`, or embed the image as \
+                 `data:image/png;base64,…`",
+                "tools[0].examples[0]: /delta: expected integer, got string \"2\"",
+                "tools[0].examples[1]: an example is the tool's arguments, a JSON object, not a \
+                 number (`3`)",
+                "tools[1].scopes: `scopes` is empty; omit it for a tool any caller may call, or \
+                 list the scopes a caller must hold, like `[\"counter:write\"]`",
+                "tools[1].maxConcurrency: max concurrency must be a positive integer, not a \
+                 negative number (got -1)",
+                "tools[1].taskSupport: `taskSupport` must be \"forbidden\", \"optional\" or \
+                 \"required\", not a string (\"sometimes\")",
+                "tools[1].examples: `examples` must be an array of argument objects, like \
+                 `[{\"delta\": 2}]`, not an object",
+                "tools[2].max_concurrency: unknown key `max_concurrency`; did you mean \
+                 `maxConcurrency`?",
+                "tools[2].scopes: `scopes` must be an array of OAuth scope strings, like \
+                 `[\"counter:write\"]`, not a string (\"a b\")",
+                "tools[2].maxConcurrency: max concurrency must be a positive integer, not a \
+                 fraction (got 1.5)",
+                "tools[2].icon: `icon` must be a string (an `https:` URL or a `data:` URI of an \
+                 image), not a number (`7`)",
+                "tools[3].argsSchema: expected a schema object such as {\"type\": \"string\"}, \
+                 got number 1",
+                "tools[3].scopes[0]: scope is empty",
+                "tools[3].examples[0]: an example is the tool's arguments, a JSON object, not a \
+                 number (`1`)",
+            ]
+        );
     }
 }

@@ -104,6 +104,29 @@ fn title_and_annotations() {
     );
 }
 
+/// Scopes, a concurrency limit, an icon, task support and examples: one constant each, and
+/// nothing for a key that is not set (the other snapshots).
+#[test]
+fn policy_and_mcp_keys() {
+    tool(
+        "tool_policy_keys",
+        quote!(
+            scopes = ["counter:read", "counter:write"],
+            max_concurrency = 4u32,
+            icon = "data:image/svg+xml;base64,PHN2Zy8+",
+            task = optional,
+            example = r#"{"delta": 2}"#,
+            example = r#"{"delta": -1}"#,
+        ),
+        quote! {
+            /// Update the visible counter by delta.
+            async fn update_counter(args: UpdateCounterArgs) -> i64 {
+                args.delta
+            }
+        },
+    );
+}
+
 /// The body is emitted as written, token for token (it is not parsed); a body with inner
 /// attributes takes syn's full parse, and comes out the same.
 #[test]

@@ -1,12 +1,13 @@
-//! The keys of `#[tool(...)]`: `name`, `description`, `timeout_ms`, each checked as it is
-//! read, every problem recorded (not just the first).
+//! The keys of `#[tool(...)]` (`name`, `description`, `timeout_ms`, the MCP metadata, the
+//! call policy, the examples), each checked as it is read, every problem recorded (not just
+//! the first).
 //!
 //! The keys are parsed by hand rather than with darling: a value is kept as raw tokens until
 //! its key says how to read it, so `input = { … }` (the legacy shorthand, not an
 //! expression) still gets its dedicated error, and every message is ours (darling's are
 //! capitalized and cannot say what to write instead).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
@@ -29,7 +30,19 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
     ("destructive", None, ""),
     ("idempotent", None, ""),
     ("open_world", None, ""),
+    ("scopes", Some("[\"…\"]"), "[\"counter:write\"]"),
+    ("max_concurrency", Some("4"), "4"),
+    (
+        "icon",
+        Some("\"https://…\""),
+        "\"https://example.com/icon.svg\"",
+    ),
+    ("task", Some("optional"), "optional"),
+    ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
+
+/// The keys that may be given more than once (each adds one).
+const REPEATABLE: &[&str] = &["example"];
 
 /// The names of [`TOOL_KEYS`].
 fn keys() -> Vec<&'static str> {
@@ -63,6 +76,18 @@ pub struct ToolAttr {
     /// `read_only`, `destructive`, `idempotent`, `open_world`, as written and without
     /// contradictions, in [`HINTS`] order.
     pub hints: Vec<Hint>,
+    /// `scopes = ["…", …]`: RFC 6749 scope tokens, each once; empty when not given.
+    pub scopes: Vec<LitStr>,
+    /// `max_concurrency = …`: a positive integer literal that fits in a `u32`, re-emitted
+    /// without its suffix.
+    pub max_concurrency: Option<LitInt>,
+    /// `icon = "…"`: an `https:` URL or a `data:` URI of an image.
+    pub icon: Option<LitStr>,
+    /// `task = optional | required`: the `TaskSupport` variant; `None` for the default,
+    /// `forbidden`, written or not.
+    pub task: Option<&'static str>,
+    /// `example = "…"`, each a JSON object, in order.
+    pub examples: Vec<LitStr>,
 }
 
 /// One MCP hint: its key (as in [`HINTS`]) and value.
@@ -101,7 +126,7 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
     let mut seen: Vec<String> = Vec::new();
     for entry in entries {
         let key = entry.key.unraw().to_string();
-        if keys.contains(&key.as_str()) {
+        if keys.contains(&key.as_str()) && !REPEATABLE.contains(&key.as_str()) {
             if seen.contains(&key) {
                 errors.at(
                     &entry.key,
@@ -147,6 +172,11 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
             }
             "timeout_ms" => attr.timeout_ms = timeout_ms(value, errors),
             "title" => attr.title = title(value, errors),
+            "scopes" => attr.scopes = scopes(value, errors),
+            "max_concurrency" => attr.max_concurrency = max_concurrency(value, errors),
+            "icon" => attr.icon = icon(value, errors),
+            "task" => attr.task = task(value, errors),
+            "example" => attr.examples.extend(example_args(value, errors)),
             "input" => errors.at(
                 &entry.key,
                 "`input` is the legacy shorthand for an argsSchema and is not supported; \
@@ -266,6 +296,276 @@ fn title(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
     Some(lit)
 }
 
+/// `scopes = ["counter:read", "counter:write"]`: string literals in brackets, each an RFC
+/// 6749 scope token, none twice, at least one.
+fn scopes(value: &TokenStream, errors: &mut Errors) -> Vec<LitStr> {
+    let mut tokens = value.clone().into_iter();
+    let group = match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => g,
+        _ => {
+            // One string: maybe OAuth's space-separated form of several scopes.
+            let words = match syn::parse2::<Lit>(value.clone()) {
+                Ok(Lit::Str(s)) => s
+                    .value()
+                    .split_whitespace()
+                    .map(|w| format!("{w:?}"))
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            };
+            let message = if words.is_empty() {
+                "`scopes` must be a list of string literals in brackets, like \
+                 `scopes = [\"counter:write\"]`"
+                    .to_owned()
+            } else {
+                format!(
+                    "`scopes` is a list in brackets, even for one scope: write `scopes = [{}]`",
+                    words.join(", ")
+                )
+            };
+            errors.at(value, message);
+            return Vec::new();
+        }
+    };
+    if group.stream().is_empty() {
+        errors.at_span(
+            group.span(),
+            "`scopes` is empty, which requires nothing; remove `scopes` for a tool any caller \
+             may call, or list the scopes a caller must hold, like \
+             `scopes = [\"counter:write\"]`",
+        );
+        return Vec::new();
+    }
+    let parser = |input: ParseStream| {
+        syn::punctuated::Punctuated::<TokenStream, Token![,]>::parse_terminated_with(
+            input,
+            until_comma,
+        )
+    };
+    let Some(entries) = errors.handle(parser.parse2(group.stream())) else {
+        return Vec::new();
+    };
+    let mut scopes: Vec<LitStr> = Vec::new();
+    for entry in entries {
+        let Ok(Lit::Str(lit)) = syn::parse2::<Lit>(entry.clone()) else {
+            errors.at(
+                &entry,
+                "each scope is a string literal, like `\"counter:write\"`",
+            );
+            continue;
+        };
+        let text = lit.value();
+        if let Err(problem) = pedelec_rules::scope::check_scope(&text) {
+            errors.at(&lit, scope_message(&problem, &text));
+            continue;
+        }
+        if scopes.iter().any(|s| s.value() == text) {
+            errors.at(
+                &lit,
+                format!("duplicate scope {text:?}: it is already listed; remove this one"),
+            );
+            continue;
+        }
+        scopes.push(lit);
+    }
+    scopes
+}
+
+/// The message for a scope that is not a scope token, with what to write instead.
+fn scope_message(problem: &pedelec_rules::scope::ScopeProblem, text: &str) -> String {
+    use pedelec_rules::scope::{ScopeProblem, is_scope_byte};
+    match problem {
+        ScopeProblem::Empty => "scope is empty; write the scope a caller must hold, like \
+                                `\"counter:write\"`, or remove it"
+            .to_owned(),
+        ScopeProblem::Space { .. } => {
+            let words: Vec<String> = text.split_whitespace().map(|w| format!("{w:?}")).collect();
+            format!(
+                "{problem}: list them as separate strings, `{}`",
+                words.join(", ")
+            )
+        }
+        ScopeProblem::BadChar { .. } => {
+            let kept: String = text
+                .chars()
+                .filter(|c| c.is_ascii() && is_scope_byte(*c as u8))
+                .collect();
+            if kept.is_empty() {
+                format!("{problem}; write the scope as the authorization server issues it")
+            } else {
+                format!("{problem}; remove it, like `{kept:?}`")
+            }
+        }
+    }
+}
+
+const CONCURRENCY_HELP: &str = "write a limit like `max_concurrency = 4`, or remove \
+                                `max_concurrency` for no limit";
+
+/// `max_concurrency = 4`: a positive integer literal that fits in a `u32`.
+fn max_concurrency(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
+    use pedelec_rules::{ConcurrencyProblem, check_max_concurrency};
+    let (negative, lit) = signed_literal(value);
+    let message = match lit {
+        Some(Lit::Int(int)) => {
+            let problem = match int.base10_parse::<i128>() {
+                Ok(n) => match check_max_concurrency(if negative { -n } else { n }) {
+                    Ok(_) if !negative => return Some(unsuffixed(&int)),
+                    Ok(_) => unreachable!("a negated literal is never a valid limit"),
+                    Err(problem) => problem,
+                },
+                // Does not fit in 128 bits: certainly too large.
+                Err(_) => ConcurrencyProblem::TooLarge,
+            };
+            match problem {
+                ConcurrencyProblem::TooLarge => format!(
+                    "{problem}; write a smaller limit, or remove `max_concurrency` for no limit"
+                ),
+                _ => format!("{problem}; {CONCURRENCY_HELP}"),
+            }
+        }
+        Some(Lit::Float(float)) => match float.base10_parse::<f64>() {
+            Ok(n) if !negative && n.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&n) => {
+                format!(
+                    "`max_concurrency` must be an integer literal, not a float; write \
+                     `max_concurrency = {n}`"
+                )
+            }
+            _ => format!(
+                "`max_concurrency` must be a positive integer literal, not a float; \
+                 {CONCURRENCY_HELP}"
+            ),
+        },
+        Some(Lit::Str(s)) => match s.value().trim().parse::<u32>() {
+            Ok(n) if n > 0 => format!(
+                "`max_concurrency` must be an integer literal, not a string; write \
+                 `max_concurrency = {n}`"
+            ),
+            _ => format!(
+                "`max_concurrency` must be an integer literal, not a string; {CONCURRENCY_HELP}"
+            ),
+        },
+        _ => format!(
+            "`max_concurrency` must be a positive integer literal, which the macro can read (not \
+             a constant or an expression); {CONCURRENCY_HELP}"
+        ),
+    };
+    errors.at(value, message);
+    None
+}
+
+/// A literal, possibly negated (`-1`): whether it is negated, and the literal.
+fn signed_literal(value: &TokenStream) -> (bool, Option<Lit>) {
+    match syn::parse2::<Expr>(value.clone()) {
+        Ok(Expr::Lit(l)) => (false, Some(l.lit)),
+        Ok(Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        })) => match *expr {
+            Expr::Lit(l) => (true, Some(l.lit)),
+            _ => (true, None),
+        },
+        _ => (false, None),
+    }
+}
+
+/// `icon = "https://…"` or `icon = "data:image/…"`.
+fn icon(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
+    use pedelec_rules::icon::{IconProblem, check_icon};
+    let Ok(Lit::Str(lit)) = syn::parse2::<Lit>(value.clone()) else {
+        errors.at(
+            value,
+            "`icon` must be a string literal, an `https:` URL or a `data:` URI of an image, like \
+             `icon = \"https://example.com/icon.svg\"`",
+        );
+        return None;
+    };
+    let text = lit.value();
+    match check_icon(&text) {
+        Ok(_) => Some(lit),
+        Err(problem) => {
+            let message = match problem {
+                IconProblem::Http => {
+                    let https = format!("https{}", &text[4..]);
+                    format!("{problem}, like `icon = {https:?}`")
+                }
+                _ => problem.to_string(),
+            };
+            errors.at(&lit, message);
+            None
+        }
+    }
+}
+
+/// `task = optional`: a bare word, one of [`pedelec_rules::TASK_SUPPORT`]; the variant to
+/// emit, `None` for the default (`forbidden`) and on error.
+fn task(value: &TokenStream, errors: &mut Errors) -> Option<&'static str> {
+    let names = pedelec_rules::TASK_SUPPORT;
+    let expected = one_of(&names);
+    let Ok(ident) = syn::parse2::<Ident>(value.clone()) else {
+        let message = match syn::parse2::<Lit>(value.clone()) {
+            Ok(Lit::Str(s)) if names.contains(&s.value().as_str()) => format!(
+                "`task` takes a bare word, not a string: write `task = {}`",
+                s.value()
+            ),
+            _ => format!("`task` must be {expected}, like `task = optional`"),
+        };
+        errors.at(value, message);
+        return None;
+    };
+    match ident.unraw().to_string().as_str() {
+        "forbidden" => None,
+        "optional" => Some("Optional"),
+        "required" => Some("Required"),
+        other => {
+            let message = match did_you_mean(other, &names) {
+                Some(meant) => format!("unknown `task` value `{other}`; did you mean `{meant}`?"),
+                None => format!(
+                    "unknown `task` value `{other}`; expected {expected} (whether the tool runs \
+                     as an MCP task: never, when the client asks, or always)"
+                ),
+            };
+            errors.at(&ident, message);
+            None
+        }
+    }
+}
+
+/// `example = r#"{"delta": 2}"#`: a string literal holding a JSON object.
+fn example_args(value: &TokenStream, errors: &mut Errors) -> Option<LitStr> {
+    let Ok(Lit::Str(lit)) = syn::parse2::<Lit>(value.clone()) else {
+        errors.at(
+            value,
+            "`example` must be a string literal holding the tool's arguments as a JSON object, \
+             like `example = r#\"{\"delta\": 2}\"#`",
+        );
+        return None;
+    };
+    let message = match serde_json::from_str::<serde_json::Value>(&lit.value()) {
+        Ok(serde_json::Value::Object(_)) => return Some(lit),
+        Ok(other) => {
+            let kind = match other {
+                serde_json::Value::Null => "`null`",
+                serde_json::Value::Bool(_) => "a boolean",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::Object(_) => unreachable!("an object is accepted above"),
+            };
+            format!(
+                "`example` must be a JSON object, the tool's arguments (like `{{\"delta\": 2}}`), \
+                 not {kind}"
+            )
+        }
+        Err(error) => format!(
+            "`example` is not valid JSON: {error}; write the tool's arguments as a JSON object, \
+             like `example = r#\"{{\"delta\": 2}}\"#`"
+        ),
+    };
+    errors.at(&lit, message);
+    None
+}
+
 /// `` `key = example` ``
 fn example(key: &str) -> String {
     let example = TOOL_KEYS
@@ -380,20 +680,8 @@ const TIMEOUT_HELP: &str = "write a wait limit like `timeout_ms = 5_000`, or rem
 
 fn timeout_ms(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
     use pedelec_rules::{TimeoutProblem, check_timeout_ms, check_timeout_ms_f64};
-    let expr = syn::parse2::<Expr>(value.clone()).ok();
-    let (negative, lit) = match &expr {
-        Some(Expr::Lit(l)) => (false, Some(&l.lit)),
-        Some(Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            expr,
-            ..
-        })) => match &**expr {
-            Expr::Lit(l) => (true, Some(&l.lit)),
-            _ => (true, None),
-        },
-        _ => (false, None),
-    };
-    let message = match lit {
+    let (negative, lit) = signed_literal(value);
+    let message = match &lit {
         Some(Lit::Int(int)) => match int.base10_parse::<i128>() {
             Ok(ms) => {
                 let ms = if negative { -ms } else { ms };

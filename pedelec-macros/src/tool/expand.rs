@@ -4,6 +4,7 @@
 //! <the function, unchanged>
 //! #[allow(non_camel_case_types)] <vis> struct <fn_name> {}     // its doc comment
 //! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, TITLE?, ANNOTATIONS?,
+//!                            SCOPES?, MAX_CONCURRENCY?, ICON?, TASK?, EXAMPLES?,
 //!                            OUTPUT_SCHEMA, Args, Output, call }
 //! impl <fn_name> { pub fn definition() -> ToolDefinition }
 //! const _: () = check_description(..);                         // description given as an expression
@@ -69,6 +70,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
             const ANNOTATIONS: #Private::ToolAnnotations = #Private::ToolAnnotations::NONE #(#builders)*;
         }
     });
+    let options = options(tool);
     // `Some` when the output type implements `ToolOutput` (the probe's inherent constant),
     // else `None` (the fallback trait's): the output type is concrete.
     let output_schema = tool.call.as_ref().map(|_| {
@@ -134,6 +136,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
             #timeout
             #title
             #annotations
+            #options
             #output_schema
             #types
             fn call(
@@ -158,6 +161,41 @@ pub fn tool(tool: &Tool) -> TokenStream {
 
         #description_check
     }
+}
+
+/// The constants of the keys beyond name, description and timeout that are set: an unset one
+/// keeps the trait's default, so a tool that sets none expands as before they existed.
+fn options(tool: &Tool) -> TokenStream {
+    let mut out = TokenStream::new();
+    if !tool.scopes.is_empty() {
+        let scopes = &tool.scopes;
+        out.extend(quote! {
+            const SCOPES: &'static [&'static ::core::primitive::str] = &[#(#scopes),*];
+        });
+    }
+    if let Some(limit) = &tool.max_concurrency {
+        out.extend(quote! {
+            const MAX_CONCURRENCY: #Private::Option<::core::primitive::u32> = #Private::Some(#limit);
+        });
+    }
+    if let Some(icon) = &tool.icon {
+        out.extend(quote! {
+            const ICON: #Private::Option<&'static ::core::primitive::str> = #Private::Some(#icon);
+        });
+    }
+    if let Some(variant) = tool.task {
+        let variant = format_ident!("{}", variant);
+        out.extend(quote! {
+            const TASK: #Private::TaskSupport = #Private::TaskSupport::#variant;
+        });
+    }
+    if !tool.examples.is_empty() {
+        let examples = &tool.examples;
+        out.extend(quote! {
+            const EXAMPLES: &'static [&'static ::core::primitive::str] = &[#(#examples),*];
+        });
+    }
+    out
 }
 
 fn associated_types(call: &Call) -> TokenStream {

@@ -24,6 +24,16 @@ pub struct Tool<'a> {
     pub title: Option<LitStr>,
     /// The MCP hints set, in a fixed order.
     pub hints: Vec<Hint>,
+    /// `scopes`, when set (never empty then).
+    pub scopes: Vec<LitStr>,
+    /// `max_concurrency`, when set.
+    pub max_concurrency: Option<LitInt>,
+    /// `icon`, when set.
+    pub icon: Option<LitStr>,
+    /// The `TaskSupport` variant, when not the default.
+    pub task: Option<&'static str>,
+    /// The `example`s, in order.
+    pub examples: Vec<LitStr>,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -99,6 +109,11 @@ impl<'a> Tool<'a> {
             timeout_ms: attr.timeout_ms,
             title: attr.title,
             hints: attr.hints,
+            scopes: attr.scopes,
+            max_concurrency: attr.max_concurrency,
+            icon: attr.icon,
+            task: attr.task,
+            examples: attr.examples,
             call: signature(item, errors),
         }
     }

@@ -15,7 +15,7 @@ fn open_settings() -> bool {
 skills![
     guidance = "Read current state before making changes.",
     tools = [get_current_page, open_settings],
-    targets = [anthropic, openai],
+    targets = [openai],
 ];
 
 fn main() {}
