@@ -1,4 +1,5 @@
-//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles).
+//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles,
+//! `serde_json` to read the MCP conformance suite's results).
 //!
 //! - `ci`: what CI runs (`bash .ci/run`).
 //! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
@@ -12,9 +13,13 @@
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+//! - `conformance [--scenario NAME]… [--spec-version V]… [--list]`: the official MCP
+//!   conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
+//!   server scenario that applies to a tools server at each revision (`conformance.rs`).
 
 mod compile_bench;
 mod compile_profile;
+mod conformance;
 mod mcp_clients;
 mod soak;
 
@@ -34,7 +39,11 @@ tasks:
   compile-bench [N] [--runs R] [--profile]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
-  mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
+  mcp-clients      install the official MCP clients (Python, TypeScript) into target/
+  conformance [--scenario NAME]... [--spec-version 2025-11-25|2026-07-28|extension]... [--list]
+                   the official MCP conformance suite (npm, pinned, into target/) against
+                   examples/mcp_conformance.rs over HTTP: every scenario that applies to a
+                   tools server, one table; --list: the plan and why scenarios do not apply";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -58,6 +67,7 @@ fn main() -> ExitCode {
         Some("soak") => soak::run(&root, &rest),
         Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("mcp-clients") => mcp_clients::install(&root),
+        Some("conformance") => conformance::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
