@@ -1,11 +1,14 @@
-//! `cargo xtask conformance [--scenario NAME]… [--spec-version V]… [--list]`: the official
-//! MCP conformance suite against pedelec's `McpHttp`.
+//! `cargo xtask conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`:
+//! the official MCP conformance suite against pedelec's `McpHttp`.
 //!
 //! 1. Installs `@modelcontextprotocol/conformance` (and `glob`, see [`LOADER`]) pinned into
 //!    `target/mcp-conformance/` (or `$CARGO_TARGET_DIR/mcp-conformance/`); a stamp file makes
 //!    a second run install nothing.
 //! 2. Builds `examples/mcp_conformance.rs` and starts it on a free loopback port, waiting
-//!    until it answers HTTP.
+//!    until it answers HTTP. It runs `--stateful` (`McpHttp::stateful(true)`: sessions for
+//!    clients that `initialize`, as 2025-11-25 clients do, which server-to-client requests and
+//!    the session scenarios need; 2026-07-28 requests are stateless either way), or in
+//!    `McpHttp`'s default stateless mode with `--stateless`.
 //! 3. Runs every server scenario the suite lists (`conformance list --server`) for each
 //!    revision in [`VERSIONS`] it applies to, except those in [`NOT_APPLICABLE`] (with the
 //!    reason), each in its own run of the suite, and reads the checks it saved

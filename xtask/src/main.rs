@@ -13,8 +13,8 @@
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
-//! - `conformance [--scenario NAME]… [--spec-version V]… [--list]`: the official MCP
-//!   conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
+//! - `conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`: the official
+//!   MCP conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
 //!   server scenario that applies to a tools server at each revision (`conformance.rs`).
 
 mod compile_bench;
@@ -40,9 +40,11 @@ tasks:
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
   mcp-clients      install the official MCP clients (Python, TypeScript) into target/
-  conformance [--scenario NAME]... [--spec-version 2025-11-25|2026-07-28|extension]... [--list]
+  conformance [--scenario NAME]... [--spec-version 2025-11-25|2026-07-28|extension]...
+              [--stateless] [--list]
                    the official MCP conformance suite (npm, pinned, into target/) against
-                   examples/mcp_conformance.rs over HTTP: every scenario that applies to a
+                   examples/mcp_conformance.rs over HTTP (stateful sessions for 2025-11-25
+                   clients unless --stateless): every scenario that applies to a
                    tools server, one table; --list: the plan and why scenarios do not apply";
 
 fn main() -> ExitCode {
