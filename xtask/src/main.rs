@@ -1,4 +1,5 @@
-//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles).
+//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles,
+//! `serde_json` to read the MCP conformance suite's results).
 //!
 //! - `ci`: what CI runs (`bash .ci/run`).
 //! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
@@ -12,10 +13,14 @@
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+//! - `conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`: the official
+//!   MCP conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
+//!   server scenario that applies to a tools server at each revision (`conformance.rs`).
 //! - `layers`: check that `pedelec-core`'s modules form layers, with no cycle (`layers.rs`).
 
 mod compile_bench;
 mod compile_profile;
+mod conformance;
 mod layers;
 mod mcp_clients;
 mod soak;
@@ -37,6 +42,12 @@ tasks:
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
   mcp-clients      install the official MCP clients (Python, TypeScript) into target/
+  conformance [--scenario NAME]... [--spec-version 2025-11-25|2026-07-28|extension]...
+              [--stateless] [--list]
+                   the official MCP conformance suite (npm, pinned, into target/) against
+                   examples/mcp_conformance.rs over HTTP (stateful sessions for 2025-11-25
+                   clients unless --stateless): every scenario that applies to a
+                   tools server, one table; --list: the plan and why scenarios do not apply
   layers           check that pedelec-core's modules form layers (no cycle)";
 
 fn main() -> ExitCode {
@@ -62,6 +73,7 @@ fn main() -> ExitCode {
         Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("mcp-clients") => mcp_clients::install(&root),
         Some("layers") => layers::run(&root),
+        Some("conformance") => conformance::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
