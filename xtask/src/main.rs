@@ -1,4 +1,5 @@
-//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles).
+//! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles);
+//! the load benchmarks' servers and generator are a crate of their own (`xtask/load`).
 //!
 //! - `ci`: what CI runs (`bash .ci/run`).
 //! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
@@ -12,10 +13,18 @@
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
 //! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+//! - `load [FLAGS]`: MCP over HTTP under load, pedelec beside rmcp and the transport floor,
+//!   or the TM Dev Lab v2 workload against Redis (`load.rs`; the servers and the generator
+//!   are the `xtask/load` crate).
+//! - `replicas [--calls N]`: three `McpHttp` counters behind nginx (`replicas.rs`).
 
 mod compile_bench;
 mod compile_profile;
+mod debs;
+mod load;
 mod mcp_clients;
+mod replicas;
+mod services;
 mod soak;
 
 use std::ffi::OsString;
@@ -34,7 +43,16 @@ tasks:
   compile-bench [N] [--runs R] [--profile]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
-  mcp-clients      install the official MCP clients (Python, TypeScript) into target/";
+  mcp-clients      install the official MCP clients (Python, TypeScript) into target/
+  load [--workload counter|tmdevlab] [--rounds N] [--clients 1,16,64]
+       [--kinds pedelec,rmcp,floor] [--warmup SECS] [--secs SECS]
+       [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile]
+                   MCP over HTTP under load: pedelec's McpHttp, rmcp's own server and
+                   a bare axum floor (counter), or the TM Dev Lab v2 tools against Redis
+                   (tmdevlab); interleaved rounds, medians, ratios; --profile: perf
+  replicas [--calls N]
+                   three McpHttp counters behind nginx (Debian's, under target/debs/):
+                   calls spread over all three";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -58,6 +76,8 @@ fn main() -> ExitCode {
         Some("soak") => soak::run(&root, &rest),
         Some("compile-bench") => compile_bench::run(&root, &rest),
         Some("mcp-clients") => mcp_clients::install(&root),
+        Some("load") => load::run(&root, &rest),
+        Some("replicas") => replicas::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
