@@ -19,11 +19,16 @@ pub struct Deb {
     pub upstream: &'static str,
 }
 
-/// Redis: the server binary is in `redis-tools` (`redis-server` holds only the service
-/// files and a link), with the two libraries it needs that a base system lacks.
+/// Redis: the server's binary is in `redis-tools` (as `redis-check-rdb`: the name it is
+/// started by picks the program), `redis-server` adds the `redis-server` link (and service
+/// files, not used), and the two libraries it needs that a base system lacks.
 pub const REDIS: (&str, &[Deb]) = (
     "redis-7.0.15",
     &[
+        Deb {
+            package: "redis-server",
+            upstream: "7.0.15",
+        },
         Deb {
             package: "redis-tools",
             upstream: "7.0.15",
@@ -90,14 +95,15 @@ pub fn debs_dir(root: &Path) -> PathBuf {
         .join("debs")
 }
 
-/// Downloads and extracts `debs` into `target/debs/<name>/root` unless already there.
+/// Downloads and extracts `debs` into `target/debs/<name>/root` unless already there (its
+/// `.complete` marker lists the same packages).
 pub fn install(root: &Path, (name, debs): (&str, &[Deb])) -> Result<Tree, String> {
     let dir = debs_dir(root).join(name);
     let tree = Tree {
         root: dir.join("root"),
     };
     let marker = dir.join(".complete");
-    if marker.exists() {
+    if std::fs::read_to_string(&marker).is_ok_and(|m| complete(&m, debs)) {
         return Ok(tree);
     }
     let downloads = dir.join("downloads");
@@ -112,7 +118,10 @@ pub fn install(root: &Path, (name, debs): (&str, &[Deb])) -> Result<Tree, String
             Some(v) => v,
             None if !updated => {
                 // The package lists may be missing or old (a new machine).
-                println!("debs: `apt-get update` (no {} {} listed)", deb.package, deb.upstream);
+                println!(
+                    "debs: `apt-get update` (no {} {} listed)",
+                    deb.package, deb.upstream
+                );
                 updated = true;
                 let _ = Command::new("apt-get").args(["update", "-qq"]).status();
                 available(deb)?.ok_or_else(|| not_found(deb))?
@@ -138,16 +147,32 @@ pub fn install(root: &Path, (name, debs): (&str, &[Deb])) -> Result<Tree, String
             .filter_map(Result::ok)
             .map(|e| e.path())
             .find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{}_", deb.package)))
+                p.file_name().is_some_and(|n| {
+                    n.to_string_lossy()
+                        .starts_with(&format!("{}_", deb.package))
+                })
             })
             .ok_or_else(|| format!("apt-get downloaded no .deb of `{}`", deb.package))?;
-        super::run(Command::new("dpkg-deb").arg("-x").arg(&file).arg(&tree.root))?;
+        super::run(
+            Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(&file)
+                .arg(&tree.root),
+        )?;
         versions.push(format!("{}={version}", deb.package));
     }
     std::fs::write(&marker, versions.join("\n") + "\n")
         .map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(tree)
+}
+
+/// Whether a `.complete` marker (`package=version` lines) lists exactly `debs`.
+fn complete(marker: &str, debs: &[Deb]) -> bool {
+    let listed: Vec<&str> = marker
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(p, _)| p))
+        .collect();
+    listed.len() == debs.len() && debs.iter().all(|d| listed.contains(&d.package))
 }
 
 fn not_found(deb: &Deb) -> String {
@@ -164,7 +189,10 @@ fn available(deb: &Deb) -> Result<Option<String>, String> {
         .args(["madison", deb.package])
         .output()
         .map_err(|e| format!("cannot run apt-cache (is this Debian?): {e}"))?;
-    Ok(pick_version(&String::from_utf8_lossy(&out.stdout), deb.upstream))
+    Ok(pick_version(
+        &String::from_utf8_lossy(&out.stdout),
+        deb.upstream,
+    ))
 }
 
 /// The first (newest) version in `apt-cache madison` output whose upstream part is
@@ -183,6 +211,15 @@ pub fn pick_version(madison: &str, upstream: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markers() {
+        let marker = "redis-server=5:7.0.15-1\nredis-tools=5:7.0.15-1\nlibjemalloc2=5.3.0-1\nliblzf1=3.6-3\n";
+        assert!(complete(marker, REDIS.1));
+        assert!(!complete("redis-tools=5:7.0.15-1\n", REDIS.1));
+        assert!(!complete("", NGINX.1));
+        assert!(complete("nginx=1.22.1-9\n", NGINX.1));
+    }
 
     #[test]
     fn picks_the_pinned_upstream_version() {

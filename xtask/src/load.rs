@@ -133,9 +133,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             options.profile = true;
             continue;
         }
-        let value = it
-            .next()
-            .ok_or_else(|| format!("`{flag}` takes a value"))?;
+        let value = it.next().ok_or_else(|| format!("`{flag}` takes a value"))?;
         let number = |v: &str| -> Result<f64, String> {
             v.parse::<f64>()
                 .ok()
@@ -145,11 +143,10 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         match flag.as_str() {
             "--workload" => {}
             "--rounds" => {
-                options.rounds = value
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("`--rounds` takes a count above 0, not `{value}`"))?;
+                options.rounds =
+                    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("`--rounds` takes a count above 0, not `{value}`")
+                    })?;
             }
             "--clients" => options.clients = list(flag, value)?,
             "--kinds" => options.kinds = list(flag, value)?,
@@ -424,7 +421,8 @@ fn brief(m: &Measure, workload: Workload) -> String {
             "{:>7} req/s ({} tool calls/s)  mean {:>7} µs  p95 {:>7} µs  server {} µs CPU/call  RSS {} KiB  errors {}",
             f("mcp_per_s"),
             f("calls_per_s"),
-            m.get("mean_us").map_or_else(|| "-".into(), |v| format!("{v:.0}")),
+            m.get("mean_us")
+                .map_or_else(|| "-".into(), |v| format!("{v:.0}")),
             f("p95_us"),
             cpu("server"),
             f("rss_kib"),
@@ -439,9 +437,8 @@ fn report(options: &Options, results: &BTreeMap<(usize, String), Vec<Measure>>) 
             .get(&(clients, kind.to_owned()))
             .and_then(|ms| median(&ms.iter().filter_map(f).collect::<Vec<_>>()))
     };
-    let show = |v: Option<f64>, digits: usize| {
-        v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
-    };
+    let show =
+        |v: Option<f64>, digits: usize| v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"));
     println!(
         "\nmedians of {} rounds ({} s measured after {} s of warm-up each):",
         options.rounds, options.secs, options.warmup
@@ -475,7 +472,10 @@ fn report(options: &Options, results: &BTreeMap<(usize, String), Vec<Measure>>) 
                 show(
                     results.get(&(clients, kind.clone())).map(|ms| {
                         ms.iter()
-                            .map(|m| m.get("errors").unwrap_or(0.0) + m.get("warmup_errors").unwrap_or(0.0))
+                            .map(|m| {
+                                m.get("errors").unwrap_or(0.0)
+                                    + m.get("warmup_errors").unwrap_or(0.0)
+                            })
                             .sum()
                     }),
                     0
@@ -486,7 +486,9 @@ fn report(options: &Options, results: &BTreeMap<(usize, String), Vec<Measure>>) 
     if !options.kinds.iter().any(|k| k == "pedelec") {
         return;
     }
-    println!("\npedelec's ratios (median of the per-round ratios; throughput: higher is better, CPU per call: lower is better):");
+    println!(
+        "\npedelec's ratios (median of the per-round ratios; throughput: higher is better, CPU per call: lower is better):"
+    );
     for other in options.kinds.iter().filter(|k| *k != "pedelec") {
         for &clients in &options.clients {
             let per_round = |f: &dyn Fn(&Measure) -> Option<f64>| {
@@ -541,7 +543,12 @@ fn check_perf() -> Result<(), String> {
     }
 }
 
-fn perf_record(pid: u32, warmup: f64, secs: f64, data: &Path) -> Result<std::process::Child, String> {
+fn perf_record(
+    pid: u32,
+    warmup: f64,
+    secs: f64,
+    data: &Path,
+) -> Result<std::process::Child, String> {
     // Sampled over the measured window only: perf waits out the warm-up first.
     Command::new("bash")
         .arg("-c")
@@ -559,7 +566,11 @@ fn print_profile(data: &Path) -> Result<(), String> {
     let report = |children: bool| -> Result<String, String> {
         let out = Command::new("perf")
             .args(["report", "--stdio", "-q", "--sort", "symbol", "-g", "none"])
-            .arg(if children { "--children" } else { "--no-children" })
+            .arg(if children {
+                "--children"
+            } else {
+                "--no-children"
+            })
             .args(["--percent-limit", "1.5", "-i"])
             .arg(data)
             .output()
@@ -567,11 +578,19 @@ fn print_profile(data: &Path) -> Result<(), String> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     println!("  perf: {} (self time, top symbols):", data.display());
-    for line in report(false)?.lines().filter(|l| !l.trim().is_empty()).take(25) {
+    for line in report(false)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(25)
+    {
         println!("    {}", line.trim_end());
     }
     println!("  perf: inclusive time (callers included), top symbols:");
-    for line in report(true)?.lines().filter(|l| !l.trim().is_empty()).take(40) {
+    for line in report(true)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(40)
+    {
         println!("    {}", line.trim_end());
     }
     Ok(())
@@ -589,7 +608,10 @@ mod tests {
     fn defaults_per_workload() {
         let counter = parse(&[]).unwrap();
         assert_eq!(counter.workload, Workload::Counter);
-        assert_eq!((counter.rounds, counter.clients.as_slice()), (5, &[1, 16, 64][..]));
+        assert_eq!(
+            (counter.rounds, counter.clients.as_slice()),
+            (5, &[1, 16, 64][..])
+        );
         assert_eq!(counter.kinds, ["pedelec", "rmcp", "floor"]);
         let tm = parse(&args("--workload tmdevlab")).unwrap();
         assert_eq!((tm.clients.as_slice(), tm.kinds.len()), (&[50][..], 2));
@@ -603,15 +625,34 @@ mod tests {
         .unwrap();
         assert_eq!((o.rounds, o.clients.as_slice()), (2, &[4, 8][..]));
         assert_eq!(o.kinds, ["pedelec", "floor"]);
-        assert_eq!((o.warmup, o.secs, o.threads, o.profile), (0.5, 2.0, Some(1), true));
+        assert_eq!(
+            (o.warmup, o.secs, o.threads, o.profile),
+            (0.5, 2.0, Some(1), true)
+        );
         assert_eq!(o.protocol, "2026-07-28");
         assert!(parse(&args("--rounds 0")).is_err());
-        assert!(parse(&args("--clients 1,x")).unwrap_err().contains("comma-separated"));
+        assert!(
+            parse(&args("--clients 1,x"))
+                .unwrap_err()
+                .contains("comma-separated")
+        );
         assert!(parse(&args("--clients 0")).is_err());
-        assert!(parse(&args("--secs")).unwrap_err().contains("takes a value"));
-        assert!(parse(&args("--workload tmdevlab --kinds floor")).unwrap_err().contains("floor"));
+        assert!(
+            parse(&args("--secs"))
+                .unwrap_err()
+                .contains("takes a value")
+        );
+        assert!(
+            parse(&args("--workload tmdevlab --kinds floor"))
+                .unwrap_err()
+                .contains("floor")
+        );
         assert!(parse(&args("--workload other")).is_err());
-        assert!(parse(&args("--bogus 1")).unwrap_err().contains("unknown flag"));
+        assert!(
+            parse(&args("--bogus 1"))
+                .unwrap_err()
+                .contains("unknown flag")
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! it, and checks on each replica that the calls were spread over all three. Everything it
 //! started is stopped at the end.
 //!
-//! (HAProxy runs from an extracted tree too, but needs three more libraries extracted with
+//! (`HAProxy` runs from an extracted tree too, but needs three more libraries extracted with
 //! it: `liblua5.3-0`, `libopentracing-c-wrapper0`, `libopentracing1`.)
 
 use std::ffi::OsString;
@@ -116,7 +116,13 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     super::run(super::cargo(root).args(["build", "--release", "--quiet", "--example", "counter"]))?;
     let counter = target_dir(root).join("release/examples/counter");
     let dir = target_dir(root).join("replicas");
-    for sub in ["tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"] {
+    for sub in [
+        "tmp/body",
+        "tmp/proxy",
+        "tmp/fastcgi",
+        "tmp/uwsgi",
+        "tmp/scgi",
+    ] {
         std::fs::create_dir_all(dir.join(sub))
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
@@ -167,7 +173,10 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         if answer.status != 200 || !answer.body.contains("\"isError\":false") {
             failures += 1;
             if failures == 1 {
-                println!("replicas: a failed call: HTTP {} {}", answer.status, answer.body);
+                println!(
+                    "replicas: a failed call: HTTP {} {}",
+                    answer.status, answer.body
+                );
             }
         }
     }
@@ -186,7 +195,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
             "{failures} calls failed, and the replicas counted {total} of {calls}"
         ));
     }
-    if counts.iter().any(|&c| c == 0) {
+    if counts.contains(&0) {
         return Err(format!("a replica got no call: {counts:?}"));
     }
     println!("replicas: ok: every call answered, spread over all three replicas");
@@ -218,7 +227,10 @@ mod tests {
             .iter()
             .filter_map(|l| l.trim().strip_prefix("server "))
             .collect();
-        assert_eq!(servers, ["127.0.0.1:9001;", "127.0.0.1:9002;", "127.0.0.1:9003;"]);
+        assert_eq!(
+            servers,
+            ["127.0.0.1:9001;", "127.0.0.1:9002;", "127.0.0.1:9003;"]
+        );
         // Round robin: no balancing method, no stickiness (hash, ip_hash, sticky).
         for method in ["hash", "ip_hash", "least_conn", "random", "sticky"] {
             assert!(
@@ -232,7 +244,7 @@ mod tests {
         assert!(config.contains("daemon off;"));
         // Every temp path under the tree, none in /var/lib/nginx.
         assert!(!config.contains("/var/"));
-        assert_eq!(config.matches("{").count(), config.matches("}").count());
+        assert_eq!(config.matches('{').count(), config.matches('}').count());
     }
 
     #[test]

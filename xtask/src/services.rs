@@ -1,6 +1,7 @@
 //! Processes the benchmarks start and stop on loopback (servers, Redis, nginx), and a
 //! minimal HTTP/1.1 client over `std` to check them.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -19,9 +20,12 @@ pub struct Service {
 impl Service {
     /// Starts `command` as `name`.
     pub fn spawn(name: &str, command: &mut Command) -> Result<Self, String> {
-        let child = command
-            .spawn()
-            .map_err(|e| format!("cannot start {name} ({:?}): {e}", command.get_program()))?;
+        let child = command.spawn().map_err(|e| {
+            format!(
+                "cannot start {name} ({}): {e}",
+                command.get_program().display()
+            )
+        })?;
         Ok(Service {
             name: name.to_owned(),
             child,
@@ -57,7 +61,10 @@ impl Service {
         std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
         if line.is_empty() {
             let status = self.child.wait().map_err(|e| e.to_string())?;
-            return Err(format!("{} exited before it was ready ({status})", self.name));
+            return Err(format!(
+                "{} exited before it was ready ({status})",
+                self.name
+            ));
         }
         Ok(line.trim_end().to_owned())
     }
@@ -107,11 +114,17 @@ pub fn wait_for_port(addr: SocketAddr, service: &mut Service) -> Result<(), Stri
             return Ok(());
         }
         if !service.running() {
-            return Err(format!("{} exited before listening on {addr}", service.name));
+            return Err(format!(
+                "{} exited before listening on {addr}",
+                service.name
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(format!("{} is not listening on {addr} after 10 s", service.name))
+    Err(format!(
+        "{} is not listening on {addr} after 10 s",
+        service.name
+    ))
 }
 
 /// Starts Redis (from the extracted tree) on a free loopback port, without persistence,
@@ -158,7 +171,12 @@ pub struct HttpAnswer {
 
 /// `POST` of a JSON body to `http://addr{path}` with the MCP headers, on a new connection
 /// closed afterwards.
-pub fn post_json(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Result<HttpAnswer, String> {
+pub fn post_json(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<HttpAnswer, String> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
         .map_err(|e| format!("connect {addr}: {e}"))?;
     stream
@@ -170,7 +188,7 @@ pub fn post_json(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &
         body.len()
     );
     for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+        let _ = write!(request, "{name}: {value}\r\n");
     }
     request.push_str("\r\n");
     request.push_str(body);

@@ -28,9 +28,26 @@ use serde::{Deserialize, Serialize};
 const PRODUCTS: usize = 100_000;
 
 const CATEGORIES: [&str; 20] = [
-    "Electronics", "Books", "Clothing", "Sports", "Home", "Garden", "Toys", "Food", "Beauty",
-    "Automotive", "Music", "Movies", "Games", "Office", "Health", "Pets", "Travel", "Tools",
-    "Jewelry", "Baby",
+    "Electronics",
+    "Books",
+    "Clothing",
+    "Sports",
+    "Home",
+    "Garden",
+    "Toys",
+    "Food",
+    "Beauty",
+    "Automotive",
+    "Music",
+    "Movies",
+    "Games",
+    "Office",
+    "Health",
+    "Pets",
+    "Travel",
+    "Tools",
+    "Jewelry",
+    "Baby",
 ];
 const BRANDS: [&str; 50] = [
     "Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta", "Eta", "Theta", "Iota", "Kappa",
@@ -40,7 +57,14 @@ const BRANDS: [&str; 50] = [
     "Bond", "Link", "Chain", "Wire", "Mesh", "Weave", "Knit",
 ];
 const TAGS: [&str; 8] = [
-    "sale", "new", "featured", "bestseller", "clearance", "limited", "popular", "exclusive",
+    "sale",
+    "new",
+    "featured",
+    "bestseller",
+    "clearance",
+    "limited",
+    "popular",
+    "exclusive",
 ];
 
 /// One product of the catalog.
@@ -310,6 +334,7 @@ pub fn router(catalog: Arc<Catalog>) -> Router {
 }
 
 #[cfg(test)]
+#[allow(clippy::float_cmp, reason = "prices rounded to cents: exactly what the JSON carries")]
 mod tests {
     use super::*;
 
@@ -330,14 +355,23 @@ mod tests {
     fn products_and_carts() {
         let catalog = Catalog::new();
         let p = catalog.product(42).unwrap();
-        assert_eq!((p.id, p.category, p.brand, p.price), (42, "Books", "Weld", 1.41));
+        assert_eq!(
+            (p.id, p.category, p.brand, p.price),
+            (42, "Books", "Weld", 1.41)
+        );
         assert_eq!(p.tags, ["new", "featured", "bestseller", "clearance"]);
         assert!(catalog.product(0).is_none() && catalog.product(100_001).is_none());
         let cart = CartRequest {
             user_id: "user-00042".into(),
             items: vec![
-                CartItem { product_id: 42, quantity: 2 },
-                CartItem { product_id: 1337, quantity: 1 },
+                CartItem {
+                    product_id: 42,
+                    quantity: 2,
+                },
+                CartItem {
+                    product_id: 1337,
+                    quantity: 1,
+                },
             ],
         };
         let priced = catalog.calculate(&cart);

@@ -23,7 +23,9 @@ fn proc_path(pid: Option<u32>, file: &str) -> PathBuf {
 
 /// The memory of process `pid` (this process for `None`).
 pub fn memory(pid: Option<u32>) -> std::io::Result<Memory> {
-    Ok(parse_status(&std::fs::read_to_string(proc_path(pid, "status"))?))
+    Ok(parse_status(&std::fs::read_to_string(proc_path(
+        pid, "status",
+    ))?))
 }
 
 /// The user + system CPU time of process `pid` (this process for `None`), all its threads,
@@ -70,7 +72,8 @@ mod tests {
 
     #[test]
     fn status_fields() {
-        let status = "Name:\tload-server\nVmPeak:\t  100 kB\nVmHWM:\t    9216 kB\nVmRSS:\t    8192 kB\n";
+        let status =
+            "Name:\tload-server\nVmPeak:\t  100 kB\nVmHWM:\t    9216 kB\nVmRSS:\t    8192 kB\n";
         assert_eq!(
             parse_status(status),
             Memory {
@@ -83,7 +86,8 @@ mod tests {
 
     #[test]
     fn stat_cpu_after_the_name() {
-        let stat = "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 1 2 3";
+        let stat =
+            "4242 (a (weird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 1 2 3";
         assert_eq!(parse_stat_cpu(stat), Some(3.0));
         assert_eq!(parse_stat_cpu("garbage"), None);
     }

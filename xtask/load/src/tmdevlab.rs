@@ -171,7 +171,11 @@ pub async fn search_products(deps: &Deps, p: &SearchProductsArgs) -> Result<Valu
         .iter()
         .filter_map(|m| m.strip_prefix("product:")?.parse().ok())
         .collect();
-    let rank: HashMap<u64, usize> = top10.iter().enumerate().map(|(i, &id)| (id, i + 1)).collect();
+    let rank: HashMap<u64, usize> = top10
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i + 1))
+        .collect();
     let products: Vec<Value> = search["products"]
         .as_array()
         .map(Vec::as_slice)

@@ -168,7 +168,12 @@ mod tests {
 
     #[test]
     fn bodies() {
-        let call = tools_call(Protocol::V2025_11_25, 1, "update_counter", &json!({"delta": 1}));
+        let call = tools_call(
+            Protocol::V2025_11_25,
+            1,
+            "update_counter",
+            &json!({"delta": 1}),
+        );
         assert_eq!(
             String::from_utf8(call).unwrap(),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_counter","arguments":{"delta":1}}}"#
@@ -184,7 +189,10 @@ mod tests {
         assert_eq!(call_headers(Protocol::V2025_11_25, "t").len(), 1);
         assert_eq!(
             call_headers(Protocol::V2026_07_28, "t")[1..],
-            [("mcp-method", "tools/call".into()), ("mcp-name", "t".into())]
+            [
+                ("mcp-method", "tools/call".into()),
+                ("mcp-name", "t".into())
+            ]
         );
         assert!(Protocol::parse("2026-13-01").is_err());
     }

@@ -86,9 +86,7 @@ fn parse_run(args: &[String]) -> Result<Config, String> {
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .ok_or_else(|| format!("`{flag}` takes a value"))?;
+        let value = it.next().ok_or_else(|| format!("`{flag}` takes a value"))?;
         match flag.as_str() {
             "--url" => config.url.clone_from(value),
             "--clients" => config.clients = number(flag, value)?,
@@ -254,7 +252,10 @@ impl Connection {
         let send = self.open().await?;
         let result = async {
             send.ready().await.map_err(|e| e.to_string())?;
-            let response = send.send_request(request).await.map_err(|e| e.to_string())?;
+            let response = send
+                .send_request(request)
+                .await
+                .map_err(|e| e.to_string())?;
             let status = response.status();
             let session = response.headers().get(SESSION_ID).cloned();
             let body = response
@@ -350,7 +351,8 @@ struct TmTool {
 
 fn tmdevlab_tools(vu: usize) -> Vec<TmTool> {
     let user = format!("user-{:05}", vu % 1000);
-    let call = |name, args: Value| Bytes::from(wire::tools_call(Protocol::V2025_11_25, 2, name, &args));
+    let call =
+        |name, args: Value| Bytes::from(wire::tools_call(Protocol::V2025_11_25, 2, name, &args));
     vec![
         TmTool {
             body: call(
@@ -360,7 +362,9 @@ fn tmdevlab_tools(vu: usize) -> Vec<TmTool> {
             check: |d| {
                 d["total_found"] == 2251
                     && d["products"].as_array().is_some_and(|p| p.len() == 10)
-                    && d["top10_popular_ids"].as_array().is_some_and(|p| p.len() == 10)
+                    && d["top10_popular_ids"]
+                        .as_array()
+                        .is_some_and(|p| p.len() == 10)
             },
         },
         TmTool {
@@ -408,7 +412,9 @@ async fn tm_session(
             answer.session
         }
         Ok(answer) => {
-            tally.fail(window, done, || format!("initialize: {}", describe(&answer)));
+            tally.fail(window, done, || {
+                format!("initialize: {}", describe(&answer))
+            });
             return None;
         }
         Err(e) => {
@@ -417,7 +423,12 @@ async fn tm_session(
         }
     };
     let answer = connection
-        .exchange(Method::POST, headers, session.as_ref(), Some(&bodies.initialized))
+        .exchange(
+            Method::POST,
+            headers,
+            session.as_ref(),
+            Some(&bodies.initialized),
+        )
         .await;
     let done = Instant::now();
     match answer {
@@ -426,7 +437,9 @@ async fn tm_session(
                 tally.http_requests += 1;
             }
         }
-        Ok(answer) => tally.fail(window, done, || format!("initialized: {}", describe(&answer))),
+        Ok(answer) => tally.fail(window, done, || {
+            format!("initialized: {}", describe(&answer))
+        }),
         Err(e) => tally.fail(window, done, || format!("initialized: {e}")),
     }
     let started = Instant::now();
@@ -479,9 +492,15 @@ async fn tmdevlab_client(target: Arc<Target>, vu: usize, window: Window) -> Tall
     let mut tally = Tally::default();
     while Instant::now() < window.end {
         for tool in &tools {
-            let Some((answer, latency, done)) =
-                tm_session(&mut connection, &headers, &bodies, &tool.body, &window, &mut tally)
-                    .await
+            let Some((answer, latency, done)) = tm_session(
+                &mut connection,
+                &headers,
+                &bodies,
+                &tool.body,
+                &window,
+                &mut tally,
+            )
+            .await
             else {
                 continue;
             };
@@ -496,14 +515,23 @@ async fn tmdevlab_client(target: Arc<Target>, vu: usize, window: Window) -> Tall
                 tally.fail(&window, done, || describe(&answer));
             }
         }
-        if let Some((answer, _, done)) =
-            tm_session(&mut connection, &headers, &bodies, &bodies.list, &window, &mut tally).await
+        if let Some((answer, _, done)) = tm_session(
+            &mut connection,
+            &headers,
+            &bodies,
+            &bodies.list,
+            &window,
+            &mut tally,
+        )
+        .await
         {
             let listed = wire::payload(&answer.body)
                 .and_then(|p| serde_json::from_slice::<Value>(p).ok())
                 .is_some_and(|m| m["result"]["tools"].is_array());
             if !listed {
-                tally.fail(&window, done, || format!("tools/list: {}", describe(&answer)));
+                tally.fail(&window, done, || {
+                    format!("tools/list: {}", describe(&answer))
+                });
             }
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -522,9 +550,15 @@ async fn run(config: Config) -> Result<(), String> {
     let pid = config.server_pid;
     let meter = tokio::spawn(async move {
         tokio::time::sleep_until(window.start).await;
-        let before = (procfs::cpu_seconds(None), pid.map(|p| procfs::cpu_seconds(Some(p))));
+        let before = (
+            procfs::cpu_seconds(None),
+            pid.map(|p| procfs::cpu_seconds(Some(p))),
+        );
         tokio::time::sleep_until(window.end).await;
-        let after = (procfs::cpu_seconds(None), pid.map(|p| procfs::cpu_seconds(Some(p))));
+        let after = (
+            procfs::cpu_seconds(None),
+            pid.map(|p| procfs::cpu_seconds(Some(p))),
+        );
         let memory = pid.map(|p| procfs::memory(Some(p)));
         (before, after, memory)
     });
@@ -556,7 +590,9 @@ async fn run(config: Config) -> Result<(), String> {
         _ => "-".into(),
     };
     let (server_cpu, rss, hwm) = match (before.1, after.1, memory) {
-        (Some(b), Some(a), Some(Ok(m))) => (cpu(b, a), m.rss_kib.to_string(), m.hwm_kib.to_string()),
+        (Some(b), Some(a), Some(Ok(m))) => {
+            (cpu(b, a), m.rss_kib.to_string(), m.hwm_kib.to_string())
+        }
         _ => ("-".into(), "-".into(), "-".into()),
     };
     println!(
@@ -603,10 +639,12 @@ fn main() -> ExitCode {
                 .and_then(|rt| rt.block_on(pedelec_load::tmdevlab::seed(url))),
             _ => Err("usage: load-gen seed --redis redis://HOST:PORT".into()),
         },
-        _ => Err("usage: load-gen run --url URL [--clients C] [--warmup S] [--secs S] \
+        _ => Err(
+            "usage: load-gen run --url URL [--clients C] [--warmup S] [--secs S] \
                   [--workload counter|tmdevlab] [--protocol V] [--server-pid PID] [--threads N] \
                   | load-gen seed --redis URL"
-            .into()),
+                .into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -638,11 +676,27 @@ mod tests {
         assert_eq!(config.workload, Workload::TmDevLab);
         assert_eq!(config.protocol, Protocol::V2026_07_28);
         assert_eq!((config.server_pid, config.threads), (Some(42), 1));
-        assert!(parse_run(&args("--clients 4")).unwrap_err().contains("--url"));
-        assert!(parse_run(&args("--url x --clients")).unwrap_err().contains("takes a value"));
-        assert!(parse_run(&args("--url x --clients many")).unwrap_err().contains("number"));
+        assert!(
+            parse_run(&args("--clients 4"))
+                .unwrap_err()
+                .contains("--url")
+        );
+        assert!(
+            parse_run(&args("--url x --clients"))
+                .unwrap_err()
+                .contains("takes a value")
+        );
+        assert!(
+            parse_run(&args("--url x --clients many"))
+                .unwrap_err()
+                .contains("number")
+        );
         assert!(parse_run(&args("--url x --clients 0")).is_err());
-        assert!(parse_run(&args("--url x --bogus 1")).unwrap_err().contains("unknown flag"));
+        assert!(
+            parse_run(&args("--url x --bogus 1"))
+                .unwrap_err()
+                .contains("unknown flag")
+        );
     }
 
     #[test]
@@ -665,7 +719,9 @@ mod tests {
         assert!((tools[1].check)(&cart));
         let order = json!({"status": "confirmed", "total": 24.63, "items_count": 2});
         assert!((tools[2].check)(&order));
-        assert!(!(tools[2].check)(&json!({"status": "confirmed", "total": 0.0, "items_count": 2})));
+        assert!(!(tools[2].check)(
+            &json!({"status": "confirmed", "total": 0.0, "items_count": 2})
+        ));
         let body: Value = serde_json::from_slice(&tools[1].body).unwrap();
         assert_eq!(body["params"]["arguments"]["user_id"], "user-00007");
     }

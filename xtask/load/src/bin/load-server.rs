@@ -63,7 +63,10 @@ struct CounterValue {
 }
 
 mod pedelec_tools {
-    use super::*;
+    use super::{
+        CheckoutArgs, Counter, CounterValue, Deps, GetUserCartArgs, SearchProductsArgs,
+        ToolCallContext, ToolError, UpdateCounterArgs, Value, skills, tmdevlab, tool,
+    };
 
     /// Update the visible counter by delta.
     #[tool]
