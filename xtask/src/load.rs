@@ -261,6 +261,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     if options.profile {
         check_perf()?;
+        println!("load: --profile: each server's measured window is recorded as\n{PROFILE_HINT}");
     }
     println!("load: machine: {}", uptime());
     let mut env = Environment {
@@ -529,8 +530,8 @@ fn uptime() -> String {
 }
 
 /// The perf commands `--profile` runs (and a person can run by hand).
-pub const PROFILE_HINT: &str = "perf record -e cpu-clock -F 999 --call-graph dwarf,16384 -p SERVER_PID -o perf.data -- sleep SECS
-perf report -i perf.data --stdio --no-children --sort symbol --percent-limit 0.7
+pub const PROFILE_HINT: &str = "perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p SERVER_PID -o perf.data -- sleep SECS
+perf report -i perf.data --stdio --children --sort symbol -g none --percent-limit 0.7
 (Debian's linux-perf: `apt-get install linux-perf`. Hardware counters may be missing in a
 virtual machine, as here: `perf stat -e instructions true` tells; cpu-clock sampling works.)";
 
@@ -553,7 +554,7 @@ fn perf_record(
     Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "sleep {warmup} && exec perf record -q -e cpu-clock -F 999 --call-graph dwarf,16384 -p {pid} -o {} -- sleep {secs}",
+            "sleep {warmup} && exec perf record -q -e cpu-clock -F 499 --call-graph dwarf,16384 -p {pid} -o {} -- sleep {secs}",
             data.display()
         ))
         .stdout(Stdio::null())
@@ -561,6 +562,23 @@ fn perf_record(
         .spawn()
         .map_err(|e| format!("cannot run perf: {e}"))
 }
+
+/// Frames every async Rust server has on its stack (the runtime, thread start): left out
+/// of the inclusive listing, which is about where a call's time goes.
+const GENERIC_FRAMES: [&str; 12] = [
+    "tokio::runtime::",
+    "std::sys::",
+    "start_thread",
+    "clone3",
+    "0xffffffffffffffff",
+    "core::ops::function::",
+    "core::future::poll_fn",
+    "entry_SYSCALL",
+    "do_syscall_64",
+    "FnOnce::call_once",
+    "std::panicking",
+    "std::panic::",
+];
 
 fn print_profile(data: &Path) -> Result<(), String> {
     let report = |children: bool| -> Result<String, String> {
@@ -571,29 +589,47 @@ fn print_profile(data: &Path) -> Result<(), String> {
             } else {
                 "--no-children"
             })
-            .args(["--percent-limit", "1.5", "-i"])
+            .args(["--percent-limit", "0.7", "-i"])
             .arg(data)
             .output()
             .map_err(|e| format!("cannot run perf report: {e}"))?;
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        let text: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(tidy_perf_line)
+            .filter(|l| !l.is_empty())
+            .collect();
+        Ok(text.join("\n"))
     };
-    println!("  perf: {} (self time, top symbols):", data.display());
-    for line in report(false)?
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(25)
-    {
-        println!("    {}", line.trim_end());
+    let flat = report(false)?;
+    let inclusive = report(true)?;
+    let text = data.with_extension("txt");
+    std::fs::write(
+        &text,
+        format!("# self time\n{flat}\n\n# inclusive time (callers included)\n{inclusive}\n"),
+    )
+    .map_err(|e| format!("cannot write {}: {e}", text.display()))?;
+    println!("  perf: self time, top symbols ({}):", text.display());
+    for line in flat.lines().take(15) {
+        println!("    {line}");
     }
-    println!("  perf: inclusive time (callers included), top symbols:");
-    for line in report(true)?
+    println!("  perf: inclusive time (callers included), runtime frames left out:");
+    for line in inclusive
         .lines()
-        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !GENERIC_FRAMES.iter().any(|g| l.contains(g)))
         .take(40)
     {
-        println!("    {}", line.trim_end());
+        println!("    {line}");
     }
     Ok(())
+}
+
+/// A line of `perf report --stdio` without its padding and empty trailing columns.
+fn tidy_perf_line(line: &str) -> String {
+    let mut line = line.trim_end();
+    while let Some(rest) = line.strip_suffix('-') {
+        line = rest.trim_end();
+    }
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -678,5 +714,16 @@ mod tests {
         assert_eq!(m.cpu_us_per_call("server"), Some(250.0));
         assert_eq!(m.cpu_us_per_call("gen"), Some(50.0));
         assert_eq!(Measure::parse("first_error x"), None);
+    }
+
+    #[test]
+    fn perf_lines() {
+        assert_eq!(
+            tidy_perf_line(
+                "    12.09%     0.04%  [.] rmcp::expect_json::{{closure}}          -      -   "
+            ),
+            "12.09% 0.04% [.] rmcp::expect_json::{{closure}}"
+        );
+        assert_eq!(tidy_perf_line("   "), "");
     }
 }
