@@ -334,7 +334,10 @@ pub fn router(catalog: Arc<Catalog>) -> Router {
 }
 
 #[cfg(test)]
-#[allow(clippy::float_cmp, reason = "prices rounded to cents: exactly what the JSON carries")]
+#[allow(
+    clippy::float_cmp,
+    reason = "prices rounded to cents: exactly what the JSON carries"
+)]
 mod tests {
     use super::*;
 

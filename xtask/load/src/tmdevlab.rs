@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::aio::MultiplexedConnection;
 use rmcp::schemars;
@@ -42,10 +42,13 @@ impl Deps {
         server_type: &'static str,
     ) -> Result<Self, String> {
         let client = redis::Client::open(redis_url).map_err(|e| format!("{redis_url}: {e}"))?;
-        let redis = client
+        let mut redis = client
             .get_multiplexed_async_connection()
             .await
             .map_err(|e| format!("cannot connect to Redis at {redis_url}: {e}"))?;
+        // redis-rs gives up on an answer after 500 ms by default: too short on a machine
+        // shared with other work, where a call should be slow rather than fail.
+        redis.set_response_timeout(Duration::from_secs(10));
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(64)
             .tcp_nodelay(true)
@@ -324,13 +327,19 @@ pub async fn seed(redis_url: &str) -> Result<(), String> {
         .get_multiplexed_async_connection()
         .await
         .map_err(|e| format!("cannot connect to Redis at {redis_url}: {e}"))?;
+    redis.set_response_timeout(Duration::from_secs(60));
     let fail = |e: redis::RedisError| format!("seeding Redis: {e}");
     redis::cmd("FLUSHALL")
         .query_async::<()>(&mut redis)
         .await
         .map_err(fail)?;
+    // Pipelines of about 1,000 commands, as the benchmark's seeder sends them.
     let mut pipe = redis::pipe();
     for n in 1..=10_000u64 {
+        if n % 1_000 == 0 {
+            pipe.query_async::<()>(&mut redis).await.map_err(fail)?;
+            pipe = redis::pipe();
+        }
         let mut items = vec![
             ((n * 7) % 100_000 + 1, 1 + n % 3),
             ((n * 13) % 100_000 + 1, 1 + n % 2),
@@ -362,6 +371,10 @@ pub async fn seed(redis_url: &str) -> Result<(), String> {
             .ignore();
     }
     for n in 1..=1_000u64 {
+        if n % 50 == 0 {
+            pipe.query_async::<()>(&mut redis).await.map_err(fail)?;
+            pipe = redis::pipe();
+        }
         let key = format!("bench:history:user-{n:05}");
         for j in 1..=20u64 {
             #[allow(clippy::cast_precision_loss, reason = "small integers")]
@@ -379,6 +392,10 @@ pub async fn seed(redis_url: &str) -> Result<(), String> {
     pipe.query_async::<()>(&mut redis).await.map_err(fail)?;
     let mut pipe = redis::pipe();
     for i in 1..=100_000u64 {
+        if i % 5_000 == 0 {
+            pipe.query_async::<()>(&mut redis).await.map_err(fail)?;
+            pipe = redis::pipe();
+        }
         pipe.cmd("ZADD")
             .arg("bench:popular")
             .arg(i * 7 % 10_000)
