@@ -484,7 +484,7 @@ fn report(options: &Options, results: &BTreeMap<(usize, String), Vec<Measure>>) 
             );
         }
     }
-    if !options.kinds.iter().any(|k| k == "pedelec") {
+    if !options.kinds.iter().any(|k| k == "pedelec") || options.kinds.len() < 2 {
         return;
     }
     println!(
@@ -612,10 +612,13 @@ fn print_profile(data: &Path) -> Result<(), String> {
     for line in flat.lines().take(15) {
         println!("    {line}");
     }
-    println!("  perf: inclusive time (callers included), runtime frames left out:");
+    println!(
+        "  perf: inclusive time (callers included), user space, runtime frames left out \
+         (on loopback a send's time includes the peer's receive, in the kernel):"
+    );
     for line in inclusive
         .lines()
-        .filter(|l| !GENERIC_FRAMES.iter().any(|g| l.contains(g)))
+        .filter(|l| !l.contains("[k]") && !GENERIC_FRAMES.iter().any(|g| l.contains(g)))
         .take(40)
     {
         println!("    {line}");

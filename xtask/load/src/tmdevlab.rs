@@ -327,7 +327,7 @@ pub async fn seed(redis_url: &str) -> Result<(), String> {
         .get_multiplexed_async_connection()
         .await
         .map_err(|e| format!("cannot connect to Redis at {redis_url}: {e}"))?;
-    redis.set_response_timeout(Duration::from_secs(60));
+    redis.set_response_timeout(Duration::from_secs(30));
     let fail = |e: redis::RedisError| format!("seeding Redis: {e}");
     redis::cmd("FLUSHALL")
         .query_async::<()>(&mut redis)

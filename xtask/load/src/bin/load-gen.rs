@@ -23,6 +23,7 @@
 //!   `tools/call`, `tools/list`); latency is the tool calls'.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -203,10 +204,14 @@ impl Tally {
     }
 }
 
+/// The connection's I/O driver (hyper's `Connection` future), polled by the client's own
+/// task while a request is out, rather than spawned: no hop between tasks per request.
+type Driver = Pin<Box<hyper::client::conn::http1::Connection<TokioIo<TcpStream>, Body>>>;
+
 /// One kept-alive HTTP/1.1 connection.
 struct Connection {
     target: Arc<Target>,
-    send: Option<SendRequest<Body>>,
+    open: Option<(SendRequest<Body>, Driver)>,
 }
 
 struct Answer {
@@ -216,19 +221,22 @@ struct Answer {
 }
 
 impl Connection {
-    async fn open(&mut self) -> Result<&mut SendRequest<Body>, String> {
-        if self.send.as_ref().is_some_and(|s| !s.is_closed()) {
-            return Ok(self.send.as_mut().expect("checked"));
+    fn new(target: Arc<Target>) -> Self {
+        Connection { target, open: None }
+    }
+
+    async fn open(&mut self) -> Result<&mut (SendRequest<Body>, Driver), String> {
+        if self.open.as_ref().is_some_and(|(s, _)| !s.is_closed()) {
+            return Ok(self.open.as_mut().expect("checked"));
         }
         let stream = TcpStream::connect(self.target.addr)
             .await
             .map_err(|e| format!("connect: {e}"))?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        let (send, driver) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("handshake: {e}"))?;
-        tokio::spawn(connection);
-        Ok(self.send.insert(send))
+        Ok(self.open.insert((send, Box::pin(driver))))
     }
 
     /// Sends one request and reads its whole answer.
@@ -249,8 +257,8 @@ impl Connection {
         if let Some(session) = session {
             request.headers_mut().insert(SESSION_ID, session.clone());
         }
-        let send = self.open().await?;
-        let result = async {
+        let (send, driver) = self.open().await?;
+        let exchange = async {
             send.ready().await.map_err(|e| e.to_string())?;
             let response = send
                 .send_request(request)
@@ -269,11 +277,18 @@ impl Connection {
                 session,
                 body,
             })
-        }
-        .await;
+        };
+        let result = tokio::select! {
+            biased;
+            answer = exchange => answer,
+            ended = driver.as_mut() => Err(match ended {
+                Ok(()) => "the server closed the connection".to_owned(),
+                Err(e) => e.to_string(),
+            }),
+        };
         if result.is_err() {
             // Reconnect for the next request.
-            self.send = None;
+            self.open = None;
         }
         result
     }
@@ -312,7 +327,7 @@ async fn counter_client(target: Arc<Target>, protocol: Protocol, window: Window)
         "update_counter",
         &json!({"delta": 1}),
     ));
-    let mut connection = Connection { target, send: None };
+    let mut connection = Connection::new(target);
     let mut tally = Tally::default();
     while Instant::now() < window.end {
         let started = Instant::now();
@@ -488,7 +503,7 @@ async fn tmdevlab_client(target: Arc<Target>, vu: usize, window: Window) -> Tall
         initialized: Bytes::from(wire::initialized()),
         list: Bytes::from(wire::tools_list(2)),
     };
-    let mut connection = Connection { target, send: None };
+    let mut connection = Connection::new(target);
     let mut tally = Tally::default();
     while Instant::now() < window.end {
         for tool in &tools {
