@@ -448,6 +448,12 @@ fn report(options: &Options, results: &BTreeMap<(usize, String), Vec<Measure>>) 
         Workload::Counter => "calls/s",
         Workload::TmDevLab => "req/s",
     };
+    if options.workload == Workload::TmDevLab {
+        println!(
+            "(req/s counts what the k6 script counts: initialize, tools/call, tools/list; \
+             latency and CPU are per tool call, CPU including the requests around it)"
+        );
+    }
     println!(
         "clients  server   {throughput:>9}  mean µs  p50 µs  p90 µs  p95 µs  p99 µs  server CPU µs/call  gen CPU µs/call  RSS KiB (peak)  errors"
     );
