@@ -1,5 +1,6 @@
 //! `cargo xtask <task>`: project chores, with std alone (and `analyzeme` to read rustc profiles,
-//! `serde_json` to read the MCP conformance suite's results).
+//! `serde_json` to read the MCP conformance suite's results); the load benchmarks' servers and
+//! generator are a crate of their own (`xtask/load`).
 //!
 //! - `ci`: what CI runs (`bash .ci/run`).
 //! - `bless`: refresh the UI (`TRYBUILD=overwrite`) and snapshot/golden (`UPDATE_EXPECT=1`)
@@ -17,12 +18,20 @@
 //!   MCP conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
 //!   server scenario that applies to a tools server at each revision (`conformance.rs`).
 //! - `layers`: check that `pedelec-core`'s modules form layers, with no cycle (`layers.rs`).
+//! - `load [FLAGS]`: MCP over HTTP under load, pedelec beside rmcp and the transport floor,
+//!   or the TM Dev Lab v2 workload against Redis (`load.rs`; the servers and the generator
+//!   are the `xtask/load` crate).
+//! - `replicas [--calls N]`: three `McpHttp` counters behind nginx (`replicas.rs`).
 
 mod compile_bench;
 mod compile_profile;
 mod conformance;
+mod debs;
 mod layers;
+mod load;
 mod mcp_clients;
+mod replicas;
+mod services;
 mod soak;
 
 use std::ffi::OsString;
@@ -48,7 +57,16 @@ tasks:
                    examples/mcp_conformance.rs over HTTP (stateful sessions for 2025-11-25
                    clients unless --stateless): every scenario that applies to a
                    tools server, one table; --list: the plan and why scenarios do not apply
-  layers           check that pedelec-core's modules form layers (no cycle)";
+  layers           check that pedelec-core's modules form layers (no cycle)
+  load [--workload counter|tmdevlab] [--rounds N] [--clients 1,16,64]
+       [--kinds pedelec,rmcp,floor] [--warmup SECS] [--secs SECS]
+       [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile]
+                   MCP over HTTP under load: pedelec's McpHttp, rmcp's own server and
+                   a bare axum floor (counter), or the TM Dev Lab v2 tools against Redis
+                   (tmdevlab); interleaved rounds, medians, ratios; --profile: perf
+  replicas [--calls N]
+                   three McpHttp counters behind nginx (Debian's, under target/debs/):
+                   calls spread over all three";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -74,6 +92,8 @@ fn main() -> ExitCode {
         Some("mcp-clients") => mcp_clients::install(&root),
         Some("layers") => layers::run(&root),
         Some("conformance") => conformance::run(&root, &rest),
+        Some("load") => load::run(&root, &rest),
+        Some("replicas") => replicas::run(&root, &rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

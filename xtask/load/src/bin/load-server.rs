@@ -1,0 +1,357 @@
+//! One server of `cargo xtask load`, on loopback, in its own process so that its memory and
+//! CPU time are its own:
+//!
+//! ```text
+//! load-server --kind pedelec|rmcp|floor|api [--addr 127.0.0.1:0] [--workload counter|tmdevlab]
+//!             [--redis redis://127.0.0.1:6379] [--api http://127.0.0.1:8100]
+//! ```
+//!
+//! - `pedelec`: a session served by `pedelec::bridge::McpHttp` (stateless, its defaults);
+//! - `rmcp`: rmcp's own `StreamableHttpService`, configured as `McpHttp` configures it
+//!   (stateless, JSON answers, loopback hosts), with the same tools written with rmcp's
+//!   `#[tool]`;
+//! - `floor` (counter workload only): the transport floor, a bare axum handler that parses
+//!   the JSON-RPC `tools/call` with `serde_json` and builds the same result JSON;
+//! - `api`: the TM Dev Lab v2 catalog the tools of the `tmdevlab` workload call.
+//!
+//! The `counter` workload serves `update_counter(delta) -> {value}`; `tmdevlab` serves the
+//! benchmark's three tools (`pedelec_load::tmdevlab`), which need `--redis` and `--api`.
+//! The first line printed is `listening <address>`. All run on tokio's multi-thread runtime
+//! with its defaults (one worker per core).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use axum::body::Bytes;
+use axum::http::header;
+use axum::response::IntoResponse;
+use pedelec::bridge::McpHttp;
+use pedelec::{Session, ToolArgs, ToolCallContext, ToolError, ToolOutput, skills, tool};
+use pedelec_load::tmdevlab::{self, CheckoutArgs, Deps, GetUserCartArgs, SearchProductsArgs};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler, schemars, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+/// The counter every `update_counter` call moves.
+#[derive(Debug, Default)]
+struct Counter(AtomicI64);
+
+impl Counter {
+    fn add(&self, delta: i64) -> i64 {
+        self.0.fetch_add(delta, Ordering::Relaxed) + delta
+    }
+}
+
+#[derive(Debug, Deserialize, ToolArgs, schemars::JsonSchema)]
+struct UpdateCounterArgs {
+    /// How much to add to the counter.
+    delta: i64,
+}
+
+/// The counter's value after a change.
+#[derive(Debug, Serialize, ToolOutput, schemars::JsonSchema)]
+struct CounterValue {
+    /// The new value.
+    value: i64,
+}
+
+mod pedelec_tools {
+    use super::{
+        CheckoutArgs, Counter, CounterValue, Deps, GetUserCartArgs, SearchProductsArgs,
+        ToolCallContext, ToolError, UpdateCounterArgs, Value, skills, tmdevlab, tool,
+    };
+
+    /// Update the visible counter by delta.
+    #[tool]
+    async fn update_counter(
+        args: UpdateCounterArgs,
+        ctx: ToolCallContext,
+    ) -> Result<CounterValue, ToolError> {
+        Ok(CounterValue {
+            value: ctx.state::<Counter>()?.add(args.delta),
+        })
+    }
+
+    skills![
+        pub enum CounterTools,
+        guidance = "Move the counter.",
+        tools = [update_counter],
+    ];
+
+    /// Search products by category and price range, merged with popularity data
+    #[tool]
+    async fn search_products(
+        args: SearchProductsArgs,
+        ctx: ToolCallContext,
+    ) -> Result<Value, ToolError> {
+        tmdevlab::search_products(ctx.state::<Deps>()?, &args)
+            .await
+            .map_err(ToolError::new)
+    }
+
+    /// Get user cart details with recent order history
+    #[tool]
+    async fn get_user_cart(
+        args: GetUserCartArgs,
+        ctx: ToolCallContext,
+    ) -> Result<Value, ToolError> {
+        tmdevlab::get_user_cart(ctx.state::<Deps>()?, &args)
+            .await
+            .map_err(ToolError::new)
+    }
+
+    /// Process checkout: calculate total, update rate limit, record history
+    #[tool]
+    async fn checkout(args: CheckoutArgs, ctx: ToolCallContext) -> Result<Value, ToolError> {
+        tmdevlab::checkout(ctx.state::<Deps>()?, &args)
+            .await
+            .map_err(ToolError::new)
+    }
+
+    skills![
+        pub enum TmDevLabTools,
+        guidance = "Search products, read carts, check out.",
+        tools = [search_products, get_user_cart, checkout],
+    ];
+}
+
+/// The counter in plain rmcp.
+#[derive(Clone)]
+struct RmcpCounter {
+    counter: Arc<Counter>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl RmcpCounter {
+    /// Update the visible counter by delta.
+    #[rmcp::tool]
+    async fn update_counter(
+        &self,
+        Parameters(args): Parameters<UpdateCounterArgs>,
+    ) -> Json<CounterValue> {
+        Json(CounterValue {
+            value: self.counter.add(args.delta),
+        })
+    }
+}
+
+// The stored router (the default, `Self::tool_router()`, would build one per call).
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RmcpCounter {}
+
+/// The TM Dev Lab v2 tools in plain rmcp: the same functions, rmcp's `#[tool]` around them.
+#[derive(Clone)]
+struct RmcpTmDevLab {
+    deps: Deps,
+    tool_router: ToolRouter<Self>,
+}
+
+/// A tool's answer as rmcp sends it: the object as text and as `structuredContent` (what
+/// pedelec sends too), or a tool error.
+#[allow(clippy::unnecessary_wraps, reason = "rmcp's tool signature")]
+fn rmcp_result(result: Result<Value, String>) -> Result<CallToolResult, ErrorData> {
+    Ok(match result {
+        Ok(value) => CallToolResult::structured(value),
+        Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+    })
+}
+
+#[tool_router]
+impl RmcpTmDevLab {
+    /// Search products by category and price range, merged with popularity data
+    #[rmcp::tool]
+    async fn search_products(
+        &self,
+        Parameters(args): Parameters<SearchProductsArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        rmcp_result(tmdevlab::search_products(&self.deps, &args).await)
+    }
+
+    /// Get user cart details with recent order history
+    #[rmcp::tool]
+    async fn get_user_cart(
+        &self,
+        Parameters(args): Parameters<GetUserCartArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        rmcp_result(tmdevlab::get_user_cart(&self.deps, &args).await)
+    }
+
+    /// Process checkout: calculate total, update rate limit, record history
+    #[rmcp::tool]
+    async fn checkout(
+        &self,
+        Parameters(args): Parameters<CheckoutArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        rmcp_result(tmdevlab::checkout(&self.deps, &args).await)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RmcpTmDevLab {}
+
+/// rmcp's service as `McpHttp` configures it: stateless, JSON answers, loopback hosts (the
+/// defaults of `StreamableHttpServerConfig`).
+fn rmcp_router<S: ServerHandler + Clone + Send + Sync + 'static>(server: S) -> axum::Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    axum::Router::new().route_service("/mcp", service)
+}
+
+#[derive(Deserialize)]
+struct FloorRequest {
+    id: Value,
+    params: FloorParams,
+}
+
+#[derive(Deserialize)]
+struct FloorParams {
+    arguments: FloorArgs,
+}
+
+#[derive(Deserialize)]
+struct FloorArgs {
+    delta: i64,
+}
+
+/// The transport floor: what any server must do for this call over HTTP with JSON-RPC
+/// (parse the request, run the tool, write the result) and nothing more.
+fn floor_router() -> axum::Router {
+    let counter = Arc::new(Counter::default());
+    axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: Bytes| {
+            let counter = counter.clone();
+            async move {
+                let Ok(request) = serde_json::from_slice::<FloorRequest>(&body) else {
+                    return (axum::http::StatusCode::BAD_REQUEST, "bad request").into_response();
+                };
+                let value = json!({"value": counter.add(request.params.arguments.delta)});
+                let answer = json!({
+                    "jsonrpc": "2.0",
+                    "id": request.id,
+                    "result": {
+                        "content": [{"type": "text", "text": value.to_string()}],
+                        "structuredContent": value,
+                        "isError": false,
+                    },
+                });
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    serde_json::to_vec(&answer).expect("JSON values serialize"),
+                )
+                    .into_response()
+            }
+        }),
+    )
+}
+
+struct Args {
+    kind: String,
+    addr: String,
+    workload: String,
+    redis: Option<String>,
+    api: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        kind: String::new(),
+        addr: "127.0.0.1:0".into(),
+        workload: "counter".into(),
+        redis: None,
+        api: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("`{flag}` takes a value"));
+        match flag.as_str() {
+            "--kind" => args.kind = value()?,
+            "--addr" => args.addr = value()?,
+            "--workload" => args.workload = value()?,
+            "--redis" => args.redis = Some(value()?),
+            "--api" => args.api = Some(value()?),
+            _ => return Err(format!("unknown flag `{flag}`")),
+        }
+    }
+    Ok(args)
+}
+
+async fn deps(args: &Args, server_type: &'static str) -> Result<Deps, String> {
+    let (Some(redis), Some(api)) = (&args.redis, &args.api) else {
+        return Err("the tmdevlab workload needs --redis URL and --api URL".into());
+    };
+    Deps::connect(redis, api, server_type).await
+}
+
+async fn serve(args: Args) -> Result<(), String> {
+    let listener = TcpListener::bind(&args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    let addr: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
+    let app = match (args.kind.as_str(), args.workload.as_str()) {
+        ("pedelec", workload) => {
+            let session = match workload {
+                "counter" => Session::builder(pedelec_tools::CounterTools::skills().untyped())
+                    .state(Counter::default())
+                    .create(),
+                "tmdevlab" => Session::builder(pedelec_tools::TmDevLabTools::skills().untyped())
+                    .state(deps(&args, "pedelec").await?)
+                    .create(),
+                other => return Err(format!("unknown workload `{other}`")),
+            }
+            .map_err(|e| e.to_string())?;
+            println!("listening {addr}");
+            return session
+                .serve(McpHttp::from_listener(listener))
+                .await
+                .map_err(|e| e.to_string());
+        }
+        ("rmcp", "counter") => rmcp_router(RmcpCounter {
+            counter: Arc::default(),
+            tool_router: RmcpCounter::tool_router(),
+        }),
+        ("rmcp", "tmdevlab") => rmcp_router(RmcpTmDevLab {
+            deps: deps(&args, "rmcp").await?,
+            tool_router: RmcpTmDevLab::tool_router(),
+        }),
+        ("floor", "counter") => floor_router(),
+        ("api", _) => pedelec_load::catalog::router(Arc::default()),
+        (kind, workload) => {
+            return Err(format!(
+                "no `{kind}` server for the `{workload}` workload (kinds: pedelec, rmcp, \
+                 floor (counter only), api; workloads: counter, tmdevlab)"
+            ));
+        }
+    };
+    println!("listening {addr}");
+    axum::serve(listener, app).await.map_err(|e| e.to_string())
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let result = match parse_args() {
+        Ok(args) => serve(args).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("load-server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
