@@ -207,10 +207,10 @@ pub use pedelec_macros::tool;
 ///
 /// The enum (`Clone`, `Copy`, `Eq`, `Ord`, `Hash`, `Debug`; each variant documented) with
 /// `ALL` (every tool, in order), `const fn as_str` (the wire name, the tool's `#[tool]`
-/// name), `Display`, `FromStr` (its error, [`UnknownToolName`], lists the valid names),
+/// name), `Display`, `FromStr` (its error, [`UnknownToolName`](skills::UnknownToolName), lists the valid names),
 /// `Serialize`/`Deserialize` as the wire name, `skills()` (the [`SkillsInput`], handlers
-/// included) and `manifest()` (the [`SerializableSkillsManifest`]); it implements
-/// [`SkillSet`], and every listed tool implements [`InSkillSet`] for it, so a typed handler
+/// included) and `manifest()` (the [`SerializableSkillsManifest`](manifest::SerializableSkillsManifest)); it implements
+/// [`SkillSet`](skills::SkillSet), and every listed tool implements [`InSkillSet`](skills::InSkillSet) for it, so a typed handler
 /// for a tool outside the set does not compile.
 ///
 /// Compile errors, at the entry and naming the tool: two tools with the same name, two

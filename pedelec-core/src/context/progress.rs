@@ -1,9 +1,11 @@
-//! Progress reports: what a handler says with [`ToolCallContext::progress`](super::ToolCallContext::progress),
-//! and where it goes ([`ProgressSink`]).
+//! Progress reports: what a handler says with
+//! [`ToolCallContext::progress`](super::ToolCallContext::progress), and where it goes
+//! ([`ProgressSink`]).
 
 use serde::Serialize;
 
-/// How far a call has come, as its handler reports it with [`ToolCallContext::progress`].
+/// How far a call has come, as its handler reports it with
+/// [`ToolCallContext::progress`](super::ToolCallContext::progress).
 ///
 /// The JSON Lines bridge sends it as a `tool_progress` message; the MCP bridge as
 /// `notifications/progress` when the client asked for progress.
