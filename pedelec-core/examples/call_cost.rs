@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The difference of the two totals divided by 2000 is the cost of one call, without the
-//! set-up. Modes: `raw` (`Session::call_raw` in process), `json_lines` (sequential calls
+//! set-up. Modes: `raw` (`Session::call_raw` in process), `layer` (the same through one
+//! pass-through tower layer), `rate_limit` (under a per-caller rate limit), `json_lines` (sequential calls
 //! over an in-memory JSON Lines pipe, both ends on one current-thread runtime), `floor`
 //! (the same call with plain `serde_json` and a direct function call: what `raw` is
 //! measured against).
@@ -19,11 +20,18 @@
 mod support;
 
 use pedelec_core::Session;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pedelec_core::CallOptions;
 use pedelec_core::bridge::JsonLines;
+use pedelec_core::context::Caller;
+use pedelec_core::session::{RateLimit, from_fn};
 use pedelec_core::skills::SkillSet;
 use serde_json::value::RawValue;
 use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tower_service::Service as _;
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -46,6 +54,28 @@ fn main() {
                 for _ in 0..n {
                     let out = session.call_raw("update_counter", &args).await;
                     assert!(out.starts_with("{\"ok\":true"));
+                }
+            }
+            "layer" | "rate_limit" => {
+                // The same call, through one pass-through layer, or under a per-caller rate
+                // limit that never refuses (with a caller, as a bridge would give).
+                let builder = Session::builder(ToolName::skills()).state(Counter::default());
+                let session = if mode == "layer" {
+                    builder.layer(from_fn(|call, mut next| async move {
+                        next.call(call).await.unwrap_or_else(|never| match never {})
+                    }))
+                } else {
+                    builder.rate_limit(RateLimit::per_caller(u32::MAX, Duration::from_millis(1)))
+                }
+                .create()
+                .expect("a session");
+                let caller = Arc::new(Caller::new("alice"));
+                for _ in 0..n {
+                    let options = CallOptions::new().caller(caller.clone());
+                    let out = session
+                        .call_raw_with("update_counter", r#"{"delta":1}"#, options)
+                        .await;
+                    assert!(out.starts_with("{\"ok\":true"), "{out}");
                 }
             }
             "json_lines" => {
@@ -73,7 +103,7 @@ fn main() {
                     assert!(out.starts_with("{\"value\":"));
                 }
             }
-            other => panic!("unknown mode {other:?}: raw, json_lines or floor"),
+            other => panic!("unknown mode {other:?}: raw, layer, rate_limit, json_lines or floor"),
         }
     });
 }

@@ -2,12 +2,14 @@
 //!
 //! - `mod.rs`: the context itself (call id, tool, deadline, state, progress), and how a
 //!   session makes one per call and reuses its allocation for the next call;
+//! - `caller`: [`Caller`], who makes the call and which scopes they hold;
 //! - `cancel`: [`Cancellation`], the call's cancellation flag;
 //! - `state`: [`StateMap`], the session's shared state;
 //! - `progress`: [`ProgressUpdate`] and where reports go ([`ProgressSink`]).
 //!
 //! It knows nothing of handlers, tools or sessions.
 
+mod caller;
 mod cancel;
 mod progress;
 mod state;
@@ -16,6 +18,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+pub use caller::Caller;
 use cancel::CancelFlag;
 pub use cancel::Cancellation;
 pub use progress::{ProgressSink, ProgressUpdate};
@@ -42,6 +45,37 @@ pub(crate) enum CallId {
     Local(u64),
 }
 
+impl CallId {
+    /// The id as text (`local-7` for a local one), without the formatting machinery.
+    pub(crate) fn to_text(&self) -> String {
+        match self {
+            CallId::Given(id) => id.to_string(),
+            CallId::Local(n) => {
+                let mut digits = [0u8; 20];
+                let mut at = digits.len();
+                let mut n = *n;
+                loop {
+                    at -= 1;
+                    // A digit: below 10, so the cast keeps it.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let digit = (n % 10) as u8;
+                    digits[at] = b'0' + digit;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                let mut text = String::with_capacity(6 + digits.len() - at);
+                text.push_str("local-");
+                for &d in &digits[at..] {
+                    text.push(char::from(d));
+                }
+                text
+            }
+        }
+    }
+}
+
 impl fmt::Display for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -62,6 +96,7 @@ struct ContextInner {
     cancellation: CallCancel,
     state: Arc<StateMap>,
     progress: Option<ProgressFn>,
+    caller: Option<Arc<Caller>>,
 }
 
 /// A call's progress sink.
@@ -76,6 +111,7 @@ pub(crate) struct CallParts {
     /// The caller's handle; without one, the call's flag lives in the context.
     pub(crate) cancellation: Option<Cancellation>,
     pub(crate) progress: Option<ProgressFn>,
+    pub(crate) caller: Option<Arc<Caller>>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -112,6 +148,7 @@ impl ToolCallContext {
                 timeout,
                 cancellation: Some(cancellation),
                 progress: None,
+                caller: None,
             },
             tool_name.into(),
             state,
@@ -128,6 +165,7 @@ impl ToolCallContext {
             timeout,
             cancellation,
             progress,
+            caller,
         } = parts;
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -142,6 +180,7 @@ impl ToolCallContext {
                 },
                 state,
                 progress,
+                caller,
             }),
         }
     }
@@ -172,6 +211,7 @@ impl ToolCallContext {
             reused.state = state.clone();
         }
         reused.progress = parts.progress;
+        reused.caller = parts.caller;
         self
     }
 
@@ -190,12 +230,23 @@ impl ToolCallContext {
             CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
         }
         inner.progress = None;
+        inner.caller = None;
         Some(self)
     }
 
     /// The tool's name, shared.
     pub(crate) fn tool_name_arc(&self) -> Arc<str> {
         self.inner.tool_name.clone()
+    }
+
+    /// When the call started (its deadline is this plus its timeout).
+    pub(crate) fn started(&self) -> Instant {
+        self.inner.start
+    }
+
+    /// The call's id as an owned string (formatted without caching it).
+    pub(crate) fn call_id_text(&self) -> String {
+        self.inner.call_id.to_text()
     }
 
     /// The call's id, unformatted.
@@ -303,6 +354,14 @@ impl ToolCallContext {
     #[must_use]
     pub fn wants_progress(&self) -> bool {
         self.inner.progress.is_some()
+    }
+
+    /// Who makes the call: the caller a bridge authenticated (`McpHttp` from the access
+    /// token, `JsonLines::caller`), or the one given with `CallOptions::caller`; `None` for
+    /// an anonymous in-process call.
+    #[must_use]
+    pub fn caller(&self) -> Option<&Caller> {
+        self.inner.caller.as_deref()
     }
 
     /// The session's shared state of type `T`.
@@ -445,6 +504,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             cancellation,
             progress: None,
+            caller: None,
         }
     }
 
@@ -515,6 +575,10 @@ mod tests {
 
     #[test]
     fn local_call_ids_are_formatted_when_asked_for() {
+        for n in [0, 7, 10, 12_345, u64::MAX] {
+            assert_eq!(CallId::Local(n).to_text(), format!("local-{n}"));
+        }
+        assert_eq!(CallId::Given("c-1".into()).to_text(), "c-1");
         let ctx = ctx_of(7, "t", None);
         assert_eq!(ctx.call_id(), "local-7");
         assert_eq!(ctx.call_id(), "local-7");

@@ -25,7 +25,7 @@ use super::dispatch::{CallSetup, Shared, cancelled_error};
 use crate::call::args::ArgsIn;
 use crate::call::encode::{Encoding, to_json_text, to_tool_result};
 use crate::call::handler::panic_error;
-use crate::context::{CallId, Cancellation, ProgressFn, ProgressSink, ProgressUpdate};
+use crate::context::{CallId, Caller, Cancellation, ProgressFn, ProgressSink, ProgressUpdate};
 use crate::error::ToolResult;
 
 /// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
@@ -48,6 +48,7 @@ pub struct CallOptions {
     call_id: Option<Arc<str>>,
     cancellation: Option<Cancellation>,
     progress: Option<ProgressFn>,
+    caller: Option<Arc<Caller>>,
 }
 
 impl CallOptions {
@@ -90,6 +91,17 @@ impl CallOptions {
         self
     }
 
+    /// Who makes the call: the handler sees it (`ctx.caller()`), a tool declared with
+    /// `#[tool(scopes = [...])]` answers `TOOL_FORBIDDEN` unless the caller holds them all,
+    /// and a per-caller rate limit counts the call against the caller's subject. Without a
+    /// caller the call is anonymous: tools without scopes run, tools with scopes are
+    /// forbidden.
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
+        self
+    }
+
     fn into_setup(self, shared: &Shared) -> CallSetup {
         CallSetup {
             call_id: match self.call_id {
@@ -98,6 +110,7 @@ impl CallOptions {
             },
             cancel: self.cancellation,
             progress: self.progress,
+            caller: self.caller,
         }
     }
 }
@@ -108,6 +121,7 @@ impl fmt::Debug for CallOptions {
             .field("call_id", &self.call_id)
             .field("cancellation", &self.cancellation)
             .field("on_progress", &self.progress.is_some())
+            .field("caller", &self.caller)
             .finish()
     }
 }
@@ -199,6 +213,7 @@ impl<N> Session<N> {
             call_id: CallId::Given(call_id.clone()),
             cancel: Some(cancel.clone()),
             progress: options.progress,
+            caller: options.caller,
         };
         let shared = self.shared.clone();
         let name: Box<str> = name.into();
