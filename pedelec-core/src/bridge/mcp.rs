@@ -3,7 +3,8 @@
 //! [`Mcp`] (stdio, or any reader and writer) and [`McpHttp`](super::McpHttp) (streamable
 //! HTTP).
 //!
-//! - `tools/list` lists the session's tools: `inputSchema` is the argsSchema (always an
+//! - `tools/list` lists the session's tools that the caller may call (a tool declared with
+//!   `#[tool(scopes = [...])]` only to a caller holding them all): `inputSchema` is the argsSchema (always an
 //!   object schema with `properties`, never an empty `{}`), with the definition's `title`,
 //!   `annotations` and `outputSchema` when it has them; the guidance becomes the server's
 //!   `instructions`;
@@ -18,6 +19,10 @@
 //!     contradict a tool's `outputSchema`). A call is never answered with a JSON-RPC error;
 //! - `notifications/cancelled` (or, over stateless HTTP, the client closing the request)
 //!   cancels the call (`TOOL_CANCELLED`);
+//! - every call carries its caller (`ctx.caller()`): over stdio the one given with
+//!   [`Mcp::caller`] (none by default: the calls are anonymous, and a tool with scopes
+//!   answers `TOOL_FORBIDDEN`); over HTTP the one the request authenticated as
+//!   ([`McpHttp`](super::McpHttp));
 //! - `ctx.progress(..)` in the handler sends `notifications/progress` when the call's
 //!   request carried a `progressToken`, and nothing otherwise.
 
@@ -34,6 +39,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::Bridge;
+use crate::context::Caller;
 use crate::error::{Error, ErrorCode, ToolResult};
 use crate::output::OutputSchema;
 use crate::session::Session;
@@ -51,6 +57,7 @@ use crate::tool::ToolDefinition;
 pub struct Mcp<R, W> {
     reader: R,
     writer: W,
+    caller: Option<Arc<Caller>>,
 }
 
 impl Mcp<tokio::io::Stdin, tokio::io::Stdout> {
@@ -64,7 +71,24 @@ impl Mcp<tokio::io::Stdin, tokio::io::Stdout> {
 impl<R, W> Mcp<R, W> {
     /// Over a separate reader (messages from the client) and writer.
     pub fn from_parts(reader: R, writer: W) -> Self {
-        Mcp { reader, writer }
+        Mcp {
+            reader,
+            writer,
+            caller: None,
+        }
+    }
+
+    /// The caller of every call on this connection (`ctx.caller()`; scopes and per-caller
+    /// rate limits apply to it). The stdio transport has no tokens: the client that
+    /// started this process is trusted to be who you say. Without one, calls are
+    /// anonymous: `tools/list` shows only the tools without scopes, and a call of a tool
+    /// with scopes answers `TOOL_FORBIDDEN`. A local server started by the user's own
+    /// MCP host usually trusts it with everything:
+    /// `Mcp::stdio().caller(Caller::new("local").with_every_scope())`.
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
+        self
     }
 }
 
@@ -83,7 +107,7 @@ where
     ) -> impl Future<Output = Result<(), Error>> + Send + 'static {
         let session = session.untyped();
         async move {
-            let handler = Handler::new(&session);
+            let handler = Handler::new(&session).with_caller(self.caller);
             let running = handler
                 .serve((self.reader, self.writer))
                 .await
@@ -115,6 +139,10 @@ struct Inner {
     session: Session,
     /// The tools as `tools/list` shows them, in skill-set order.
     tools: Vec<Tool>,
+    /// Each tool's scopes (same order as `tools`): who may see it.
+    scopes: Vec<Vec<String>>,
+    /// The caller of calls whose request names none (stdio: `Mcp::caller`).
+    caller: Option<Arc<Caller>>,
     /// Each listed tool's outputSchema (same order as `tools`): a success's
     /// `structuredContent` is shaped by it (a non-object output wrapped as `{"result": …}`).
     outputs: Vec<Option<OutputSchema>>,
@@ -130,14 +158,61 @@ impl Handler {
             .iter()
             .map(|d| d.output_schema().copied())
             .collect();
+        let scopes = definitions
+            .iter()
+            .map(|d| d.scopes().iter().map(ToString::to_string).collect())
+            .collect();
         Handler {
             inner: Arc::new(Inner {
                 session: session.clone(),
                 tools,
+                scopes,
+                caller: None,
                 outputs,
                 instructions: manifest.guidance,
             }),
         }
+    }
+
+    /// The same handler, with `caller` for requests that carry none.
+    pub(crate) fn with_caller(self, caller: Option<Arc<Caller>>) -> Self {
+        let Ok(mut inner) = Arc::try_unwrap(self.inner) else {
+            unreachable!("a new handler is not shared yet")
+        };
+        inner.caller = caller;
+        Handler {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The scopes the tool named `name` requires (`None`: no such tool).
+    #[cfg(feature = "oauth")]
+    pub(crate) fn scopes_of(&self, name: &str) -> Option<&[String]> {
+        let i = self.inner.tools.iter().position(|t| t.name == name)?;
+        Some(&self.inner.scopes[i])
+    }
+
+    /// Every scope some tool requires, once each, in skill-set order.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn all_scopes(&self) -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        for scope in self.inner.scopes.iter().flatten() {
+            if !all.contains(scope) {
+                all.push(scope.clone());
+            }
+        }
+        all
+    }
+
+    /// The caller of a request: the one its HTTP request authenticated as (an
+    /// `Arc<Caller>` in the request's extensions), or the connection's.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+            .or(self.inner.caller.as_ref())
+            .cloned()
     }
 
     /// The outputSchema of the tool named `name`, if it lists one.
@@ -206,11 +281,18 @@ impl ServerHandler for Handler {
     fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + Send + '_ {
-        std::future::ready(Ok(ListToolsResult::with_all_items(
-            self.inner.tools.clone(),
-        )))
+        let caller = self.caller(&context);
+        let tools = self
+            .inner
+            .tools
+            .iter()
+            .zip(&self.inner.scopes)
+            .filter(|(_, scopes)| may_list(caller.as_deref(), scopes))
+            .map(|(tool, _)| tool.clone())
+            .collect();
+        std::future::ready(Ok(ListToolsResult::with_all_items(tools)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -229,7 +311,9 @@ impl ServerHandler for Handler {
         async move {
             // A call without `arguments` is a call with none (a no-parameter tool).
             let args = Value::Object(request.arguments.unwrap_or_default());
-            let result = call::run(&self.inner.session, &request.name, args, &context).await;
+            let caller = self.caller(&context);
+            let result =
+                call::run(&self.inner.session, &request.name, args, caller, &context).await;
             let output = self.output_schema(&request.name);
             Ok(to_call_tool_result(result, output).into())
         }
@@ -246,8 +330,10 @@ mod call {
     use serde_json::Value;
     use tokio::sync::mpsc;
 
+    use std::sync::Arc;
+
     use crate::CallOptions;
-    use crate::context::{Cancellation, ProgressUpdate};
+    use crate::context::{Caller, Cancellation, ProgressUpdate};
     use crate::error::ToolResult;
     use crate::session::Session;
 
@@ -255,10 +341,14 @@ mod call {
         session: &Session,
         name: &str,
         args: Value,
+        caller: Option<Arc<Caller>>,
         context: &RequestContext<RoleServer>,
     ) -> ToolResult {
         let cancel = Cancellation::new();
         let mut options = CallOptions::new().cancellation(cancel.clone());
+        if let Some(caller) = caller {
+            options = options.caller(caller);
+        }
         let token = context.meta.get_progress_token();
         let (updates, mut updated) = mpsc::unbounded_channel::<ProgressUpdate>();
         if token.is_some() {
@@ -314,6 +404,14 @@ mod call {
         // A client that went away misses its progress; the call goes on.
         let _ = context.peer.notify_progress(param).await;
     }
+}
+
+/// Whether a caller may see a tool that requires `scopes` (`tools/list`): a tool without
+/// scopes is open to every caller, one with scopes to a caller holding them all (an
+/// anonymous caller holds none). A call of a tool not listed is answered `TOOL_FORBIDDEN`
+/// (over HTTP with OAuth, `403 insufficient_scope`).
+pub(crate) fn may_list<S: AsRef<str>>(caller: Option<&Caller>, scopes: &[S]) -> bool {
+    scopes.is_empty() || caller.is_some_and(|c| c.holds_all(scopes))
 }
 
 /// A call's `CallToolResult`. On success, `structuredContent` is the value shaped by the

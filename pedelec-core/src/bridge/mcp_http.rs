@@ -11,7 +11,12 @@
 //!   names (`localhost`, `127.0.0.1`, `::1`, any port);
 //! - with [`bearer_token`](McpHttp::bearer_token), every request must carry
 //!   `Authorization: Bearer <token>` (`401 Unauthorized` otherwise; compared in constant
-//!   time);
+//!   time), and its calls' caller (`ctx.caller()`) is `"bearer"`, holding every scope;
+//!   with `oauth` (cargo feature `oauth`), the server is an OAuth 2.1 resource server
+//!   (`bridge::OAuth`): each request's access token says who calls and with which scopes,
+//!   `tools/list` shows the tools the caller may call, and a call of another one is
+//!   answered `403` with `WWW-Authenticate: Bearer error="insufficient_scope"`. Without
+//!   either, calls are anonymous (a tool with scopes answers `TOOL_FORBIDDEN`);
 //! - request bodies are limited ([`max_body_bytes`](McpHttp::max_body_bytes), 4 MiB by
 //!   default; `413 Payload Too Large` beyond);
 //! - shutdown is graceful: once the shutdown signal fires, no connection is accepted, and
@@ -38,6 +43,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::Bridge;
 use super::mcp::Handler;
+#[cfg(feature = "oauth")]
+use super::oauth::{OAuth, OAuthLayer};
+use crate::context::Caller;
 use crate::error::{Error, ErrorCode};
 use crate::session::Session;
 
@@ -90,6 +98,8 @@ struct Options {
     allowed_origins: Option<Vec<String>>,
     max_body_bytes: usize,
     stateful: bool,
+    #[cfg(feature = "oauth")]
+    oauth: Option<OAuth>,
 }
 
 impl fmt::Debug for McpHttp {
@@ -125,6 +135,8 @@ impl McpHttp {
                 allowed_origins: None,
                 max_body_bytes: DEFAULT_MAX_BODY_BYTES,
                 stateful: false,
+                #[cfg(feature = "oauth")]
+                oauth: None,
             },
             shutdown: None,
         }
@@ -160,10 +172,27 @@ impl McpHttp {
     }
 
     /// Requires `Authorization: Bearer <token>` on every request (`401 Unauthorized`
-    /// otherwise, with `WWW-Authenticate: Bearer`).
+    /// otherwise, with `WWW-Authenticate: Bearer`). Whoever holds the token may call
+    /// every tool: the calls' caller is `Caller::new("bearer").with_every_scope()`.
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.options.bearer_token = Some(Arc::from(token.into().into_bytes()));
+        self
+    }
+
+    /// Serves as an OAuth 2.1 resource server (the MCP authorization specification):
+    /// the RFC 9728 metadata at `/.well-known/oauth-protected-resource` (and its path
+    /// form), an access token checked on every request (`401` with a challenge
+    /// otherwise), `tools/list` filtered by the token's scopes, a call of a tool whose
+    /// scopes it lacks answered `403 insufficient_scope`, and the token's caller in every
+    /// call (`ctx.caller()`). When `auth` lists no `scopes_supported`, the metadata lists
+    /// the tools' scopes. The configuration is checked when serving starts
+    /// ([`Session::serve`] fails with the reason).
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    #[must_use]
+    pub fn oauth(mut self, auth: OAuth) -> Self {
+        self.options.oauth = Some(auth);
         self
     }
 
@@ -214,6 +243,11 @@ impl McpHttp {
 
     /// The MCP endpoint of `session` at `/mcp` with these options, to mount into an existing
     /// axum app. The allowed hosts and origins default to the loopback names.
+    ///
+    /// # Panics
+    /// When the options cannot be served (an `oauth` configuration that
+    /// [`Session::serve`] would refuse, or both `oauth` and `bearer_token`), with the
+    /// reason.
     pub fn into_router<N>(self, session: Session<N>) -> Router {
         let bound = match &self.listen {
             Listen::Listener(l) => l.local_addr().ok(),
@@ -228,6 +262,7 @@ impl McpHttp {
             origins,
             CancellationToken::new(),
         )
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -255,7 +290,7 @@ fn build_router(
     default_hosts: Option<Vec<String>>,
     default_origins: Vec<String>,
     shutdown: CancellationToken,
-) -> Router {
+) -> Result<Router, Error> {
     let hosts = options
         .allowed_hosts
         .clone()
@@ -274,36 +309,176 @@ fn build_router(
         .with_json_response(true)
         .with_cancellation_token(shutdown);
     let handler = Handler::new(session);
-    if options.stateful {
-        mount(handler, LocalSessionManager::default(), config, options)
+    let auth = Access::of(options, &handler)?;
+    Ok(if options.stateful {
+        mount(
+            handler,
+            LocalSessionManager::default(),
+            config,
+            auth,
+            options.max_body_bytes,
+        )
     } else {
-        mount(handler, NeverSessionManager::default(), config, options)
+        mount(
+            handler,
+            NeverSessionManager::default(),
+            config,
+            auth,
+            options.max_body_bytes,
+        )
+    })
+}
+
+/// How the requests are authenticated.
+#[derive(Clone)]
+enum Access {
+    /// Anonymous calls.
+    Anonymous,
+    /// `bearer_token`: its holder may call anything.
+    Static(Arc<[u8]>, Arc<Caller>),
+    /// `oauth`: access tokens (checked by the layer) and their scopes.
+    #[cfg(feature = "oauth")]
+    OAuth(OAuthLayer),
+}
+
+impl Access {
+    #[cfg_attr(
+        not(feature = "oauth"),
+        allow(
+            clippy::unnecessary_wraps,
+            unused_variables,
+            reason = "OAuth's setup can fail"
+        )
+    )]
+    fn of(options: &Options, handler: &Handler) -> Result<Self, Error> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &options.oauth {
+            if options.bearer_token.is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    "`McpHttp` has both a `bearer_token` and `oauth`: choose one (a static \
+                     token would bypass the access tokens' scopes)",
+                ));
+            }
+            return Ok(Access::OAuth(
+                oauth.clone().default_scopes(handler.all_scopes()).layer()?,
+            ));
+        }
+        Ok(match &options.bearer_token {
+            Some(token) => Access::Static(
+                token.clone(),
+                Arc::new(Caller::new("bearer").with_every_scope()),
+            ),
+            None => Access::Anonymous,
+        })
     }
 }
 
+#[cfg_attr(
+    not(feature = "oauth"),
+    allow(unused_variables, reason = "the body is read for OAuth's step-up only")
+)]
 fn mount<M: SessionManager>(
     handler: Handler,
     sessions: M,
     config: StreamableHttpServerConfig,
-    options: &Options,
+    auth: Access,
+    max_body_bytes: usize,
 ) -> Router {
+    // The tools' scopes, for the step-up answer (`oauth`).
+    #[cfg(feature = "oauth")]
+    let tools = handler.clone();
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.into(), config);
-    let token = options.bearer_token.clone();
-    Router::new().route(
-        MCP_PATH,
-        axum::routing::any(move |request: Request| {
+    let router = Router::new().route(MCP_PATH, {
+        let auth = auth.clone();
+        axum::routing::any(move |mut request: Request| {
             let service = service.clone();
-            let token = token.clone();
+            let auth = auth.clone();
+            #[cfg(feature = "oauth")]
+            let tools = tools.clone();
             async move {
-                if let Some(token) = &token
-                    && !authorized(&request, token)
-                {
-                    return unauthorized();
+                match &auth {
+                    Access::Anonymous => {}
+                    Access::Static(token, caller) => {
+                        if !authorized(&request, token) {
+                            return unauthorized();
+                        }
+                        request.extensions_mut().insert(caller.clone());
+                    }
+                    // The layer below authenticated the request; a call of a tool whose
+                    // scopes the caller lacks is answered 403 (step-up).
+                    #[cfg(feature = "oauth")]
+                    Access::OAuth(auth) => {
+                        request = match step_up(auth, &tools, request, max_body_bytes).await {
+                            Ok(request) => request,
+                            Err(answer) => return answer,
+                        };
+                    }
                 }
                 service.handle(request).await.map(Body::new)
             }
-        }),
-    )
+        })
+    });
+    match auth {
+        #[cfg(feature = "oauth")]
+        Access::OAuth(auth) => router.layer(auth),
+        _ => router,
+    }
+}
+
+/// `403 insufficient_scope` for a `tools/call` of a tool whose scopes the request's caller
+/// lacks; otherwise the request, its body read (it is small: `max_body_bytes`).
+#[cfg(feature = "oauth")]
+async fn step_up(
+    auth: &OAuthLayer,
+    tools: &Handler,
+    request: Request,
+    max_body_bytes: usize,
+) -> Result<Request, Response> {
+    if request.method() != axum::http::Method::POST {
+        return Ok(request);
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, max_body_bytes).await else {
+        return Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: the request body is over the server's limit, or broken",
+        )
+            .into_response());
+    };
+    if let Some(name) = called_tool(&bytes)
+        && let Some(required) = tools.scopes_of(&name)
+    {
+        let caller = parts.extensions.get::<Arc<Caller>>().map(AsRef::as_ref);
+        if let Some(answer) = auth.insufficient_scope(caller, required) {
+            return Err(answer);
+        }
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+/// The tool a JSON-RPC `tools/call` request calls.
+#[cfg(feature = "oauth")]
+fn called_tool(body: &[u8]) -> Option<String> {
+    use std::borrow::Cow;
+
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: Option<Cow<'a, str>>,
+    }
+    let message: Message = serde_json::from_slice(body).ok()?;
+    if message.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    Some(message.params?.name?.into_owned())
 }
 
 /// Whether the request carries `Authorization: Bearer <token>`. The comparison takes the
@@ -386,7 +561,7 @@ impl Bridge for McpHttp {
             }
             // Cancelled once every connection has drained: it ends what rmcp still runs.
             let stop = CancellationToken::new();
-            let router = build_router(&session, &options, hosts, origins, stop.child_token());
+            let router = build_router(&session, &options, hosts, origins, stop.child_token())?;
             let signal = shutdown.unwrap_or_else(|| {
                 Box::pin(async {
                     // Without a signal handler, serve until the process ends.
