@@ -19,7 +19,7 @@ pub(super) fn checked(what: &str, url: &str, no_query: bool) -> Result<Uri, Stri
     }
     let uri: Uri = url
         .parse()
-        .map_err(|e| format!("{what} `{url}` is not a URL: {e}"))?;
+        .map_err(|e| format!("{what} `{url}` is not an absolute URL (`https://host/…`): {e}"))?;
     let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
         return Err(format!(
             "{what} `{url}` is not an absolute URL (`https://host/…`)"
