@@ -8,6 +8,11 @@
 //! themselves (a non-conforming `structuredContent` makes the call raise, which the report
 //! records and the checks reject).
 //!
+//! Over HTTP with OAuth (`--issuer URL --resource URL`), the tokens come from an issuer this
+//! binary serves on loopback (RFC 8414 metadata and a JWKS, `pedelec-core`'s test issuer):
+//! a token with `counter:write` sees and calls `update_counter`, one without does not see
+//! it and gets the `403 insufficient_scope` challenge when it calls it anyway.
+//!
 //! This binary is also the server: run with `--mcp` or `--mcp-http ADDR`, it does what
 //! `cargo run --example counter -- --mcp…` does (the example's own `serve_mcp`), so the
 //! clients spawn or reach exactly the example's code.
@@ -15,6 +20,9 @@
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 #[path = "../examples/counter.rs"]
 mod counter;
+
+#[path = "../pedelec-core/tests/support/issuer.rs"]
+mod issuer;
 
 use std::io::Read as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -102,9 +110,11 @@ enum Client {
 enum Transport {
     Stdio,
     Http,
+    /// HTTP with OAuth access tokens.
+    OAuth,
 }
 
-const CASES: [(&str, Client, Transport); 4] = [
+const CASES: [(&str, Client, Transport); 6] = [
     ("python_sdk_over_stdio", Client::Python, Transport::Stdio),
     ("python_sdk_over_http", Client::Python, Transport::Http),
     (
@@ -116,6 +126,12 @@ const CASES: [(&str, Client, Transport); 4] = [
         "typescript_sdk_over_http",
         Client::TypeScript,
         Transport::Http,
+    ),
+    ("python_sdk_with_oauth", Client::Python, Transport::OAuth),
+    (
+        "typescript_sdk_with_oauth",
+        Client::TypeScript,
+        Transport::OAuth,
     ),
 ];
 
@@ -200,6 +216,8 @@ fn run_case(runner: &Command, transport: Transport) {
     }
     let token = format!("t-{}-{:?}", std::process::id(), Instant::now());
     let _server;
+    // The issuer of the OAuth case runs on this runtime until the case ends.
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     match transport {
         Transport::Stdio => {
             command.arg("stdio").arg(&me).arg("--mcp");
@@ -225,9 +243,117 @@ fn run_case(runner: &Command, transport: Transport) {
                 .arg(format!("http://{addr}/mcp"))
                 .env("PEDELEC_MCP_TOKEN", &token);
         }
+        Transport::OAuth => {
+            let issuer = runtime.block_on(issuer::Issuer::start());
+            let key = issuer::SigningKey::ec("clients");
+            issuer.publish(&key);
+            let addr = free_port();
+            let resource = format!("http://{addr}/mcp");
+            _server = Server(
+                Command::new(&me)
+                    .args(["--mcp-http", &addr.to_string()])
+                    .args(["--issuer", &issuer.url, "--resource", &resource])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("the HTTP server starts"),
+            );
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while TcpStream::connect(addr).is_err() {
+                assert!(Instant::now() < deadline, "the HTTP server did not listen");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let token = |subject: &str, scope: &str| {
+                key.sign(&issuer.claims(&resource, subject, scope, json!({})))
+            };
+            command
+                .arg("oauth")
+                .arg(&resource)
+                .env("PEDELEC_TOKEN_WRITER", token("writer", "counter:write"))
+                .env("PEDELEC_TOKEN_READER", token("reader", "counter:read"));
+            let report = run_client(&mut command);
+            check_oauth(&report, &resource);
+            return;
+        }
     }
     let report = run_client(&mut command);
     check(&report, transport);
+}
+
+/// What each caller saw with OAuth: its own tools, its permitted calls answered, a
+/// forbidden call refused with the step-up challenge, no token refused with the 401 one.
+fn check_oauth(report: &Value, resource: &str) {
+    let metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let names = |who: &str| -> Vec<String> {
+        report[who]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{who} listed no tools: {}", report[who]))
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let writer = &report["writer"];
+    assert_eq!(
+        names("writer"),
+        [
+            "count_to",
+            "get_current_page",
+            "render_page",
+            "update_counter"
+        ],
+        "{writer}"
+    );
+    assert_eq!(writer["update_counter"]["isError"], false, "{writer}");
+    assert_eq!(
+        writer["update_counter"]["structuredContent"],
+        json!({"value": 1}),
+        "{writer}"
+    );
+    assert!(
+        writer["responses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r[0].as_u64().unwrap() < 300),
+        "{writer}"
+    );
+
+    let reader = &report["reader"];
+    assert_eq!(
+        names("reader"),
+        ["count_to", "get_current_page", "render_page"],
+        "the reader does not see update_counter: {reader}"
+    );
+    assert_eq!(reader["get_current_page"]["isError"], false, "{reader}");
+    assert!(
+        reader["update_counter"].get("raised").is_some(),
+        "the forbidden call fails in the SDK: {reader}"
+    );
+    let refused: Vec<&Value> = reader["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[0] == 403)
+        .collect();
+    assert_eq!(refused.len(), 1, "{reader}");
+    assert_eq!(
+        refused[0][1],
+        format!(
+            "Bearer error=\"insufficient_scope\", error_description=\"this call requires the \
+             scopes: counter:write\", scope=\"counter:write\", resource_metadata=\"{metadata}\""
+        ),
+        "{reader}"
+    );
+
+    let nobody = &report["nobody"];
+    assert!(nobody.get("tools").is_none(), "{nobody}");
+    let first = &nobody["responses"][0];
+    assert_eq!(first[0], 401, "{nobody}");
+    assert_eq!(
+        first[1],
+        format!("Bearer resource_metadata=\"{metadata}\""),
+        "{nobody}"
+    );
 }
 
 /// Runs the client script (two minutes at most) and parses its report.
