@@ -959,3 +959,64 @@ async fn a_misconfigured_oauth_does_not_start() {
     let error = both.serving.await.unwrap().unwrap_err();
     assert!(error.to_string().contains("choose one"), "{error}");
 }
+
+#[tokio::test]
+async fn the_layer_protects_an_axum_app_of_your_own() {
+    use axum::Extension;
+    let issuer = Issuer::start().await;
+    let key = SigningKey::ec("app");
+    issuer.publish(&key);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/api");
+    let layer = OAuth::new(&resource)
+        .issuer(&issuer.url)
+        .scopes_supported(["notes:read"])
+        .layer()
+        .unwrap();
+    assert_eq!(
+        layer.resource_metadata_url(),
+        format!("http://{addr}/.well-known/oauth-protected-resource/api")
+    );
+    let step_up = layer.clone();
+    let app = axum::Router::new()
+        .route(
+            "/api",
+            axum::routing::get(move |Extension(caller): Extension<Arc<Caller>>| {
+                let step_up = step_up.clone();
+                async move {
+                    use axum::response::IntoResponse;
+                    match step_up.insufficient_scope(Some(&caller), &["notes:read"]) {
+                        Some(forbidden) => forbidden,
+                        None => caller.subject().to_owned().into_response(),
+                    }
+                }
+            }),
+        )
+        .layer(layer);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let get = |token: Option<String>, path: &str| {
+        let mut request = reqwest::Client::new().get(format!("http://{addr}{path}"));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    let metadata: Value = get(None, "/.well-known/oauth-protected-resource/api")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["resource"], resource);
+    assert_eq!(get(None, "/api").await.unwrap().status(), 401);
+    let reader = key.sign(&issuer.claims(&resource, "dana", "notes:read", json!({})));
+    let r = get(Some(reader), "/api").await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), "dana");
+    let nobody = key.sign(&issuer.claims(&resource, "erin", "", json!({})));
+    let r = get(Some(nobody), "/api").await.unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(challenge(&r).contains("scope=\"notes:read\""));
+}
