@@ -9,7 +9,8 @@
 //!
 //! The difference of the two totals divided by 2000 is the cost of one call, without the
 //! set-up. Modes: `raw` (`Session::call_raw` in process), `layer` (the same through one
-//! pass-through tower layer), `rate_limit` (under a per-caller rate limit), `json_lines` (sequential calls
+//! pass-through tower layer), `rate_limit` (under a per-caller rate limit), `openai` and
+//! `anthropic` (`call_provider` with the provider's payload), `json_lines` (sequential calls
 //! over an in-memory JSON Lines pipe, both ends on one current-thread runtime), `floor`
 //! (the same call with plain `serde_json` and a direct function call: what `raw` is
 //! measured against).
@@ -54,6 +55,30 @@ fn main() {
                 for _ in 0..n {
                     let out = session.call_raw("update_counter", &args).await;
                     assert!(out.starts_with("{\"ok\":true"));
+                }
+            }
+            "openai" | "anthropic" => {
+                // `call_provider`: one provider tool call in, the provider's result message out.
+                use pedelec_core::export::{ExportOptions, Target};
+                let (target, payload) = if mode == "openai" {
+                    (
+                        Target::OpenAiChat,
+                        serde_json::json!({"id": "call_1", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\":1}"}}),
+                    )
+                } else {
+                    (
+                        Target::Anthropic,
+                        serde_json::json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 1}}),
+                    )
+                };
+                let export = session
+                    .manifest()
+                    .export(target, ExportOptions::default())
+                    .expect("an export");
+                for _ in 0..n {
+                    let message = session.call_provider(&export, &payload).await;
+                    let content = message["content"].as_str().unwrap_or_default();
+                    assert!(content.starts_with("{\"ok\":true"), "{message}");
                 }
             }
             "layer" | "rate_limit" => {
