@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use pedelec_core::schema::{Literal, Num, Property, SchemaNode, ValidationOptions};
+use pedelec_core::schema::{Literal, Number, Property, SchemaNode, ValidationOptions};
 use pedelec_core::{ToolArgs, ToolArgsSchema};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -65,8 +65,8 @@ impl ToolArgs for UpdateCounterArgs {
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .with_minimum(Num::Int(-100))
-                        .with_maximum(Num::Int(100)),
+                        .with_minimum(Number::Int(-100))
+                        .with_maximum(Number::Int(100)),
                     true,
                 ),
                 Property::new(
@@ -151,7 +151,7 @@ impl ToolArgs for Entry {
                 Property::of::<u32>("quantity"),
                 Property::new(
                     "price",
-                    SchemaNode::number().with_minimum(Num::Int(0)),
+                    SchemaNode::number().with_minimum(Number::Int(0)),
                     true,
                 ),
                 Property::new(

@@ -8,7 +8,10 @@
 
 pub mod constraint;
 pub mod ecma;
+mod number;
 pub mod provider;
+
+pub use number::Number;
 
 use std::fmt;
 

@@ -16,7 +16,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::json::{Decimal, push_token};
-use super::node::{AdditionalProperties, Num, SchemaKind, SchemaNode, Str};
+use pedelec_rules::Number;
+
+use super::node::{AdditionalProperties, SchemaKind, SchemaNode, Str};
 use super::{SchemaError, SchemaProblem};
 
 /// The index of a node in a [`CompiledSchema`].
@@ -33,7 +35,7 @@ pub(crate) struct Pattern {
 /// A `multipleOf`: as written (for messages) and as an exact decimal.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MultipleOf {
-    pub(crate) num: Num,
+    pub(crate) num: Number,
     pub(crate) decimal: Decimal,
 }
 
@@ -136,10 +138,10 @@ pub(crate) struct CompiledNode {
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) pattern: Option<Pattern>,
-    pub(crate) minimum: Option<Num>,
-    pub(crate) maximum: Option<Num>,
-    pub(crate) exclusive_minimum: Option<Num>,
-    pub(crate) exclusive_maximum: Option<Num>,
+    pub(crate) minimum: Option<Number>,
+    pub(crate) maximum: Option<Number>,
+    pub(crate) exclusive_minimum: Option<Number>,
+    pub(crate) exclusive_maximum: Option<Number>,
     pub(crate) multiple_of: Option<MultipleOf>,
     pub(crate) items: Option<NodeId>,
     pub(crate) min_items: Option<u64>,
@@ -242,11 +244,11 @@ impl CompiledNode {
 /// The bounds of `node` as one inclusive `i64` range (see [`CompiledNode::int_bounds`]).
 fn int_bounds(node: &SchemaNode) -> Option<(i64, i64)> {
     /// A bound that is an integer within `i64`.
-    fn int(n: Num) -> Option<i64> {
+    fn int(n: Number) -> Option<i64> {
         match n {
-            Num::Int(i) => Some(i),
-            Num::Uint(u) => i64::try_from(u).ok(),
-            Num::Float(_) => None,
+            Number::Int(i) => Some(i),
+            Number::Uint(u) => i64::try_from(u).ok(),
+            Number::Float(_) => None,
         }
     }
     let mut lo = i64::MIN;
@@ -455,7 +457,7 @@ impl Builder {
         };
 
         let multiple_of = match node.multiple_of {
-            Some(num) => match pedelec_rules::constraint::check_multiple_of(num.rule()) {
+            Some(num) => match pedelec_rules::constraint::check_multiple_of(num) {
                 // Every finite number has a decimal form.
                 Ok(()) => Decimal::of(num).map(|decimal| MultipleOf { num, decimal }),
                 Err(problem) => {

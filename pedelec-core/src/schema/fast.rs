@@ -33,23 +33,22 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use pedelec_rules::Number;
 use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
     Visitor,
 };
+use serde_json::Value;
 use serde_json::de::StrRead;
-use serde_json::{Number, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, MultipleOf, NodeId};
 use super::format::check_format;
-use super::json::Decimal;
-use super::node::{Num, SchemaKind};
+use super::json::{Decimal, number_of};
+use super::node::SchemaKind;
 use super::tape::{Record, Tape};
-use super::validate::{
-    ValidationErrors, ValidationOptions, compare, is_integer, longer_than, shorter_than,
-};
+use super::validate::{ValidationErrors, ValidationOptions, longer_than, shorter_than};
 
 /// Why tool arguments could not be turned into the tool's argument type.
 ///
@@ -315,8 +314,8 @@ impl CompiledSchema {
         match value {
             Value::Number(n) if node.kind == Some(SchemaKind::Integer) && n.is_f64() => {
                 match n.as_f64().and_then(integral) {
-                    Some(Integral::Unsigned(u)) => *n = Number::from(u),
-                    Some(Integral::Signed(i)) => *n = Number::from(i),
+                    Some(Integral::Unsigned(u)) => *n = serde_json::Number::from(u),
+                    Some(Integral::Signed(i)) => *n = serde_json::Number::from(i),
                     None => {}
                 }
             }
@@ -469,17 +468,17 @@ fn string_ok(node: &CompiledNode, s: &str, options: ValidationOptions) -> bool {
 
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "measured: called for every number")]
-fn number_ok(node: &CompiledNode, n: Num) -> bool {
+fn number_ok(node: &CompiledNode, n: Number) -> bool {
     use std::cmp::Ordering::{Greater, Less};
     match node.kind {
         None | Some(SchemaKind::Number) => {}
-        Some(SchemaKind::Integer) if is_integer(n) => {}
+        Some(SchemaKind::Integer) if n.is_integer() => {}
         Some(_) => return false,
     }
     if let Some(values) = &node.enum_values
         && !values
             .iter()
-            .any(|v| matches!(v, Value::Number(m) if Num::from_json(m) == n))
+            .any(|v| matches!(v, Value::Number(m) if number_of(m) == n))
     {
         return false;
     }
@@ -488,12 +487,12 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
     }
     // An integer against integer bounds: two comparisons instead of up to four calls of
     // `compare` (measured: ~45 instructions per checked integer).
-    if let Num::Int(i) = n
+    if let Number::Int(i) = n
         && let Some(in_bounds) = node.int_in_bounds(i)
     {
         return in_bounds && node.multiple_of.is_none_or(|m| multiple_ok(n, m));
     }
-    let cmp = |bound: Num| compare(n, bound);
+    let cmp = |bound: Number| n.exact_cmp(bound);
     !(node.minimum.is_some_and(|min| cmp(min) == Some(Less))
         || node
             .exclusive_minimum
@@ -506,7 +505,7 @@ fn number_ok(node: &CompiledNode, n: Num) -> bool {
 }
 
 #[inline]
-fn multiple_ok(n: Num, multiple: MultipleOf) -> bool {
+fn multiple_ok(n: Number, multiple: MultipleOf) -> bool {
     Decimal::of(n).is_some_and(|d| d.is_multiple_of(multiple.decimal))
 }
 
@@ -534,11 +533,6 @@ fn null_ok(node: &CompiledNode) -> bool {
 #[inline]
 fn container_ok(node: &CompiledNode, kind: SchemaKind) -> bool {
     kind_allows(node, kind) && node.enum_values.is_none()
-}
-
-#[inline]
-fn unsigned(u: u64) -> Num {
-    i64::try_from(u).map_or(Num::Uint(u), Num::Int)
 }
 
 /// The checking deserializer: `de` positioned at a value of node `at`.
@@ -718,7 +712,7 @@ macro_rules! visit_signed {
     ($($method:ident: $ty:ty),*) => {$(
         #[inline]
         fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
-            if number_ok(self.node(), Num::Int(i64::from(n))) {
+            if number_ok(self.node(), Number::Int(i64::from(n))) {
                 self.v.$method(n)
             } else {
                 Err(violation())
@@ -731,7 +725,7 @@ macro_rules! visit_unsigned {
     ($($method:ident: $ty:ty),*) => {$(
         #[inline]
         fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
-            if number_ok(self.node(), unsigned(u64::from(n))) {
+            if number_ok(self.node(), Number::from_u64(u64::from(n))) {
                 self.v.$method(n)
             } else {
                 Err(violation())
@@ -762,11 +756,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
 
     #[inline]
     fn visit_i128<E: de::Error>(self, n: i128) -> Result<V::Value, E> {
-        // Beyond 64 bits the number has no exact `Num`: let the slow path decide.
-        let num = match (i64::try_from(n), u64::try_from(n)) {
-            (Ok(i), _) => Num::Int(i),
-            (_, Ok(u)) => Num::Uint(u),
-            _ => return Err(violation()),
+        // Beyond 64 bits the number has no exact `Number`: let the slow path decide.
+        let Some(num) = Number::from_i128(n) else {
+            return Err(violation());
         };
         if number_ok(self.node(), num) {
             self.v.visit_i128(n)
@@ -778,7 +770,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
     #[inline]
     fn visit_u128<E: de::Error>(self, n: u128) -> Result<V::Value, E> {
         match u64::try_from(n) {
-            Ok(u) if number_ok(self.node(), unsigned(u)) => self.v.visit_u128(n),
+            Ok(u) if number_ok(self.node(), Number::from_u64(u)) => self.v.visit_u128(n),
             _ => Err(violation()),
         }
     }
@@ -786,7 +778,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
     #[inline]
     fn visit_f32<E: de::Error>(self, f: f32) -> Result<V::Value, E> {
         let wide = f64::from(f);
-        if !number_ok(self.node(), Num::Float(wide)) {
+        if !number_ok(self.node(), Number::Float(wide)) {
             return Err(violation());
         }
         match self.integer(wide) {
@@ -798,7 +790,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
 
     #[inline]
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<V::Value, E> {
-        if !number_ok(self.node(), Num::Float(f)) {
+        if !number_ok(self.node(), Number::Float(f)) {
             return Err(violation());
         }
         match self.integer(f) {

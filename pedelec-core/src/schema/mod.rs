@@ -18,10 +18,9 @@ pub use compiled::CompiledSchema;
 pub use fast::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
-pub use node::{
-    AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
-};
+pub use node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str};
 pub use parse::ParseOptions;
+pub use pedelec_rules::Number;
 pub use validate::{ValidationError, ValidationErrors, ValidationOptions};
 
 use std::fmt;

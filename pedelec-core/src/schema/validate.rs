@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::json::{
-    Decimal, describe, did_you_mean, json_equal, json_hash, list_quoted, push_token, show,
+    Decimal, JsonNumber, describe, did_you_mean, json_equal, json_hash, list_quoted, number_of,
+    push_token, show,
 };
-use super::node::{Num, SchemaKind};
+use super::node::SchemaKind;
+use pedelec_rules::Number;
 
 /// How values are validated. The default is plain JSON Schema 2020-12.
 ///
@@ -373,7 +375,7 @@ impl Checker<'_> {
                 self.check_string(node, s, value, path, sink);
             }
             Value::Number(n) => {
-                let num = Num::from_json(n);
+                let num = number_of(n);
                 let kind = number_kind(node, num);
                 if Self::kind_and_enum(node, kind, value, path, sink) {
                     return;
@@ -429,7 +431,7 @@ impl Checker<'_> {
                     return;
                 }
                 Value::Number(n) => {
-                    let num = Num::from_json(n);
+                    let num = number_of(n);
                     let kind = number_kind(node, num);
                     if !Self::kind_and_enum(node, kind, value, path, sink) {
                         check_number(node, num, value, path, sink);
@@ -787,7 +789,7 @@ fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
         | (SchemaKind::Boolean, Value::Bool(_))
         | (SchemaKind::Array, Value::Array(_))
         | (SchemaKind::Object, Value::Object(_)) => true,
-        (SchemaKind::Integer, Value::Number(n)) => Num::from_json(n).is_integer(),
+        (SchemaKind::Integer, Value::Number(n)) => number_of(n).is_integer(),
         _ => false,
     }
 }
@@ -798,31 +800,14 @@ fn enum_contains(node: &CompiledNode, values: &[Value], value: &Value) -> bool {
     match value {
         Value::String(s) => node.enum_has_string(s),
         Value::Number(n) => {
-            let n = Num::from_json(n);
+            let n = number_of(n);
             values
                 .iter()
-                .any(|v| matches!(v, Value::Number(m) if Num::from_json(m) == n))
+                .any(|v| matches!(v, Value::Number(m) if number_of(m) == n))
         }
         Value::Bool(b) => values.iter().any(|v| v.as_bool() == Some(*b)),
         Value::Null => values.iter().any(Value::is_null),
         Value::Array(_) | Value::Object(_) => values.iter().any(|v| json_equal(v, value)),
-    }
-}
-
-/// [`Num::is_integer`] without `f64::fract` (a call to `trunc` on baseline x86-64).
-#[inline]
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_precision_loss,
-    clippy::float_cmp,
-    reason = "the exact round trip through i64 is the test; floats from 2^52 up are integers"
-)]
-pub(crate) fn is_integer(n: Num) -> bool {
-    match n {
-        Num::Int(_) | Num::Uint(_) => true,
-        Num::Float(f) => {
-            f.is_finite() && (f.abs() >= 4_503_599_627_370_496.0 || f == (f as i64) as f64)
-        }
     }
 }
 
@@ -831,33 +816,11 @@ pub(crate) fn is_integer(n: Num) -> bool {
 /// other `type` decides the same either way), so only it pays for finding out (measured:
 /// ~15 instructions per float checked against a `number` node).
 #[inline]
-fn number_kind(node: &CompiledNode, n: Num) -> SchemaKind {
-    if node.kind == Some(SchemaKind::Integer) && !is_integer(n) {
+fn number_kind(node: &CompiledNode, n: Number) -> SchemaKind {
+    if node.kind == Some(SchemaKind::Integer) && !n.is_integer() {
         SchemaKind::Number
     } else {
         SchemaKind::Integer
-    }
-}
-
-/// [`Num::exact_cmp`], with the common cases first: two integers, two floats, and an
-/// integer and a float when the integer converts to `f64` exactly.
-#[inline]
-#[allow(
-    clippy::cast_precision_loss,
-    reason = "only for integers within ±2^53, exact"
-)]
-pub(crate) fn compare(a: Num, b: Num) -> Option<std::cmp::Ordering> {
-    use std::cmp::Ordering::{Greater, Less};
-    const EXACT: u64 = 1 << 53;
-    match (a, b) {
-        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
-        (Num::Uint(x), Num::Uint(y)) => Some(x.cmp(&y)),
-        (Num::Int(x), Num::Uint(y)) => Some(u64::try_from(x).map_or(Less, |x| x.cmp(&y))),
-        (Num::Uint(x), Num::Int(y)) => Some(u64::try_from(y).map_or(Greater, |y| x.cmp(&y))),
-        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
-        (Num::Float(x), Num::Int(y)) if y.unsigned_abs() <= EXACT => x.partial_cmp(&(y as f64)),
-        (Num::Int(x), Num::Float(y)) if x.unsigned_abs() <= EXACT => (x as f64).partial_cmp(&y),
-        _ => a.exact_cmp(b),
     }
 }
 
@@ -881,7 +844,7 @@ pub(crate) fn longer_than(s: &str, max: u64) -> bool {
 #[allow(clippy::inline_always, reason = "measured")]
 fn check_number<S: Sink>(
     node: &CompiledNode,
-    n: Num,
+    n: Number,
     value: &Value,
     path: &Path<'_>,
     sink: &mut S,
@@ -890,7 +853,7 @@ fn check_number<S: Sink>(
         return;
     }
     // A valid integer against integer bounds: two comparisons (see `int_bounds`).
-    if let Num::Int(i) = n
+    if let Number::Int(i) = n
         && node.multiple_of.is_none()
         && node.int_in_bounds(i) == Some(true)
     {
@@ -902,18 +865,22 @@ fn check_number<S: Sink>(
 #[inline(never)]
 fn check_number_keywords<S: Sink>(
     node: &CompiledNode,
-    n: Num,
+    n: Number,
     value: &Value,
     path: &Path<'_>,
     sink: &mut S,
 ) {
     use std::cmp::Ordering::{Greater, Less};
-    let cmp = |bound: Num| compare(n, bound);
+    let cmp = |bound: Number| n.exact_cmp(bound);
     if let Some(min) = node.minimum
         && cmp(min) == Some(Less)
     {
         sink.fail(path, "minimum", || {
-            format!("expected a number >= {min}, got {}", show(value))
+            format!(
+                "expected a number >= {}, got {}",
+                JsonNumber(min),
+                show(value)
+            )
         });
         if sink.done() {
             return;
@@ -923,7 +890,11 @@ fn check_number_keywords<S: Sink>(
         && cmp(min) != Some(Greater)
     {
         sink.fail(path, "exclusiveMinimum", || {
-            format!("expected a number > {min}, got {}", show(value))
+            format!(
+                "expected a number > {}, got {}",
+                JsonNumber(min),
+                show(value)
+            )
         });
         if sink.done() {
             return;
@@ -933,7 +904,11 @@ fn check_number_keywords<S: Sink>(
         && cmp(max) == Some(Greater)
     {
         sink.fail(path, "maximum", || {
-            format!("expected a number <= {max}, got {}", show(value))
+            format!(
+                "expected a number <= {}, got {}",
+                JsonNumber(max),
+                show(value)
+            )
         });
         if sink.done() {
             return;
@@ -943,7 +918,11 @@ fn check_number_keywords<S: Sink>(
         && cmp(max) != Some(Less)
     {
         sink.fail(path, "exclusiveMaximum", || {
-            format!("expected a number < {max}, got {}", show(value))
+            format!(
+                "expected a number < {}, got {}",
+                JsonNumber(max),
+                show(value)
+            )
         });
         if sink.done() {
             return;
@@ -955,7 +934,7 @@ fn check_number_keywords<S: Sink>(
         sink.fail(path, "multipleOf", || {
             format!(
                 "expected a multiple of {}, got {}",
-                multiple.num,
+                JsonNumber(multiple.num),
                 show(value)
             )
         });

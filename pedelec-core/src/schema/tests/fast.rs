@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Number, Value, json};
+use serde_json::{Value, json};
 
 use crate::schema::AdditionalProperties;
+use crate::schema::json::JsonNumber;
 use crate::schema::tape::Tape;
 use crate::schema::{
-    ArgsError, CompiledSchema, Literal, NoArgs, Num, ParseOptions, Property, SchemaKind,
+    ArgsError, CompiledSchema, Literal, NoArgs, Number, ParseOptions, Property, SchemaKind,
     SchemaNode, ToolArgs, ToolArgsSchema, ValidationErrors, ValidationOptions,
 };
 
@@ -85,9 +86,9 @@ fn reference_normalize(node: &SchemaNode, value: &mut Value, options: Validation
         Value::Number(n) if node.kind() == Some(SchemaKind::Integer) && n.is_f64() => {
             let f = n.as_f64().unwrap();
             if f.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&f) {
-                *n = Number::from(f as u64);
+                *n = serde_json::Number::from(f as u64);
             } else if f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
-                *n = Number::from(f as i64);
+                *n = serde_json::Number::from(f as i64);
             }
         }
         Value::Array(items) => {
@@ -268,8 +269,8 @@ impl ToolArgs for Counter {
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .with_minimum(Num::Int(-1000))
-                        .with_maximum(Num::Int(1000)),
+                        .with_minimum(Number::Int(-1000))
+                        .with_maximum(Number::Int(1000)),
                     true,
                 ),
                 Property::new(
@@ -350,9 +351,9 @@ impl ToolArgs for Item {
                 Property::new(
                     "qty",
                     SchemaNode::number()
-                        .with_exclusive_minimum(Num::Int(0))
-                        .with_maximum(Num::Int(1000))
-                        .with_multiple_of(Num::Float(0.25)),
+                        .with_exclusive_minimum(Number::Int(0))
+                        .with_maximum(Number::Int(1000))
+                        .with_multiple_of(Number::Float(0.25)),
                     true,
                 ),
                 Property::of::<Option<bool>>("done"),
@@ -547,9 +548,9 @@ impl ToolArgs for Bag {
                     <u8 as ToolArgs>::SCHEMA.with_enum_values(
                         const {
                             &[
-                                Literal::Num(Num::Int(1)),
-                                Literal::Num(Num::Int(2)),
-                                Literal::Num(Num::Float(3.0)),
+                                Literal::Num(Number::Int(1)),
+                                Literal::Num(Number::Int(2)),
+                                Literal::Num(Number::Float(3.0)),
                             ]
                         },
                     ),
@@ -561,12 +562,12 @@ impl ToolArgs for Bag {
                         const {
                             &[
                                 Literal::Array(Cow::Borrowed(&[
-                                    Literal::Num(Num::Int(1)),
-                                    Literal::Num(Num::Int(2)),
+                                    Literal::Num(Number::Int(1)),
+                                    Literal::Num(Number::Int(2)),
                                 ])),
                                 Literal::Array(Cow::Borrowed(&[
-                                    Literal::Num(Num::Int(3)),
-                                    Literal::Num(Num::Float(4.0)),
+                                    Literal::Num(Number::Int(3)),
+                                    Literal::Num(Number::Float(4.0)),
                                 ])),
                             ]
                         },
@@ -593,7 +594,7 @@ const OPEN_DATA: SchemaNode = SchemaNode::object(
         &[
             Property::new(
                 "n",
-                SchemaNode::integer().with_multiple_of(Num::Int(3)),
+                SchemaNode::integer().with_multiple_of(Number::Int(3)),
                 true,
             ),
             Property::new("s", SchemaNode::string(), false),
@@ -613,7 +614,9 @@ impl ToolArgs for Loose {
                 ),
                 Property::new(
                     "rest",
-                    SchemaNode::map(const { &SchemaNode::number().with_minimum(Num::Float(-1.5)) }),
+                    SchemaNode::map(
+                        const { &SchemaNode::number().with_minimum(Number::Float(-1.5)) },
+                    ),
                     false,
                 ),
             ]
@@ -1266,8 +1269,8 @@ const STRINGS: &[&str] = &[
     "null",
 ];
 
-fn number(n: Num) -> Value {
-    n.to_json().map_or(Value::Null, Value::Number)
+fn number(n: Number) -> Value {
+    JsonNumber(n).to_json().map_or(Value::Null, Value::Number)
 }
 
 #[allow(
@@ -1277,7 +1280,7 @@ fn number(n: Num) -> Value {
     reason = "small test numbers"
 )]
 fn gen_number(node: &SchemaNode, rng: &mut Rng) -> Value {
-    let bounds: Vec<Num> = [
+    let bounds: Vec<Number> = [
         node.minimum(),
         node.maximum(),
         node.exclusive_minimum(),
@@ -1295,19 +1298,19 @@ fn gen_number(node: &SchemaNode, rng: &mut Rng) -> Value {
             if integer && f.fract() == 0.0 && f.abs() < 9e18 && rng.chance(80) {
                 json!(f as i64)
             } else {
-                number(Num::Float(f))
+                number(Number::Float(f))
             }
         }
         0..=6 => {
             let i = rng.below(2001) as i64 - 1000;
             let i = if rng.chance(50) { i / 100 } else { i };
             if rng.chance(15) {
-                number(Num::Float(i as f64))
+                number(Number::Float(i as f64))
             } else {
                 json!(i)
             }
         }
-        7 => number(Num::Float(
+        7 => number(Number::Float(
             *rng.pick(&[0.25, 0.5, 1.5, 2.75, -0.0, 999.75, 0.3, 1e-7]),
         )),
         8 => json!(*rng.pick(&[u64::MAX, 4_294_967_296, 65_536, 256])),
@@ -1315,7 +1318,7 @@ fn gen_number(node: &SchemaNode, rng: &mut Rng) -> Value {
             if rng.chance(50) {
                 json!(i64::MIN)
             } else {
-                number(Num::Float(*rng.pick(&[1e300, -1e300, 1e19, 9.5e18])))
+                number(Number::Float(*rng.pick(&[1e300, -1e300, 1e19, 9.5e18])))
             }
         }
     }

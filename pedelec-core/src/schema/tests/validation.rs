@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::schema::{
-    CompiledSchema, Num, ParseOptions, Property, SchemaNode, ToolArgsSchema, ValidationErrors,
+    CompiledSchema, Number, ParseOptions, Property, SchemaNode, ToolArgsSchema, ValidationErrors,
     ValidationOptions, json_equal,
 };
 
@@ -263,8 +263,8 @@ fn numbers_compare_exactly_across_representations() {
     assert!(valid(&large, json!(u64::MAX)));
     assert!(!valid(&large, json!(i64::MIN)));
     assert!(valid(&large, json!(i64::MIN + 2)));
-    // `Num`s built in code compare the same way.
-    assert_eq!(Num::Int(-1), Num::Float(-1.0));
+    // `Number`s built in code compare the same way.
+    assert_eq!(Number::Int(-1), Number::Float(-1.0));
 }
 
 #[test]
