@@ -6,7 +6,7 @@
 //! - `floor`: `serde_json::from_str::<T>`, no validation at all;
 //! - `jsonschema`: what a user does today: parse to `Value`, `jsonschema`'s `is_valid`, then
 //!   `serde_json::from_value::<T>`;
-//! - `pedelec`: the validating fast path, `ToolArgsSchema::deserialize_args_with::<T>`;
+//! - `pedelec`: the validating fast path, `CompiledSchema::deserialize_args_with::<T>`;
 //! - `is_valid` on an already-parsed `Value`: pedelec's against `jsonschema`'s.
 //!
 //! After criterion, a summary measures the same functions again interleaved, round after
@@ -19,8 +19,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use pedelec_core::schema::{Literal, Number, Property, SchemaNode, ValidationOptions};
-use pedelec_core::{ToolArgs, ToolArgsSchema};
+use pedelec_core::ToolArgs;
+use pedelec_core::schema::{
+    CompiledSchema, Literal, Number, Property, SchemaNode, ValidationOptions,
+};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -245,16 +247,15 @@ struct Case {
     name: &'static str,
     text: String,
     value: Value,
-    pedelec: ToolArgsSchema,
+    pedelec: CompiledSchema,
     jsonschema: jsonschema::Validator,
 }
 
 impl Case {
     fn new<T: ToolArgs + DeserializeOwned>(name: &'static str, text: String) -> Case {
-        let mut pedelec = ToolArgsSchema::from_node(T::SCHEMA);
-        pedelec.compile().expect("the schema compiles");
+        let pedelec = CompiledSchema::compile(&T::SCHEMA).expect("the schema compiles");
         let jsonschema =
-            jsonschema::validator_for(&pedelec.to_json()).expect("jsonschema reads the schema");
+            jsonschema::validator_for(&T::SCHEMA.to_json()).expect("jsonschema reads the schema");
         let value: Value = serde_json::from_str(&text).expect("the instance is JSON");
         // The instance is valid, and every path agrees.
         assert!(pedelec.is_valid(&value) && jsonschema.is_valid(&value));

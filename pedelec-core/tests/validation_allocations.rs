@@ -6,8 +6,8 @@ use pedelec_core::ToolArgsSchema;
 use pedelec_core::schema::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
 use serde_json::{Value, json};
 
-fn args_schema() -> ToolArgsSchema {
-    ToolArgsSchema::from_json(&json!({
+fn args_schema() -> CompiledSchema {
+    let schema = ToolArgsSchema::from_json(&json!({
         "type": "object",
         "properties": {
             "delta": {"type": "integer", "minimum": -100, "maximum": 100, "multipleOf": 0.5},
@@ -26,7 +26,8 @@ fn args_schema() -> ToolArgsSchema {
         "required": ["delta"],
         "additionalProperties": false
     }))
-    .unwrap()
+    .unwrap();
+    schema.compiled().expect("`from_json` compiles").clone()
 }
 
 fn valid_args() -> Value {

@@ -917,7 +917,7 @@ fn errors_list_every_problem_and_become_tool_errors() {
 }
 
 #[test]
-fn tool_args_schema_deserializes_compiled_or_not() {
+fn tool_args_schema_decodes_through_its_compiled_form() {
     let mut schema = ToolArgsSchema::from_node(Counter::SCHEMA);
     let text = r#"{"delta": 3, "tags": ["later"]}"#;
     let expected = Counter {
@@ -925,11 +925,16 @@ fn tool_args_schema_deserializes_compiled_or_not() {
         label: None,
         tags: vec![Tag::Later],
     };
-    assert_eq!(schema.deserialize_args::<Counter>(text).unwrap(), expected);
-    schema.compile().unwrap();
-    assert_eq!(schema.deserialize_args::<Counter>(text).unwrap(), expected);
+    // Not compiled yet: `validate` compiles for the one call.
+    assert!(schema.compiled().is_none());
+    assert!(schema.is_valid(&serde_json::from_str(text).unwrap()));
+    let compiled = schema.compile().unwrap();
     assert_eq!(
-        schema
+        compiled.deserialize_args::<Counter>(text).unwrap(),
+        expected
+    );
+    assert_eq!(
+        compiled
             .deserialize_value_with::<Counter>(
                 json!({"delta": 3.0, "tags": ["later"], "label": null}),
                 SESSION
@@ -937,8 +942,8 @@ fn tool_args_schema_deserializes_compiled_or_not() {
             .unwrap(),
         expected
     );
-    // A schema that cannot compile rejects everything, saying why; bad JSON first.
-    let broken = ToolArgsSchema::from_node(SchemaNode::object(
+    // A schema that cannot compile rejects everything, saying why.
+    let mut broken = ToolArgsSchema::from_node(SchemaNode::object(
         const {
             &[Property::new(
                 "x",
@@ -947,17 +952,13 @@ fn tool_args_schema_deserializes_compiled_or_not() {
             )]
         },
     ));
-    let error = broken
-        .deserialize_args::<Value>(r#"{"x": "a"}"#)
-        .unwrap_err();
+    let error = broken.validate(&json!({"x": "a"})).unwrap_err();
     assert!(
         error.to_string().contains("the schema itself is invalid"),
         "{error}"
     );
-    assert!(matches!(
-        broken.deserialize_args::<Value>("{"),
-        Err(ArgsError::Syntax(_))
-    ));
+    assert!(!broken.is_valid(&json!({"x": "a"})));
+    assert!(broken.compile().is_err());
 }
 
 #[test]

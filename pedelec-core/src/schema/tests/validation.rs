@@ -532,7 +532,7 @@ fn tool_args_schema_compiles_once_and_shares_it() {
     let clone = schema.clone();
     assert!(std::ptr::eq(clone.compiled().unwrap(), first));
     assert_eq!(clone, SCHEMA);
-    assert!(clone.is_valid_with(
+    assert!(clone.compiled().unwrap().is_valid_with(
         &json!({"delta": 1, "note": null}),
         ValidationOptions::new().null_as_absent(true)
     ));
