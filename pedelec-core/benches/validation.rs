@@ -6,7 +6,8 @@
 //! - `floor`: `serde_json::from_str::<T>`, no validation at all;
 //! - `jsonschema`: what a user does today: parse to `Value`, `jsonschema`'s `is_valid`, then
 //!   `serde_json::from_value::<T>`;
-//! - `pedelec`: the validating fast path, `CompiledSchema::deserialize_args_with::<T>`;
+//! - `pedelec`: `CompiledSchema::deserialize_args_with::<T>`, the route a session decodes
+//!   args by (checked on the way to a tape by the fast path, then replayed into `T`);
 //! - `is_valid` on an already-parsed `Value`: pedelec's against `jsonschema`'s.
 //!
 //! After criterion, a summary measures the same functions again interleaved, round after
@@ -261,7 +262,7 @@ impl Case {
         assert!(pedelec.is_valid(&value) && jsonschema.is_valid(&value));
         pedelec
             .deserialize_args_with::<T>(&text, OPTIONS)
-            .expect("the fast path accepts the instance");
+            .expect("the instance decodes");
         Case {
             name,
             text,

@@ -16,6 +16,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::json::{Decimal, push_token};
+use super::keywords;
 use pedelec_rules::Number;
 
 use super::node::{AdditionalProperties, SchemaKind, SchemaNode, Str};
@@ -167,12 +168,12 @@ pub(crate) struct CompiledNode {
     pub(crate) number_keywords: bool,
     /// The bounds (`minimum`, `maximum` and the exclusive ones) as one inclusive range of
     /// `i64`, when every bound present is an integer: an `i64` instance is then checked
-    /// with two comparisons (see [`Self::int_in_bounds`]). `None` when a bound is a float
+    /// with two comparisons (see [`keywords::int_bounds`]). `None` when a bound is a float
     /// or out of `i64`'s range: the general comparisons decide.
     pub(crate) int_bounds: Option<(i64, i64)>,
     /// For a node that allows strings and has no `enum`, `pattern` or `format`: the byte
     /// lengths with which any string satisfies `minLength` and `maxLength` (see
-    /// [`plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
+    /// [`keywords::plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
     pub(crate) plain_string_bytes: Option<(u64, u64)>,
 }
 
@@ -238,69 +239,6 @@ impl CompiledNode {
                 .enumerate()
                 .find(|(_, p)| *p.name == *name),
         }
-    }
-}
-
-/// The bounds of `node` as one inclusive `i64` range (see [`CompiledNode::int_bounds`]).
-fn int_bounds(node: &SchemaNode) -> Option<(i64, i64)> {
-    /// A bound that is an integer within `i64`.
-    fn int(n: Number) -> Option<i64> {
-        match n {
-            Number::Int(i) => Some(i),
-            Number::Uint(u) => i64::try_from(u).ok(),
-            Number::Float(_) => None,
-        }
-    }
-    let mut lo = i64::MIN;
-    let mut hi = i64::MAX;
-    if let Some(min) = node.minimum {
-        lo = lo.max(int(min)?);
-    }
-    if let Some(max) = node.maximum {
-        hi = hi.min(int(max)?);
-    }
-    // An exclusive bound at the very end of `i64`'s range: left to the general comparisons.
-    if let Some(min) = node.exclusive_minimum {
-        lo = lo.max(int(min)?.checked_add(1)?);
-    }
-    if let Some(max) = node.exclusive_maximum {
-        hi = hi.min(int(max)?.checked_sub(1)?);
-    }
-    Some((lo, hi))
-}
-
-/// The byte lengths with which any string passes `node`'s string keywords, when it has
-/// only `minLength` and `maxLength` (and accepts strings). A string has at most as many
-/// code points as bytes, and at least a quarter as many (rounded up): `b` bytes hold at
-/// least `min` code points when `b >= 4 * min - 3`, and at most `max` when `b <= max`.
-fn plain_string_bytes(node: &SchemaNode) -> Option<(u64, u64)> {
-    let plain = node.kind.is_none_or(|k| k == SchemaKind::String)
-        && node.enum_values.is_none()
-        && node.pattern.is_none()
-        && node.format.is_none();
-    plain.then(|| {
-        let lo = node
-            .min_length
-            .map_or(0, |min| min.saturating_mul(4).saturating_sub(3));
-        (lo, node.max_length.unwrap_or(u64::MAX))
-    })
-}
-
-impl CompiledNode {
-    /// Whether the integer `n` satisfies the bounds (`minimum`, `maximum`,
-    /// `exclusiveMinimum`, `exclusiveMaximum`; not `multipleOf`).
-    #[inline]
-    pub(crate) fn int_in_bounds(&self, n: i64) -> Option<bool> {
-        self.int_bounds.map(|(lo, hi)| lo <= n && n <= hi)
-    }
-}
-
-impl CompiledNode {
-    /// Whether the string `s` is among the `enum` values (which the caller knows exist).
-    #[inline]
-    pub(crate) fn enum_has_string(&self, s: &str) -> bool {
-        let head = NameHead::of(s);
-        self.enum_strings.iter().any(|(h, e)| h.same(e, head, s))
     }
 }
 
@@ -434,8 +372,8 @@ impl Builder {
                 || node.exclusive_minimum.is_some()
                 || node.exclusive_maximum.is_some()
                 || node.multiple_of.is_some(),
-            int_bounds: int_bounds(node),
-            plain_string_bytes: plain_string_bytes(node),
+            int_bounds: keywords::int_bounds(node),
+            plain_string_bytes: keywords::plain_string_bytes(node),
         });
 
         let pattern = match &node.pattern {

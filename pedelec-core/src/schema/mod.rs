@@ -1,13 +1,16 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
-//! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
+//! type ([`ToolArgsSchema`]), reading schemas from JSON, and their compiled form
+//! ([`CompiledSchema`]), which validates and decodes.
 
 pub(crate) mod arg;
 pub(crate) mod args;
 mod check;
 mod compiled;
+pub(crate) mod decode;
 mod fast;
 pub mod format;
 mod json;
+mod keywords;
 mod node;
 mod parse;
 pub(crate) mod tape;
@@ -15,7 +18,7 @@ mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
 pub use compiled::CompiledSchema;
-pub use fast::ArgsError;
+pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
 pub use node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str};

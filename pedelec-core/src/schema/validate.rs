@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::json::{
-    Decimal, JsonNumber, describe, did_you_mean, json_equal, json_hash, list_quoted, number_of,
-    push_token, show,
+    JsonNumber, describe, did_you_mean, json_equal, json_hash, list_quoted, number_of, push_token,
+    show,
 };
 use super::node::SchemaKind;
 use pedelec_rules::Number;
@@ -369,38 +369,56 @@ impl Checker<'_> {
         // can be said usefully about it.
         match value {
             Value::String(s) => {
-                if Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::String),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
                 self.check_string(node, s, value, path, sink);
             }
             Value::Number(n) => {
                 let num = number_of(n);
-                let kind = number_kind(node, num);
-                if Self::kind_and_enum(node, kind, value, path, sink) {
+                if Self::kind_and_enum(node, node.type_allows_number(num), value, path, sink) {
                     return;
                 }
                 check_number(node, num, value, path, sink);
             }
             Value::Array(items) => {
-                if Self::kind_and_enum(node, SchemaKind::Array, value, path, sink) {
+                if Self::kind_and_enum(node, node.type_allows(SchemaKind::Array), value, path, sink)
+                {
                     return;
                 }
                 self.check_array(node, items, path, sink);
             }
             Value::Object(map) => {
-                if Self::kind_and_enum(node, SchemaKind::Object, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::Object),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
                 self.check_object(node, map, path, sink);
             }
             Value::Bool(_) => {
-                if Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::Boolean),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
             }
             Value::Null => {
-                if Self::kind_and_enum_null(node, value, path, sink) {
+                if Self::kind_and_enum(node, node.type_allows_null(), value, path, sink) {
                     return;
                 }
             }
@@ -425,21 +443,32 @@ impl Checker<'_> {
         if node.one_of.is_none() {
             match value {
                 Value::String(s) => {
-                    if !Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                    if !Self::kind_and_enum(
+                        node,
+                        node.type_allows(SchemaKind::String),
+                        value,
+                        path,
+                        sink,
+                    ) {
                         self.check_string(node, s, value, path, sink);
                     }
                     return;
                 }
                 Value::Number(n) => {
                     let num = number_of(n);
-                    let kind = number_kind(node, num);
-                    if !Self::kind_and_enum(node, kind, value, path, sink) {
+                    if !Self::kind_and_enum(node, node.type_allows_number(num), value, path, sink) {
                         check_number(node, num, value, path, sink);
                     }
                     return;
                 }
                 Value::Bool(_) => {
-                    Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink);
+                    Self::kind_and_enum(
+                        node,
+                        node.type_allows(SchemaKind::Boolean),
+                        value,
+                        path,
+                        sink,
+                    );
                     return;
                 }
                 _ => {}
@@ -448,55 +477,25 @@ impl Checker<'_> {
         self.check(id, value, path, sink);
     }
 
-    /// The `type` and `enum` checks of a value whose JSON type is `kind` (`Integer` for a
-    /// number with no fractional part, which `number` accepts too). `true` when the walk
-    /// must not go on with this value.
+    /// The `type` and `enum` checks of a value (`type_ok`: whether `type` allows it).
+    /// `true` when the walk must not go on with this value.
     #[inline]
     fn kind_and_enum<S: Sink>(
         node: &CompiledNode,
-        kind: SchemaKind,
+        type_ok: bool,
         value: &Value,
         path: &Path<'_>,
         sink: &mut S,
     ) -> bool {
-        if let Some(expected) = node.kind
-            && expected != kind
-            && !(expected == SchemaKind::Number && kind == SchemaKind::Integer)
-        {
+        if !type_ok {
             sink.fail(path, "type", || {
-                format!("expected {}, got {}", expected.as_str(), describe(value))
+                let expected = node.kind.map_or("nothing", SchemaKind::as_str);
+                format!("expected {expected}, got {}", describe(value))
             });
             return true;
         }
-        Self::check_enum(node, value, path, sink)
-    }
-
-    /// The same for `null`, which no `type` of the wire form accepts.
-    fn kind_and_enum_null<S: Sink>(
-        node: &CompiledNode,
-        value: &Value,
-        path: &Path<'_>,
-        sink: &mut S,
-    ) -> bool {
-        if let Some(expected) = node.kind {
-            sink.fail(path, "type", || {
-                format!("expected {}, got {}", expected.as_str(), describe(value))
-            });
-            return true;
-        }
-        Self::check_enum(node, value, path, sink)
-    }
-
-    /// `enum`; `true` when the walk can stop.
-    #[inline]
-    fn check_enum<S: Sink>(
-        node: &CompiledNode,
-        value: &Value,
-        path: &Path<'_>,
-        sink: &mut S,
-    ) -> bool {
         if let Some(values) = &node.enum_values
-            && !enum_contains(node, values, value)
+            && !node.enum_allows(value)
         {
             sink.fail(path, "enum", || enum_message(value, values));
             return sink.done();
@@ -504,9 +503,8 @@ impl Checker<'_> {
         false
     }
 
-    /// The string keywords. The common cases (none, or lengths that the byte length
-    /// decides) are inlined into the walk; the rest is out of line (measured: ~15
-    /// instructions per string).
+    /// The string keywords: decided inline in the common cases (see
+    /// [`CompiledNode::string_keywords_allow`]), worded out of line when one fails.
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "measured")]
     fn check_string<S: Sink>(
@@ -517,16 +515,9 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
-        if !node.string_keywords {
-            return;
+        if !node.string_keywords_allow(s, self.options) {
+            self.check_string_keywords(node, s, value, path, sink);
         }
-        // See `plain_string_bytes`.
-        if let Some((lo, hi)) = node.plain_string_bytes
-            && (lo..=hi).contains(&(s.len() as u64))
-        {
-            return;
-        }
-        self.check_string_keywords(node, s, value, path, sink);
     }
 
     #[inline(never)]
@@ -538,30 +529,25 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
-        if node.min_length.is_some() || node.max_length.is_some() {
-            // A string has at most as many code points as bytes: skip counting when the
-            // byte length already decides.
-            let too_short = node.min_length.is_some_and(|min| shorter_than(s, min));
-            let too_long = node.max_length.is_some_and(|max| longer_than(s, max));
-            if too_short {
-                let min = node.min_length.unwrap_or(0);
-                sink.fail(path, "minLength", || {
+        for (keyword, allowed, bound, relation) in [
+            (
+                "minLength",
+                node.min_length_allows(s),
+                node.min_length,
+                "at least",
+            ),
+            (
+                "maxLength",
+                node.max_length_allows(s),
+                node.max_length,
+                "at most",
+            ),
+        ] {
+            if !allowed && let Some(bound) = bound {
+                sink.fail(path, keyword, || {
                     format!(
-                        "expected at least {}, got {}",
-                        characters(min),
-                        s.chars().count()
-                    )
-                });
-                if sink.done() {
-                    return;
-                }
-            }
-            if too_long {
-                let max = node.max_length.unwrap_or(0);
-                sink.fail(path, "maxLength", || {
-                    format!(
-                        "expected at most {}, got {}",
-                        characters(max),
+                        "expected {relation} {}, got {}",
+                        characters(bound),
                         s.chars().count()
                     )
                 });
@@ -570,8 +556,8 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(pattern) = &node.pattern
-            && !pattern.regex.is_match(s)
+        if !node.pattern_allows(s)
+            && let Some(pattern) = &node.pattern
         {
             sink.fail(path, "pattern", || {
                 format!(
@@ -584,9 +570,8 @@ impl Checker<'_> {
                 return;
             }
         }
-        if self.options.assert_formats
+        if !node.format_allows(s, self.options)
             && let Some(format) = &node.format
-            && super::format::check_format(format, s) == Some(false)
         {
             sink.fail(path, "format", || {
                 format!("{} is not a valid {format}", show(value))
@@ -794,52 +779,8 @@ fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
     }
 }
 
-/// Whether `value` is one of `values` (JSON equality), comparing scalars directly.
-#[inline]
-fn enum_contains(node: &CompiledNode, values: &[Value], value: &Value) -> bool {
-    match value {
-        Value::String(s) => node.enum_has_string(s),
-        Value::Number(n) => {
-            let n = number_of(n);
-            values
-                .iter()
-                .any(|v| matches!(v, Value::Number(m) if number_of(m) == n))
-        }
-        Value::Bool(b) => values.iter().any(|v| v.as_bool() == Some(*b)),
-        Value::Null => values.iter().any(Value::is_null),
-        Value::Array(_) | Value::Object(_) => values.iter().any(|v| json_equal(v, value)),
-    }
-}
-
-/// The JSON type of the number `n` as far as `node`'s `type` can tell: `Integer` or
-/// `Number`. Only an `integer` node needs to know whether `n` has a fractional part (every
-/// other `type` decides the same either way), so only it pays for finding out (measured:
-/// ~15 instructions per float checked against a `number` node).
-#[inline]
-fn number_kind(node: &CompiledNode, n: Number) -> SchemaKind {
-    if node.kind == Some(SchemaKind::Integer) && !n.is_integer() {
-        SchemaKind::Number
-    } else {
-        SchemaKind::Integer
-    }
-}
-
-/// Whether a string with `bytes` bytes has fewer than `min` code points.
-#[inline]
-pub(crate) fn shorter_than(s: &str, min: u64) -> bool {
-    let bytes = s.len() as u64;
-    // A code point takes one to four bytes: count only when the byte length does not
-    // decide.
-    bytes < min || (bytes.div_ceil(4) < min && (s.chars().count() as u64) < min)
-}
-
-/// Whether a string has more than `max` code points.
-#[inline]
-pub(crate) fn longer_than(s: &str, max: u64) -> bool {
-    s.len() as u64 > max && s.chars().count() as u64 > max
-}
-
-/// The number keywords; as [`Checker::check_string`], the common cases inline.
+/// The number keywords: decided inline (see [`CompiledNode::number_keywords_allow`]),
+/// worded out of line when one fails.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "measured")]
 fn check_number<S: Sink>(
@@ -849,17 +790,9 @@ fn check_number<S: Sink>(
     path: &Path<'_>,
     sink: &mut S,
 ) {
-    if !node.number_keywords {
-        return;
+    if !node.number_keywords_allow(n) {
+        check_number_keywords(node, n, value, path, sink);
     }
-    // A valid integer against integer bounds: two comparisons (see `int_bounds`).
-    if let Number::Int(i) = n
-        && node.multiple_of.is_none()
-        && node.int_in_bounds(i) == Some(true)
-    {
-        return;
-    }
-    check_number_keywords(node, n, value, path, sink);
 }
 
 #[inline(never)]
@@ -870,66 +803,37 @@ fn check_number_keywords<S: Sink>(
     path: &Path<'_>,
     sink: &mut S,
 ) {
-    use std::cmp::Ordering::{Greater, Less};
-    let cmp = |bound: Number| n.exact_cmp(bound);
-    if let Some(min) = node.minimum
-        && cmp(min) == Some(Less)
-    {
-        sink.fail(path, "minimum", || {
-            format!(
-                "expected a number >= {}, got {}",
-                JsonNumber(min),
-                show(value)
-            )
-        });
-        if sink.done() {
-            return;
+    for (keyword, allowed, bound, relation) in [
+        ("minimum", node.minimum_allows(n), node.minimum, ">="),
+        (
+            "exclusiveMinimum",
+            node.exclusive_minimum_allows(n),
+            node.exclusive_minimum,
+            ">",
+        ),
+        ("maximum", node.maximum_allows(n), node.maximum, "<="),
+        (
+            "exclusiveMaximum",
+            node.exclusive_maximum_allows(n),
+            node.exclusive_maximum,
+            "<",
+        ),
+    ] {
+        if !allowed && let Some(bound) = bound {
+            sink.fail(path, keyword, || {
+                format!(
+                    "expected a number {relation} {}, got {}",
+                    JsonNumber(bound),
+                    show(value)
+                )
+            });
+            if sink.done() {
+                return;
+            }
         }
     }
-    if let Some(min) = node.exclusive_minimum
-        && cmp(min) != Some(Greater)
-    {
-        sink.fail(path, "exclusiveMinimum", || {
-            format!(
-                "expected a number > {}, got {}",
-                JsonNumber(min),
-                show(value)
-            )
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(max) = node.maximum
-        && cmp(max) == Some(Greater)
-    {
-        sink.fail(path, "maximum", || {
-            format!(
-                "expected a number <= {}, got {}",
-                JsonNumber(max),
-                show(value)
-            )
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(max) = node.exclusive_maximum
-        && cmp(max) != Some(Less)
-    {
-        sink.fail(path, "exclusiveMaximum", || {
-            format!(
-                "expected a number < {}, got {}",
-                JsonNumber(max),
-                show(value)
-            )
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(multiple) = node.multiple_of
-        && !Decimal::of(n).is_some_and(|d| d.is_multiple_of(multiple.decimal))
+    if !node.multiple_of_allows(n)
+        && let Some(multiple) = node.multiple_of
     {
         sink.fail(path, "multipleOf", || {
             format!(

@@ -18,12 +18,13 @@ use tokio::time::Instant;
 use super::events::{EventHub, SessionEvent};
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
-use crate::call::args::{ArgsIn, CompiledArgs};
+use crate::call::args::CompiledArgs;
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
 use crate::context::{CallId, CallParts, Cancellation, ProgressFn, StateMap, ToolCallContext};
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
+use crate::schema::decode::ArgsIn;
 use crate::tool::ToolDefinition;
 
 /// Up to this many tools, a call finds its tool by comparing names instead of hashing.
