@@ -17,7 +17,8 @@ use super::node::{Literal, SchemaNode};
 /// `Arc`. To give a type a schema by hand, write the constant:
 ///
 /// ```
-/// use pedelec_core::{SchemaNode, ToolArgs};
+/// use pedelec_core::ToolArgs;
+/// use pedelec_core::schema::SchemaNode;
 ///
 /// /// An RFC 3339 timestamp.
 /// struct Timestamp(String);

@@ -117,7 +117,7 @@ impl std::error::Error for SchemaError {}
 /// assert!(schema.is_valid(&json!({"delta": 2})));
 /// let errors = schema.validate(&json!({"delta": "5"})).unwrap_err();
 /// assert_eq!(errors.to_string(), r#"/delta: expected integer, got string "5""#);
-/// # Ok::<(), pedelec_core::SchemaError>(())
+/// # Ok::<(), pedelec_core::schema::SchemaError>(())
 /// ```
 #[derive(Clone)]
 pub struct ToolArgsSchema {

@@ -16,7 +16,7 @@ use super::{SchemaError, SchemaProblem};
 /// How [`SchemaNode::from_json_with`] reads a schema.
 ///
 /// ```
-/// use pedelec_core::{ParseOptions, SchemaNode};
+/// use pedelec_core::schema::{ParseOptions, SchemaNode};
 /// use serde_json::json;
 ///
 /// // No `type`: rejected by the strict reader, fine for the lenient one.
@@ -80,7 +80,7 @@ impl SchemaNode {
     /// required unless the node is a `oneOf`, every keyword fitting the node's type.
     ///
     /// ```
-    /// use pedelec_core::SchemaNode;
+    /// use pedelec_core::schema::SchemaNode;
     /// use serde_json::json;
     ///
     /// let err = SchemaNode::from_json(&json!({
