@@ -241,8 +241,11 @@ fn large_instance() -> String {
 
 // ----- the measured functions -----
 
-/// The session's options: `null` for an optional property counts as absent.
-const OPTIONS: ValidationOptions = ValidationOptions::new().null_as_absent(true);
+/// The session's options: `null` for an optional property counts as absent, and a declared
+/// `format` is checked (these schemas declare none).
+const OPTIONS: ValidationOptions = ValidationOptions::new()
+    .null_as_absent(true)
+    .assert_formats(true);
 
 struct Case {
     name: &'static str,

@@ -48,7 +48,10 @@ fn valid_args() -> Value {
 fn success_path_allocates_nothing() {
     let schema = args_schema();
     let args = valid_args();
-    let session = ValidationOptions::new().null_as_absent(true);
+    // A session's options: the `hostname` format is checked too.
+    let session = ValidationOptions::new()
+        .null_as_absent(true)
+        .assert_formats(true);
     // Warm up: the regex engine builds its per-thread cache on first use.
     assert!(schema.is_valid_with(&args, session));
 

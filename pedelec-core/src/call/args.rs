@@ -3,9 +3,10 @@
 //! Typed handlers get the args through the schema's decode route (`schema::decode`): checked
 //! and recorded to a tape (the fast path first, full validation only when it fails), then
 //! replayed into the argument struct; invalid ones are reported with every problem. JSON
-//! handlers get the validated, normalized `Value`. Both use
-//! [`ValidationOptions::null_as_absent`]: a `null` for an optional property means the
-//! property is absent. No args at all (`null`) count as `{}`.
+//! handlers get the validated, normalized `Value`. Both use the session's options:
+//! [`ValidationOptions::null_as_absent`] (a `null` for an optional property means the
+//! property is absent) and [`ValidationOptions::assert_formats`] (a declared `format` is
+//! checked: `docs/formats.md`). No args at all (`null`) count as `{}`.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -26,8 +27,11 @@ pub(crate) struct CompiledArgs {
     schema: Option<Arc<CompiledSchema>>,
 }
 
-/// How a session validates a call's arguments.
-const OPTIONS: ValidationOptions = ValidationOptions::new().null_as_absent(true);
+/// How a session validates a call's arguments: `null` for an optional property is absent,
+/// and a declared `format` is checked (`docs/formats.md` says why).
+const OPTIONS: ValidationOptions = ValidationOptions::new()
+    .null_as_absent(true)
+    .assert_formats(true);
 
 impl CompiledArgs {
     pub(crate) fn new(tool: Arc<str>, schema: Arc<CompiledSchema>) -> Self {

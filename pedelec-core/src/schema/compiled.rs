@@ -15,6 +15,7 @@ use std::fmt;
 use regex::Regex;
 use serde_json::Value;
 
+use super::format::Format;
 use super::json::{Decimal, push_token};
 use super::keywords;
 use pedelec_rules::Number;
@@ -135,7 +136,8 @@ pub(crate) struct CompiledNode {
     /// The strings among `enum_values`, with their heads (a string is checked against
     /// these alone).
     pub(crate) enum_strings: Box<[(NameHead, Box<str>)]>,
-    pub(crate) format: Option<Str>,
+    /// A `format` pedelec knows (one it does not know is an annotation, as if absent).
+    pub(crate) format: Option<Format>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) pattern: Option<Pattern>,
@@ -162,7 +164,7 @@ pub(crate) struct CompiledNode {
     /// its values, and `required` names that are not properties cannot be decided while
     /// streaming.
     pub(crate) buffered: bool,
-    /// Whether any of `minLength`, `maxLength`, `pattern`, `format` is present.
+    /// Whether any of `minLength`, `maxLength`, `pattern`, a known `format` is present.
     pub(crate) string_keywords: bool,
     /// Whether any of the bounds or `multipleOf` is present.
     pub(crate) number_keywords: bool,
@@ -343,7 +345,7 @@ impl Builder {
                     _ => None,
                 })
                 .collect(),
-            format: node.format.clone(),
+            format: node.format.as_deref().and_then(Format::from_name),
             min_length: node.min_length,
             max_length: node.max_length,
             pattern: None,
@@ -366,7 +368,10 @@ impl Builder {
             string_keywords: node.min_length.is_some()
                 || node.max_length.is_some()
                 || node.pattern.is_some()
-                || node.format.is_some(),
+                || node
+                    .format
+                    .as_deref()
+                    .is_some_and(|f| Format::from_name(f).is_some()),
             number_keywords: node.minimum.is_some()
                 || node.maximum.is_some()
                 || node.exclusive_minimum.is_some()

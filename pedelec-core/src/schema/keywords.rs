@@ -13,7 +13,7 @@ use pedelec_rules::Number;
 use serde_json::Value;
 
 use super::compiled::{CompiledNode, NameHead};
-use super::format::check_format;
+use super::format::Format;
 use super::json::{Decimal, json_equal, number_of};
 use super::node::{SchemaKind, SchemaNode};
 use super::validate::ValidationOptions;
@@ -133,15 +133,11 @@ impl CompiledNode {
             .is_none_or(|pattern| pattern.regex.is_match(s))
     }
 
-    /// `format`: an assertion only with [`ValidationOptions::assert_formats`]; a format
-    /// pedelec does not know is an annotation.
+    /// `format`: an assertion only with [`ValidationOptions::assert_formats`] (a session
+    /// turns it on); a format pedelec does not know is an annotation.
     #[inline]
     pub(crate) fn format_allows(&self, s: &str, options: ValidationOptions) -> bool {
-        !options.assert_formats
-            || self
-                .format
-                .as_ref()
-                .is_none_or(|format| check_format(format, s) != Some(false))
+        !options.assert_formats || self.format.is_none_or(|format| format.check(s))
     }
 
     /// Whether the string's byte length alone shows that it passes the string keywords
@@ -186,7 +182,8 @@ fn longer_than(s: &str, max: u64) -> bool {
 }
 
 /// The byte lengths with which any string passes `node`'s string keywords, when it has
-/// only `minLength` and `maxLength` (and accepts strings, with no `enum`). A string has at
+/// only `minLength` and `maxLength` (and accepts strings, with no `enum` and no `format`
+/// pedelec knows). A string has at
 /// most as many code points as bytes, and at least a quarter as many (rounded up): `b`
 /// bytes hold at least `min` code points when `b >= 4 * min - 3`, and at most `max` when
 /// `b <= max`.
@@ -194,7 +191,7 @@ pub(super) fn plain_string_bytes(node: &SchemaNode) -> Option<(u64, u64)> {
     let plain = node.kind.is_none_or(|k| k == SchemaKind::String)
         && node.enum_values.is_none()
         && node.pattern.is_none()
-        && node.format.is_none();
+        && node.format.as_deref().and_then(Format::from_name).is_none();
     plain.then(|| {
         let lo = node
             .min_length

@@ -221,7 +221,7 @@ impl ToolArgsSchema {
 
     /// Validates tool arguments as plain JSON Schema 2020-12 (`format` an annotation, `null`
     /// a value). For other [`ValidationOptions`] (a session validates with
-    /// `null_as_absent`), and for decoding arguments into a type, use
+    /// `null_as_absent` and `assert_formats`), and for decoding arguments into a type, use
     /// the compiled form: [`compiled`](Self::compiled) or [`compile`](Self::compile), then
     /// [`CompiledSchema::validate_with`], [`CompiledSchema::deserialize_args_with`].
     ///

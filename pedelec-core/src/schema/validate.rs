@@ -15,12 +15,14 @@ use super::json::{
 use super::node::SchemaKind;
 use pedelec_rules::Number;
 
-/// How values are validated. The default is plain JSON Schema 2020-12.
+/// How values are validated. The default is plain JSON Schema 2020-12; a session validates
+/// a call's arguments with both options on.
 ///
 /// ```
-/// use pedelec_core::ValidationOptions;
-/// let session = ValidationOptions::new().null_as_absent(true);
-/// assert!(session.null_as_absent && !session.assert_formats);
+/// use pedelec_core::schema::ValidationOptions;
+/// let plain = ValidationOptions::new();
+/// assert!(!plain.null_as_absent && !plain.assert_formats);
+/// let session = ValidationOptions::new().null_as_absent(true).assert_formats(true);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -29,7 +31,9 @@ pub struct ValidationOptions {
     /// often send `null` for "not given"). The session turns it on.
     pub null_as_absent: bool,
     /// `format` is an assertion (a string must be a valid `date-time`, `email`, …) instead
-    /// of an annotation. Unknown formats are always valid.
+    /// of an annotation (JSON Schema 2020-12's default). Unknown formats are always valid.
+    /// The session turns it on: a tool that declares `format = "email"` gets email
+    /// addresses (`docs/formats.md`).
     pub assert_formats: bool,
 }
 
@@ -571,10 +575,10 @@ impl Checker<'_> {
             }
         }
         if !node.format_allows(s, self.options)
-            && let Some(format) = &node.format
+            && let Some(format) = node.format
         {
             sink.fail(path, "format", || {
-                format!("{} is not a valid {format}", show(value))
+                format!("{} {}", show(value), format.explain(s))
             });
         }
     }

@@ -1642,6 +1642,6 @@ fn formats_are_asserted_on_request() {
             .deserialize_args_with::<Meeting>(text, FORMATS)
             .unwrap_err()
             .to_string(),
-        r#"/day: "2024-02-30" is not a valid date"#
+        r#"/day: "2024-02-30" is not a valid date (RFC 3339 full-date, e.g. "2024-05-17")"#
     );
 }

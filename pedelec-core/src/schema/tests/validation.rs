@@ -461,7 +461,7 @@ fn format_is_an_annotation_unless_asserted() {
     let assert = ValidationOptions::new().assert_formats(true);
     assert_eq!(
         errors_with(&schema, &bad, assert),
-        [r#"/at: "yesterday" is not a valid date-time"#]
+        [r#"/at: "yesterday" is not a valid date-time (RFC 3339, e.g. "2024-05-17T09:30:00Z")"#]
     );
     assert!(errors_with(&schema, &json!({"at": "2024-02-29T12:00:00Z"}), assert).is_empty());
     // Unknown formats are valid even when asserted, and formats ignore non-strings.
