@@ -8,13 +8,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::call::ToolHandler;
-use crate::call::args::{ArgsIn, CompiledArgs};
+use crate::call::args::CompiledArgs;
 use crate::call::encode::Encoding;
 use crate::call::handler::{HandlerFuture, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
 use crate::manifest::SerializableToolManifest;
 use crate::output::{OutputSchema, ToolAnnotations};
+use crate::schema::decode::ArgsIn;
 use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
 
 /// A tool known at compile time. `#[tool]` implements it on a type named like the function
