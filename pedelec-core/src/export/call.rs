@@ -450,6 +450,8 @@ impl Export {
             }
             found
         }
+        /// `Some(None)` for no id, `None` for an id that is not a string.
+        #[allow(clippy::option_option, reason = "absent and malformed differ here")]
         fn id(value: Option<&Value>) -> Option<Option<&str>> {
             match value {
                 None => Some(None),
