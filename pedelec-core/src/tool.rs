@@ -195,6 +195,7 @@ impl ToolDefinition {
 
     /// The definition of a compile-time tool, with its function as the inline handler.
     #[must_use]
+    #[doc(alias = "defineTool")]
     pub fn of<T: Tool>() -> Self {
         // The constant parts are one static per tool, read by a function compiled once.
         ToolDefinition::of_parts(
