@@ -200,7 +200,7 @@ impl CompiledSchema {
     /// The slow path: parse, validate (every error), normalize, record.
     #[cold]
     #[inline(never)]
-    fn record_slow<'a>(
+    pub(crate) fn record_slow<'a>(
         &self,
         args: ArgsIn<'a>,
         options: ValidationOptions,
