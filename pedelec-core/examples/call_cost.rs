@@ -8,11 +8,11 @@
 //! ```
 //!
 //! The difference of the two totals divided by 2000 is the cost of one call, without the
-//! set-up. Modes: `raw` (`Session::call_raw` in process), `layer` (the same through one
-//! pass-through tower layer), `rate_limit` (under a per-caller rate limit), `json_lines` (sequential calls
+//! set-up. Modes: `raw` (`Session::call_raw` in process), `json_lines` (sequential calls
 //! over an in-memory JSON Lines pipe, both ends on one current-thread runtime), `floor`
 //! (the same call with plain `serde_json` and a direct function call: what `raw` is
-//! measured against).
+//! measured against). The costs of call policy and of provider calls are measured by
+//! `examples/policy_cost.rs`, beside a `raw` call in the same binary.
 
 #![allow(missing_docs)]
 
@@ -20,18 +20,11 @@
 mod support;
 
 use pedelec_core::Session;
-use std::sync::Arc;
-use std::time::Duration;
-
-use pedelec_core::CallOptions;
 use pedelec_core::bridge::JsonLines;
-use pedelec_core::context::Caller;
-use pedelec_core::session::{RateLimit, from_fn};
 use pedelec_core::skills::SkillSet;
 use serde_json::value::RawValue;
 use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tower_service::Service as _;
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -47,65 +40,54 @@ fn main() {
         .state(Counter::default())
         .create()
         .expect("a session");
-    rt.block_on(async move {
-        match mode.as_str() {
-            "raw" => {
-                let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).expect("json");
-                for _ in 0..n {
-                    let out = session.call_raw("update_counter", &args).await;
-                    assert!(out.starts_with("{\"ok\":true"));
-                }
-            }
-            "layer" | "rate_limit" => {
-                // The same call, through one pass-through layer, or under a per-caller rate
-                // limit that never refuses (with a caller, as a bridge would give).
-                let builder = Session::builder(ToolName::skills()).state(Counter::default());
-                let session = if mode == "layer" {
-                    builder.layer(from_fn(|call, mut next| async move {
-                        next.call(call).await.unwrap_or_else(|never| match never {})
-                    }))
-                } else {
-                    builder.rate_limit(RateLimit::per_caller(u32::MAX, Duration::from_millis(1)))
-                }
-                .create()
-                .expect("a session");
-                let caller = Arc::new(Caller::new("alice"));
-                for _ in 0..n {
-                    let options = CallOptions::new().caller(caller.clone());
-                    let out = session
-                        .call_raw_with("update_counter", r#"{"delta":1}"#, options)
-                        .await;
-                    assert!(out.starts_with("{\"ok\":true"), "{out}");
-                }
-            }
-            "json_lines" => {
-                let (core_end, server_end) = tokio::io::duplex(1 << 16);
-                tokio::spawn(session.serve(JsonLines::new(server_end)));
-                let (r, mut w) = tokio::io::split(core_end);
-                let mut lines = BufReader::new(r).lines();
-                let manifest = lines.next_line().await.expect("read").expect("manifest");
-                assert!(manifest.starts_with("{\"type\":\"manifest\""));
-                for i in 0..n {
-                    let line = format!(
-                        "{{\"type\":\"tool_call\",\"callId\":\"c{i}\",\"name\":\"update_counter\",\"args\":{{\"delta\":1}}}}\n"
-                    );
-                    w.write_all(line.as_bytes()).await.expect("write");
-                    let answer = lines.next_line().await.expect("read").expect("a result");
-                    assert!(answer.contains("\"ok\":true"), "{answer}");
-                }
-            }
-            "floor" => {
-                // The same work without a framework (the session bench's floor): plain
-                // `serde_json` and a direct call.
-                let counter = Counter::default();
-                for _ in 0..n {
-                    let out = floor(&counter, std::hint::black_box(r#"{"delta":1}"#));
-                    assert!(out.starts_with("{\"value\":"));
-                }
-            }
-            other => panic!("unknown mode {other:?}: raw, layer, rate_limit, json_lines or floor"),
-        }
-    });
+    // One function per mode, each its own future: a mode's code does not change another's.
+    match mode.as_str() {
+        "raw" => rt.block_on(mode_raw(session, n)),
+        "json_lines" => rt.block_on(mode_json_lines(session, n)),
+        "floor" => rt.block_on(mode_floor(n)),
+        other => panic!(
+            "unknown mode {other:?}: raw, layer, rate_limit, openai, anthropic, json_lines or floor"
+        ),
+    }
+}
+
+async fn mode_raw(session: Session<ToolName>, n: u64) {
+    let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).expect("json");
+    for _ in 0..n {
+        let out = session.call_raw("update_counter", &args).await;
+        assert!(out.starts_with("{\"ok\":true"));
+    }
+}
+
+async fn mode_json_lines(session: Session<ToolName>, n: u64) {
+    let (core_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(session.serve(JsonLines::new(server_end)));
+    let (r, mut w) = tokio::io::split(core_end);
+    let mut lines = BufReader::new(r).lines();
+    let manifest = lines.next_line().await.expect("read").expect("manifest");
+    assert!(manifest.starts_with("{\"type\":\"manifest\""));
+    for i in 0..n {
+        let line = format!(
+            "{{\"type\":\"tool_call\",\"callId\":\"c{i}\",\"name\":\"update_counter\",\"args\":{{\"delta\":1}}}}\n"
+        );
+        w.write_all(line.as_bytes()).await.expect("write");
+        let answer = lines.next_line().await.expect("read").expect("a result");
+        assert!(answer.contains("\"ok\":true"), "{answer}");
+    }
+}
+
+#[allow(
+    clippy::unused_async,
+    reason = "inside the runtime, as the other modes and the baseline measured it"
+)]
+async fn mode_floor(n: u64) {
+    // The same work without a framework (the session bench's floor): plain
+    // `serde_json` and a direct call.
+    let counter = Counter::default();
+    for _ in 0..n {
+        let out = floor(&counter, std::hint::black_box(r#"{"delta":1}"#));
+        assert!(out.starts_with("{\"value\":"));
+    }
 }
 
 /// The floor: what the tool call is, without a framework (as in `benches/session.rs`).

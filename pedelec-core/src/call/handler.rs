@@ -19,10 +19,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::args::{ArgsIn, CompiledArgs};
+use super::args::CompiledArgs;
 use super::encode::{Encoded, Encoding, encode};
 use crate::context::{Caller, Cancellation, ToolCallContext};
 use crate::error::ToolError;
+use crate::schema::decode::ArgsIn;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

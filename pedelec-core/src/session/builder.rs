@@ -29,6 +29,7 @@ use crate::skills::SkillsInput;
 ///
 /// # Errors
 /// `INVALID_INPUT` listing every problem of the skill set (see [`SessionBuilder::create`]).
+#[doc(alias = "createSession")]
 pub fn create_session<N>(skills: SkillsInput<N>) -> Result<Session<N>, Error> {
     Session::builder(skills).create()
 }
@@ -154,6 +155,7 @@ impl<N> SessionBuilder<N> {
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
     /// (`tools[1].name: …`): bad names, blank descriptions, invalid schemas, zero timeouts,
     /// duplicate names.
+    #[doc(alias = "createSession")]
     pub fn create(self) -> Result<Session<N>, Error> {
         let problems = input::definition_problems(self.skills.tools());
         if !problems.is_empty() {

@@ -22,11 +22,11 @@ use serde_json::value::RawValue;
 
 use super::Session;
 use super::dispatch::{CallSetup, Shared, cancelled_error};
-use crate::call::args::ArgsIn;
 use crate::call::encode::{Encoding, to_json_text, to_tool_result};
 use crate::call::handler::panic_error;
 use crate::context::{CallId, Caller, Cancellation, ProgressFn, ProgressSink, ProgressUpdate};
 use crate::error::ToolResult;
+use crate::schema::decode::ArgsIn;
 
 /// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
 /// All optional; `CallOptions::default()` is what [`Session::call`] uses.

@@ -21,7 +21,7 @@ use super::policy::{
 };
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
-use crate::call::args::{ArgsIn, CompiledArgs, args_error};
+use crate::call::args::{CompiledArgs, args_error};
 use crate::call::encode::to_tool_result;
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::start_in;
@@ -33,6 +33,7 @@ use crate::error::ToolResult;
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::schema::ArgsError;
+use crate::schema::decode::ArgsIn;
 use crate::tool::ToolDefinition;
 
 /// Up to this many tools, a call finds its tool by comparing names instead of hashing.

@@ -194,6 +194,7 @@ impl<N> Session<N> {
     /// # Panics
     /// Only for a session built at run time whose skill set has no tool named `T::NAME`
     /// (use [`try_on_tool`](Self::try_on_tool) to get an error instead).
+    #[doc(alias = "onTool")]
     pub fn on_tool<T>(&self, handler: impl HandlerFn<T::Args, T::Output>) -> &Self
     where
         T: Tool + InSkillSet<N>,
