@@ -117,7 +117,11 @@ fn bench(c: &mut Criterion) {
     // Each answers the call (and the JWT servers have their keys cached).
     for (name, client) in &clients {
         let r = rt.block_on(client.call_tool(request())).unwrap();
-        let expected = if *name == "none" { Some(true) } else { Some(false) };
+        let expected = if *name == "none" {
+            Some(true)
+        } else {
+            Some(false)
+        };
         assert_eq!(r.is_error, expected, "{name}: {r:?}");
     }
 

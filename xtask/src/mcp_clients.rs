@@ -3,7 +3,7 @@
 //!
 //! - `py/`: a Python virtual environment with the `mcp` package from `PyPI`;
 //! - `node/`: `@modelcontextprotocol/sdk` from the npm registry;
-//! - `oidc/`: `oidc-provider` from the npm registry, the OpenID Connect / OAuth 2.0
+//! - `oidc/`: `oidc-provider` from the npm registry, the `OpenID` Connect / OAuth 2.0
 //!   authorization server `pedelec-core/tests/oauth_e2e.rs` starts (`oauth_e2e/issuer.mjs`)
 //!   to issue real access tokens.
 //!

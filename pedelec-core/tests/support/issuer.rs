@@ -129,7 +129,7 @@ impl Issuer {
         let addr = listener.local_addr().unwrap();
         let url = format!("http://{addr}");
         let published = Arc::new(Published::default());
-        *published.issuer.lock().unwrap() = url.clone();
+        published.issuer.lock().unwrap().clone_from(&url);
         let app = axum::Router::new()
             .route(
                 "/.well-known/oauth-authorization-server",
