@@ -589,6 +589,96 @@ fn malformed_payloads_say_what_is_wrong() {
 }
 
 #[tokio::test]
+async fn call_provider_raw_answers_what_call_provider_answers() {
+    // Two sessions given the same calls in the same order: one through the `Value` route,
+    // one through the text route; every message must be the same text.
+    let by_value = counter::demo_session().unwrap();
+    let by_text = counter::demo_session().unwrap();
+    let editor = || CallOptions::new().caller(Caller::new("editor").with_scopes(["counter:write"]));
+    let manifest = counter::ToolName::manifest();
+    let cases: [(Target, &[&str]); 4] = [
+        (
+            Target::OpenAiChat,
+            &[
+                r#"{"id":"call_1","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":2}"}}"#,
+                r#"{"id":"call_\"2\"","function":{"arguments":" {\"delta\": -1} ","name":"update_counter"}}"#,
+                r#"{"id":"call_3","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":\"2\"}"}}"#,
+                r#"{"id":"call_4","type":"function","function":{"name":"reset","arguments":"{}"}}"#,
+                r#"{"id":7,"type":"function","function":{"name":"update_counter","arguments":"{\"delta\":1}"}}"#,
+                r#"{"id":null,"type":"function","function":{"name":"get_current_page","arguments":"{}"}}"#,
+                r#"{"id":"call_5","type":"function","function":{"name":"update_counter","arguments":"[1]"}}"#,
+                r#"{"id":"call_6","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":"}}"#,
+                r#"{"id":"call_7","type":"custom","function":{"name":"update_counter","arguments":"{}"}}"#,
+                r#"{"id":"call_8","id":"call_9","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":1}"}}"#,
+                r#"{"role":"assistant","content":"hi"}"#,
+                r#"[1, 2]"#,
+                r#"{"id": "call_"#,
+                "",
+            ],
+        ),
+        (
+            Target::OpenAiResponses,
+            &[
+                r#"{"type":"function_call","call_id":"call_1","name":"update_counter","arguments":"{\"delta\":3}"}"#,
+                r#"{"type":"function_call","name":"update_counter","arguments":"{\"delta\":3}"}"#,
+                r#"{"type":"message","call_id":"call_2","name":"update_counter","arguments":"{}"}"#,
+                r#"{"type":"function_call","call_id":"call_3","name":"update_counte","arguments":"{}"}"#,
+            ],
+        ),
+        (
+            Target::Anthropic,
+            &[
+                r#"{"type":"tool_use","id":"toolu_1","name":"update_counter","input":{"delta":2}}"#,
+                r#"{"id":"toolu_2","name":"update_counter","input":{ "delta" : 5 }}"#,
+                r#"{"type":"tool_use","id":"toolu_3","name":"update_counter","input":{"delta":"two"}}"#,
+                r#"{"type":"tool_use","id":"toolu_4","name":"update_counter","input":[]}"#,
+                r#"{"type":"tool_use","id":"toolu_5","name":"render_page","input":{"name":null}}"#,
+                r#"{"type":"text","text":"hi"}"#,
+                "null",
+            ],
+        ),
+        (
+            Target::Gemini,
+            &[
+                r#"{"functionCall":{"name":"update_counter","args":{"delta":2}}}"#,
+                r#"{"text":"hi"}"#,
+            ],
+        ),
+    ];
+    for (target, payloads) in cases {
+        let export = manifest.export(target, ExportOptions::default()).unwrap();
+        for payload in payloads {
+            let text = by_text
+                .call_provider_raw_with(&export, payload, editor())
+                .await;
+            let value = match serde_json::from_str::<Value>(payload) {
+                Ok(payload) => {
+                    by_value
+                        .call_provider_with(&export, &payload, editor())
+                        .await
+                }
+                // Not JSON: the text route alone can be given it.
+                Err(_) => {
+                    let message: Value = serde_json::from_str(&text).unwrap();
+                    let content = message["content"].as_str().unwrap();
+                    assert!(
+                        content.contains("INVALID_INPUT"),
+                        "{target}: {payload}: {text}"
+                    );
+                    assert!(content.contains("not JSON"), "{target}: {payload}: {text}");
+                    continue;
+                }
+            };
+            assert_eq!(
+                text,
+                serde_json::to_string(&value).unwrap(),
+                "{target}: {payload}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn call_provider_answers_every_payload_in_the_providers_form() {
     let session = counter::demo_session().unwrap();
     // `update_counter` requires `counter:write`: the calls are the editor's.

@@ -10,7 +10,9 @@
 //!
 //! Modes: `raw` (`Session::call_raw_with`, with a caller, as the others), `layer` (through
 //! one pass-through tower layer), `rate_limit` (under a per-caller rate limit that never
-//! refuses), `openai` and `anthropic` (`call_provider` with the provider's payload).
+//! refuses), `openai` and `anthropic` (`call_provider` with the provider's payload as a
+//! `Value`), `openai_raw` and `anthropic_raw` (`call_provider_raw`, the payload as text).
+//! Every mode makes its calls as the same caller.
 
 #![allow(missing_docs)]
 
@@ -43,33 +45,51 @@ fn main() {
         .expect("a session");
     match mode.as_str() {
         "raw" | "layer" | "rate_limit" => rt.block_on(mode_layer(session, n, &mode)),
-        "openai" | "anthropic" => rt.block_on(mode_openai(session, n, &mode)),
-        other => panic!("unknown mode {other:?}: raw, layer, rate_limit, openai or anthropic"),
+        "openai" | "anthropic" | "openai_raw" | "anthropic_raw" => {
+            rt.block_on(mode_provider(session, n, &mode));
+        }
+        other => panic!(
+            "unknown mode {other:?}: raw, layer, rate_limit, openai, anthropic, openai_raw or \
+             anthropic_raw"
+        ),
     }
 }
 
-async fn mode_openai(session: Session<ToolName>, n: u64, mode: &str) {
+async fn mode_provider(session: Session<ToolName>, n: u64, mode: &str) {
     // `call_provider`: one provider tool call in, the provider's result message out.
     use pedelec_core::export::{ExportOptions, Target};
-    let (target, payload) = if mode == "openai" {
+    let (target, payload) = if mode.starts_with("openai") {
         (
             Target::OpenAiChat,
-            serde_json::json!({"id": "call_1", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\":1}"}}),
+            r#"{"id":"call_1","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":1}"}}"#,
         )
     } else {
         (
             Target::Anthropic,
-            serde_json::json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 1}}),
+            r#"{"type":"tool_use","id":"toolu_1","name":"update_counter","input":{"delta":1}}"#,
         )
     };
     let export = session
         .manifest()
         .export(target, ExportOptions::default())
         .expect("an export");
-    for _ in 0..n {
-        let message = session.call_provider(&export, &payload).await;
-        let content = message["content"].as_str().unwrap_or_default();
-        assert!(content.starts_with("{\"ok\":true"), "{message}");
+    let caller = Arc::new(Caller::new("alice"));
+    if mode.ends_with("_raw") {
+        for _ in 0..n {
+            let options = CallOptions::new().caller(caller.clone());
+            let message = session
+                .call_provider_raw_with(&export, payload, options)
+                .await;
+            assert!(message.contains(r#""{\"ok\":true"#), "{message}");
+        }
+    } else {
+        let payload: serde_json::Value = serde_json::from_str(payload).expect("a payload");
+        for _ in 0..n {
+            let options = CallOptions::new().caller(caller.clone());
+            let message = session.call_provider_with(&export, &payload, options).await;
+            let content = message["content"].as_str().unwrap_or_default();
+            assert!(content.starts_with("{\"ok\":true"), "{message}");
+        }
     }
 }
 

@@ -334,7 +334,7 @@ impl Export {
 
     /// The call a payload that failed to decode is answered as: whatever id and name can
     /// be read from it.
-    fn undecodable(&self, payload: &Value) -> ProviderCall {
+    pub(super) fn undecodable(&self, payload: &Value) -> ProviderCall {
         let pick = |pointers: &[&str]| {
             pointers
                 .iter()

@@ -58,6 +58,7 @@ mod call;
 mod error;
 pub(crate) mod facts;
 mod names;
+mod raw;
 mod target;
 mod transform;
 
