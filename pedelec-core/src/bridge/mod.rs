@@ -2,8 +2,9 @@
 //!
 //! - [`JsonLines`]: one JSON message per line over any async reader/writer (stdio, TCP);
 //!   the protocol is specified in `docs/protocol.md`.
-//! - `Mcp` (cargo feature `mcp`): the Model Context Protocol over stdio, through the
-//!   official `rmcp` crate, so that any MCP client can use the tools.
+//! - `Mcp` and `McpHttp` (cargo feature `mcp`): the Model Context Protocol over stdio and
+//!   streamable HTTP (revisions 2025-11-25 and 2026-07-28, on `rmcp`'s model types), so
+//!   that any MCP client can use the tools.
 //!
 //! Core embedded in the process needs no bridge: call the session directly
 //! ([`Session::call`](crate::Session::call), [`call_with`](crate::Session::call_with)).
@@ -23,7 +24,7 @@ pub mod mcp_http;
 pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
-pub use mcp::Mcp;
+pub use mcp::{Mcp, TraceParent};
 #[cfg(feature = "mcp")]
 pub use mcp_http::McpHttp;
 

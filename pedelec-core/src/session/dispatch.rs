@@ -21,7 +21,9 @@ use super::spare::{SpareGuard, SpareSlot};
 use crate::call::args::{ArgsIn, CompiledArgs};
 use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
-use crate::context::{CallId, CallParts, Cancellation, ProgressFn, StateMap, ToolCallContext};
+use crate::context::{
+    CallId, CallParts, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
+};
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::tool::ToolDefinition;
@@ -77,6 +79,7 @@ pub(super) struct CallSetup {
     /// The caller's handle; without one, the call's flag lives in its context.
     pub(super) cancel: Option<Cancellation>,
     pub(super) progress: Option<ProgressFn>,
+    pub(super) client: Option<ClientFn>,
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
@@ -196,7 +199,7 @@ impl Shared {
                         }
                         Poll::Pending => {
                             let mut waiting =
-                                Box::pin(wait(future, &ctx, timeout, name, &self.shutdown));
+                                Box::pin(wait(future, &ctx, timeout, name, self, started));
                             poll_fn(|cx| {
                                 let _entered = span.enter();
                                 waiting.as_mut().poll(cx)
@@ -243,6 +246,7 @@ impl Shared {
             call_id,
             cancel,
             progress,
+            client,
         } = setup;
         let tool = self.tool(name);
         let unknown_name: Arc<str>;
@@ -262,6 +266,7 @@ impl Shared {
             timeout,
             cancellation: cancel,
             progress,
+            client,
         };
         // The context and handler future of the last call, reused (see `spare`).
         let (spare, recycled, mut spare_future) = self.spare.take();
@@ -362,11 +367,13 @@ async fn wait(
     ctx: &ToolCallContext,
     timeout: Duration,
     tool: &str,
-    shutdown: &ShutdownState,
+    shared: &Shared,
+    started: Instant,
 ) -> Result<Encoded, ToolError> {
+    let shutdown = &shared.shutdown;
     // Counted until it ends, so a shutdown knows when every call in flight is answered.
     let _waiting = shutdown.enter();
-    let mut guard = CancelOnDrop(Some(ctx));
+    let mut guard = CancelOnDrop(Some((ctx, tool, &shared.events, started)));
     // Declared after the guard: dropped before it, as before.
     let mut future = future;
     let result = tokio::select! {
@@ -420,13 +427,22 @@ where
 }
 
 /// Cancels the call if its future is dropped before it finished (the caller stopped
-/// waiting, or the bridge went away).
-struct CancelOnDrop<'a>(Option<&'a ToolCallContext>);
+/// waiting, or the bridge went away), and says so to the session's events: the call
+/// finished, `TOOL_CANCELLED`.
+struct CancelOnDrop<'a>(Option<(&'a ToolCallContext, &'a str, &'a EventHub, Instant)>);
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(ctx) = self.0.take() {
+        if let Some((ctx, tool, events, started)) = self.0.take() {
             ctx.cancel();
+            if events.enabled() {
+                events.send(SessionEvent::CallFinished {
+                    call_id: ctx.call_id_raw().to_string(),
+                    tool: tool.to_owned(),
+                    error: Some(ErrorCode::ToolCancelled),
+                    elapsed: started.elapsed(),
+                });
+            }
         }
     }
 }
