@@ -34,6 +34,9 @@ use crate::session::{Bridge, Session};
 const DEFAULT_MAX_LINE_BYTES: usize = 4 << 20;
 const DEFAULT_MAX_DEPTH: usize = 128;
 const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
+/// The most bytes of requests in flight at once on one connection: what a connection
+/// holds while its calls run is bounded by this, not by 1,024 × the longest line.
+const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 16 << 20;
 const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
 
 /// The MCP bridge over a reader and a writer: `Mcp::stdio()` for a server started by an MCP
@@ -45,10 +48,11 @@ const DEFAULT_MAX_QUEUED_BYTES: usize = 4 << 20;
 /// # }
 /// ```
 ///
-/// Limits: a line is at most 4 MiB ([`max_line_bytes`](Self::max_line_bytes)), 1,024
-/// requests are in flight at most (more are answered with an error at once), and the
-/// answers waiting for the client to read them are at most 4 MiB before the bridge stops
-/// reading.
+/// Limits: a line is at most 4 MiB ([`max_line_bytes`](Self::max_line_bytes)); at most
+/// 1,024 requests, and 16 MiB of them, are in flight (more are answered with an error at
+/// once); the answers waiting for the client to read them are at most 4 MiB before the
+/// bridge stops reading. A connection thus holds about 20 MiB at most, whatever its
+/// client sends.
 pub struct Mcp<R, W> {
     reader: R,
     writer: W,
@@ -240,6 +244,7 @@ where
         link,
         requests,
         inflight,
+        inflight_bytes: Arc::default(),
         queue: queue.clone(),
         session: session.clone(),
     };
@@ -270,6 +275,8 @@ struct Reader<R> {
     link: Arc<dyn Link>,
     requests: Arc<Requests>,
     inflight: Arc<Inflight>,
+    /// Bytes of the requests in flight.
+    inflight_bytes: Arc<std::sync::atomic::AtomicUsize>,
     queue: Arc<OutQueue>,
     session: Session,
 }
@@ -342,6 +349,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 ),
             );
         }
+        let size = bytes.len();
         let message = match Message::parse(Bytes::from(bytes)) {
             Ok(message) => message,
             Err(unreadable) => {
@@ -381,8 +389,15 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 Some(
                     "Invalid Request: too many requests in flight (at most 1024); send it again once an answer arrives",
                 )
+            } else if self.inflight_bytes.load(Ordering::Relaxed) + size
+                > DEFAULT_MAX_IN_FLIGHT_BYTES
+            {
+                Some(
+                    "Invalid Request: too many bytes of requests in flight (at most 16 MiB); send it again once an answer arrives",
+                )
             } else {
                 calls.insert(id.clone(), cancel.clone());
+                self.inflight_bytes.fetch_add(size, Ordering::Relaxed);
                 None
             }
         };
@@ -397,6 +412,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         };
         let server = self.server.clone();
         let inflight = self.inflight.clone();
+        let inflight_bytes = self.inflight_bytes.clone();
         let queue = self.queue.clone();
         let session = self.session.clone();
         queue.start_call();
@@ -406,6 +422,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         let mut call = Box::pin(async move {
             let reply: Option<Reply> = server.handle(&message, &exchange).await;
             inflight.lock().remove(&id);
+            inflight_bytes.fetch_sub(size, Ordering::Relaxed);
             guard.disarm();
             let tool = (message.method == Method::ToolsCall)
                 .then(|| {
