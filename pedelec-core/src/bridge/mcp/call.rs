@@ -279,17 +279,11 @@ pub(super) async fn call_tool(
     let current = life.revision.is_current();
     let fail =
         |error: ErrorData, malformed: bool| Reply::error(Some(id), &error, current, malformed);
-    let name = match message.string(&message.params.name) {
-        Ok(Some(name)) => name,
-        _ => {
-            return fail(
-                ErrorData::invalid_params(
-                    "Invalid params: `tools/call` needs `name`, a string",
-                    None,
-                ),
-                false,
-            );
-        }
+    let Ok(Some(name)) = message.string(&message.params.name) else {
+        return fail(
+            ErrorData::invalid_params("Invalid params: `tools/call` needs `name`, a string", None),
+            false,
+        );
     };
     let tool = server.tool(&name);
     if tool.is_none() && !server.session().has_fallback() {

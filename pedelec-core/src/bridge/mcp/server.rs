@@ -245,7 +245,7 @@ impl Server {
         let mut discover =
             DiscoverResult::new(meta::supported_versions().to_vec(), capabilities.clone())
                 .with_server_info(server_info());
-        discover.instructions = instructions.clone();
+        discover.instructions.clone_from(&instructions);
         discover.ttl_ms = settings.list_ttl_ms;
         discover.cache_scope = CacheScope::Public;
         let discover = serde_json::to_vec(&discover).unwrap_or_default();
@@ -285,19 +285,15 @@ impl Server {
             // Notifications ask nothing of the core: `notifications/cancelled` is routed by
             // the transports that can (stdio, rmcp's sessions); a stateless request is
             // cancelled by closing it.
-            Kind::Notification => return None,
-            Kind::Response => return None,
+            Kind::Notification | Kind::Response => return None,
         }
         let id = message.id().unwrap_or("null");
-        let meta = match Meta::parse(message.raw(&message.params.meta)) {
-            Ok(meta) => meta,
-            Err(()) => {
-                let error =
-                    ErrorData::invalid_params("Invalid params: `_meta` must be an object", None);
-                return Some(Reply::error(Some(id), &error, true, true));
-            }
+        let Ok(meta) = Meta::parse(message.raw(&message.params.meta)) else {
+            let error =
+                ErrorData::invalid_params("Invalid params: `_meta` must be an object", None);
+            return Some(Reply::error(Some(id), &error, true, true));
         };
-        let life = match self.lifecycle(message, &meta, x) {
+        let life = match Self::lifecycle(message, &meta, x) {
             Ok(life) => life,
             Err((error, malformed)) => {
                 return Some(Reply::error(Some(id), &error, true, malformed));
@@ -308,7 +304,6 @@ impl Server {
             Method::ToolsCall => {
                 let revision = life.revision;
                 let capabilities = life.capabilities.cloned();
-                drop(life);
                 let life = Lifecycle {
                     revision,
                     capabilities: capabilities.as_ref(),
@@ -326,7 +321,7 @@ impl Server {
             Method::Initialize => self.initialize(id, message, x),
             Method::Discover => Ok(wire::raw_result(id, &self.inner.discover)),
             Method::Ping if !current => Ok(wire::raw_result(id, b"{}")),
-            Method::SetLevel if !current => self.set_level(id, message, x),
+            Method::SetLevel if !current => Self::set_level(id, message, x),
             Method::PromptsList => Ok(self.empty_list(id, "prompts", current)),
             Method::ResourcesList => Ok(self.empty_list(id, "resources", current)),
             Method::ResourceTemplatesList => Ok(self.empty_list(id, "resourceTemplates", current)),
@@ -370,7 +365,6 @@ impl Server {
     /// The revision a request is served as, checking what that revision requires of its
     /// `_meta`. `Err` carries the error and whether the request was malformed (HTTP 400).
     pub(crate) fn lifecycle<'m>(
-        &self,
         message: &Message,
         meta: &'m Meta,
         x: &'m Exchange,
@@ -472,7 +466,7 @@ impl Server {
             serde_json::from_value::<ProtocolVersion>(Value::from(revision.as_str()))
                 .unwrap_or_default();
         result.server_info = server_info();
-        result.instructions = self.inner.instructions.clone();
+        result.instructions.clone_from(&self.inner.instructions);
         // The tasks extension is served from 2026-07-28 on.
         if let Some(extensions) = &mut result.capabilities.extensions {
             extensions.remove(rmcp::model::TASKS_EXTENSION_ID);
@@ -485,7 +479,7 @@ impl Server {
 
     /// `logging/setLevel` (before 2026-07-28): the level of the messages the connection's
     /// calls send.
-    fn set_level(&self, id: &str, message: &Message, x: &Exchange) -> Result<Vec<u8>, ErrorData> {
+    fn set_level(id: &str, message: &Message, x: &Exchange) -> Result<Vec<u8>, ErrorData> {
         let level = message
             .string(&message.params.level)
             .ok()
@@ -547,13 +541,10 @@ impl Server {
             );
             return Reply::error(Some(id), &error, true, false);
         }
-        let task_id = match message.string(&message.params.task_id) {
-            Ok(Some(task_id)) => task_id,
-            _ => {
-                let error =
-                    ErrorData::invalid_params("Invalid params: `taskId` must be a string", None);
-                return Reply::error(Some(id), &error, current, false);
-            }
+        let Ok(Some(task_id)) = message.string(&message.params.task_id) else {
+            let error =
+                ErrorData::invalid_params("Invalid params: `taskId` must be a string", None);
+            return Reply::error(Some(id), &error, current, false);
         };
         let answer = match message.method {
             Method::TasksGet => self

@@ -300,11 +300,19 @@ impl Message {
     }
 
     /// The raw JSON of a params field.
+    #[allow(
+        clippy::ref_option,
+        reason = "called with the parsed fields as they are stored"
+    )]
     pub(crate) fn raw(&self, field: &Option<Range<usize>>) -> Option<&str> {
         field.as_ref().map(|r| self.slice(r))
     }
 
     /// A params field that must be a string, unescaped. `Err` when present and not a string.
+    #[allow(
+        clippy::ref_option,
+        reason = "called with the parsed fields as they are stored"
+    )]
     pub(crate) fn string(
         &self,
         field: &Option<Range<usize>>,

@@ -147,6 +147,7 @@ impl Endpoint {
     /// required). This is where an authenticated caller (`Caller`, from the token) will be
     /// attached to the request for every call it makes, and where a scope failure becomes
     /// `403` with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+    #[allow(clippy::result_large_err, reason = "the error is the response")]
     fn authenticate(&self, headers: &HeaderMap) -> Result<(), Response> {
         match &self.bearer_token {
             Some(token) if !bearer_matches(headers, token) => Err(unauthorized()),
@@ -269,7 +270,7 @@ impl Endpoint {
                 400,
             );
         }
-        if let Err(response) = self.check_headers(&parts.headers, &message, header_version) {
+        if let Err(response) = Self::check_headers(&parts.headers, &message, header_version) {
             return response;
         }
         let link = Arc::new(HttpLink::default());
@@ -285,7 +286,6 @@ impl Endpoint {
     /// The version header and the SEP-2243 routing headers against the body.
     #[allow(clippy::result_large_err, reason = "the error is the response")]
     fn check_headers(
-        &self,
         headers: &HeaderMap,
         message: &Message,
         header_version: Option<&str>,
@@ -319,8 +319,7 @@ impl Endpoint {
             }
             if header_version.is_some_and(|v| v >= meta::CURRENT) {
                 match single(headers, HEADER_METHOD) {
-                    Ok(None) => {}
-                    Ok(Some("initialize")) => {}
+                    Ok(None | Some("initialize")) => {}
                     Ok(Some(other)) => {
                         return Err(mismatch(format!(
                             "Mcp-Method header `{other}` does not match body method `initialize`"
@@ -359,7 +358,7 @@ impl Endpoint {
                 Some(_) => {}
             }
         }
-        if !header_version.is_some_and(|v| v >= meta::CURRENT) {
+        if header_version.is_none_or(|v| v < meta::CURRENT) {
             return Ok(());
         }
         match single(headers, HEADER_METHOD) {
@@ -429,7 +428,7 @@ async fn answer(
             *response.status_mut() = StatusCode::ACCEPTED;
             response
         }
-        Some(reply) => events(link.clone(), None, Some(reply)),
+        Some(reply) => events(link.clone(), None, reply),
         None => events(link.clone(), handled.take(), None),
     }
 }
@@ -438,12 +437,12 @@ async fn answer(
 fn events(
     link: Arc<HttpLink>,
     call: Option<Pin<Box<dyn Future<Output = Option<Reply>> + Send>>>,
-    reply: Option<Option<Reply>>,
+    reply: Option<Reply>,
 ) -> Response {
     let body = Events {
         link,
         call,
-        reply: reply.flatten().map(|r| r.body),
+        reply: reply.map(|r| r.body),
     };
     let mut response = Response::new(Body::new(body));
     let headers = response.headers_mut();

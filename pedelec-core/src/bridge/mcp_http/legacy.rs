@@ -147,10 +147,7 @@ impl Adapter {
                 ErrorData::internal_error(format!("cannot read the error: {e}"), None)
             }));
         }
-        let result = answer
-            .get_mut("result")
-            .map(Value::take)
-            .unwrap_or(Value::Null);
+        let result = answer.get_mut("result").map_or(Value::Null, Value::take);
         serde_json::from_value(result).map_err(|e| {
             ErrorData::internal_error(format!("cannot read the result of `{method}`: {e}"), None)
         })
@@ -271,7 +268,7 @@ impl Link for PeerLink {
                 let _ = self.notifications.send(notification);
             }
             Err(e) => {
-                tracing::warn!(error = %e, "MCP session: a notification rmcp cannot carry was dropped")
+                tracing::warn!(error = %e, "MCP session: a notification rmcp cannot carry was dropped");
             }
         }
     }
