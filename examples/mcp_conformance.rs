@@ -23,11 +23,11 @@ use serde::{Deserialize, Serialize};
 
 /// A 1×1 red PNG.
 const PNG: &[u8] = &[
-    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
-    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F,
-    0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0xDA, 0x63, 0xFC,
-    0xCF, 0xC0, 0xF0, 0x1F, 0x00, 0x05, 0x05, 0x02, 0x00, 0x5F, 0xC8, 0xF1, 0xD2, 0x00, 0x00,
-    0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0xDA, 0x63, 0xFC, 0xCF, 0xC0, 0xF0,
+    0x1F, 0x00, 0x05, 0x05, 0x02, 0x00, 0x5F, 0xC8, 0xF1, 0xD2, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
 ];
 
 /// A minimal WAV file.
@@ -237,7 +237,10 @@ struct Ok {
 }
 
 #[derive(Debug, Deserialize, ToolArgs)]
-#[allow(dead_code, reason = "the suite checks which requests were answered, not the answers")]
+#[allow(
+    dead_code,
+    reason = "the suite checks which requests were answered, not the answers"
+)]
 struct Value {
     value: String,
 }
@@ -253,7 +256,9 @@ fn greeting(answer: Elicited<Name>) -> String {
 /// Asks the user's name (an input-required round on 2026-07-28).
 #[tool]
 async fn test_input_required_result_elicitation(ctx: ToolCallContext) -> Result<String, ToolError> {
-    let answer = ctx.elicit::<Name>("user_name", "What is your name?").await?;
+    let answer = ctx
+        .elicit::<Name>("user_name", "What is your name?")
+        .await?;
     Ok(greeting(answer))
 }
 
@@ -279,7 +284,9 @@ async fn test_input_required_result_list_roots(ctx: ToolCallContext) -> Result<S
 
 /// Asks for a confirmation; the answer comes back with the signed request state.
 #[tool]
-async fn test_input_required_result_request_state(ctx: ToolCallContext) -> Result<String, ToolError> {
+async fn test_input_required_result_request_state(
+    ctx: ToolCallContext,
+) -> Result<String, ToolError> {
     let answer = ctx.elicit::<Ok>("confirm", "Please confirm").await?;
     let ok = matches!(answer, Elicited::Accepted(Ok { ok: true }));
     Ok(format!("state-ok: confirmed={ok}"))
@@ -287,7 +294,9 @@ async fn test_input_required_result_request_state(ctx: ToolCallContext) -> Resul
 
 /// Asks for three inputs at once: one round.
 #[tool]
-async fn test_input_required_result_multiple_inputs(ctx: ToolCallContext) -> Result<String, ToolError> {
+async fn test_input_required_result_multiple_inputs(
+    ctx: ToolCallContext,
+) -> Result<String, ToolError> {
     let (name, greeting_text, roots) = tokio::join!(
         ctx.elicit::<Name>("user_name", "What is your name?"),
         ctx.sample("greeting", SampleRequest::new("Generate a greeting", 50)),
@@ -302,25 +311,35 @@ async fn test_input_required_result_multiple_inputs(ctx: ToolCallContext) -> Res
 /// Asks twice, one question per round.
 #[tool]
 async fn test_input_required_result_multi_round(ctx: ToolCallContext) -> Result<String, ToolError> {
-    let name = ctx.elicit::<Name>("step1", "Step 1: What is your name?").await?;
+    let name = ctx
+        .elicit::<Name>("step1", "Step 1: What is your name?")
+        .await?;
     let color = ctx
         .elicit::<Color>("step2", "Step 2: What is your favorite color?")
         .await?;
-    let name = name.accepted().map_or_else(|| "stranger".into(), |n| n.name);
-    let color = color.accepted().map_or_else(|| "unknown".into(), |c| c.color);
+    let name = name
+        .accepted()
+        .map_or_else(|| "stranger".into(), |n| n.name);
+    let color = color
+        .accepted()
+        .map_or_else(|| "unknown".into(), |c| c.color);
     Ok(format!("Hello, {name}! Your favorite color is {color}."))
 }
 
 /// Asks once; a tampered request state is refused.
 #[tool]
-async fn test_input_required_result_tampered_state(ctx: ToolCallContext) -> Result<String, ToolError> {
+async fn test_input_required_result_tampered_state(
+    ctx: ToolCallContext,
+) -> Result<String, ToolError> {
     let answer = ctx.elicit::<Ok>("confirm", "Please confirm").await?;
     Ok(format!("state-ok: {}", answer.action()))
 }
 
 /// Asks only for what the client declared it can give.
 #[tool]
-async fn test_input_required_result_capabilities(ctx: ToolCallContext) -> Result<String, ToolError> {
+async fn test_input_required_result_capabilities(
+    ctx: ToolCallContext,
+) -> Result<String, ToolError> {
     let elicit = ctx.client_supports(InputKind::Elicitation);
     let sample = ctx.client_supports(InputKind::Sampling);
     if !elicit && !sample {
@@ -445,7 +464,9 @@ async fn multi_input(ctx: ToolCallContext) -> Result<String, ToolError> {
 /// Asks the user's name (an input-required round), then works on as a task.
 #[tool(task = required)]
 async fn test_tool_with_task(ctx: ToolCallContext) -> Result<String, ToolError> {
-    let answer = ctx.elicit::<Name>("user_name", "What is your name?").await?;
+    let answer = ctx
+        .elicit::<Name>("user_name", "What is your name?")
+        .await?;
     tokio::time::sleep(Duration::from_millis(100)).await;
     Ok(greeting(answer))
 }

@@ -285,7 +285,11 @@ fn mcp(c: &mut Criterion) {
     for (label, window) in [("sequential", 1), ("pipelined_256", 256)] {
         for server in ["json_lines", "mcp"] {
             let (mut lines, mut writer) = connect(&rt, server);
-            let requests = if server == "mcp" { &mcp_requests } else { &json_lines_requests };
+            let requests = if server == "mcp" {
+                &mcp_requests
+            } else {
+                &json_lines_requests
+            };
             group.bench_function(format!("{server}_{label}"), |b| {
                 b.iter_custom(|iters| {
                     rt.block_on(drive(&mut lines, &mut writer, requests, iters, window))
