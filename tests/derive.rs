@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pedelec::schema::Num;
+use pedelec::schema::Number;
 use pedelec::schema::{Literal, Property, SchemaNode, ToolArgsRoot};
 use pedelec::{ToolArgs, schema_for};
 use serde::Deserialize;
@@ -1035,13 +1035,13 @@ fn sample(node: &SchemaNode, branch: usize, full: bool) -> Value {
         pedelec::schema::SchemaKind::Boolean => Value::Bool(true),
         kind @ (pedelec::schema::SchemaKind::Integer | pedelec::schema::SchemaKind::Number) => {
             let n = match (node.minimum(), node.exclusive_minimum()) {
-                (Some(Num::Int(i)), _) => i,
-                (Some(Num::Uint(u)), _) => i64::try_from(u).unwrap(),
-                (_, Some(Num::Int(i))) => i + 1,
+                (Some(Number::Int(i)), _) => i,
+                (Some(Number::Uint(u)), _) => i64::try_from(u).unwrap(),
+                (_, Some(Number::Int(i))) => i + 1,
                 _ => 1,
             };
             let n = match node.multiple_of() {
-                Some(Num::Int(m)) => (n + m - 1) / m * m,
+                Some(Number::Int(m)) => (n + m - 1) / m * m,
                 _ => n,
             };
             if kind == pedelec::schema::SchemaKind::Number {

@@ -8,6 +8,8 @@
 //!     protocol doing the least possible work.
 //! (c) With `--features mcp`: the same calls over MCP's stdio transport (`bridge::Mcp`)
 //!     beside JSON Lines, driven the same way over the same kind of in-memory pipe.
+//! (d) Call policy: `call_raw` with no layers, through one pass-through layer, and under a
+//!     per-caller rate limit that never refuses, in one group (the ratios are the point).
 
 #![allow(missing_docs)]
 
@@ -48,6 +50,47 @@ fn direct(counter: &Counter, args: &str) -> String {
         value: counter.add(args.delta),
     };
     serde_json::to_string(&out).unwrap()
+}
+
+fn policy(c: &mut Criterion) {
+    use pedelec_core::CallOptions;
+    use pedelec_core::context::Caller;
+    use pedelec_core::session::{RateLimit, from_fn};
+    use tower_service::Service as _;
+
+    let rt = runtime();
+    let mut group = c.benchmark_group("policy");
+    group.throughput(Throughput::Elements(1));
+    let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).unwrap();
+    let plain = session();
+    let layered = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .layer(from_fn(|call, mut next| async move {
+            next.call(call).await.unwrap_or_else(|never| match never {})
+        }))
+        .create()
+        .unwrap();
+    let limited = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .rate_limit(RateLimit::per_caller(u32::MAX, Duration::from_millis(1)))
+        .create()
+        .unwrap();
+    let caller = std::sync::Arc::new(Caller::new("alice"));
+    for (label, session) in [
+        ("no_layers", &plain),
+        ("one_pass_through_layer", &layered),
+        ("rate_limit", &limited),
+    ] {
+        group.bench_function(label, |b| {
+            b.to_async(&rt).iter(|| async {
+                let options = CallOptions::new().caller(caller.clone());
+                session
+                    .call_raw_with(black_box("update_counter"), args.get(), options)
+                    .await
+            });
+        });
+    }
+    group.finish();
 }
 
 fn in_process(c: &mut Criterion) {
@@ -329,6 +372,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = in_process, json_lines, mcp
+    targets = in_process, policy, json_lines, mcp
 }
 criterion_main!(benches);

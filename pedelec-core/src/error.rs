@@ -27,11 +27,16 @@ pub enum ErrorCode {
     ToolResultInvalid,
     /// A result could not be delivered to Core.
     SubmitToolResultFailed,
+    /// The caller does not hold the scopes the tool requires (`details.missingScopes`).
+    ToolForbidden,
+    /// The call is over a rate or concurrency limit; `details.retryAfterMs` says when to
+    /// try again.
+    ToolRateLimited,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 8] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::InvalidInput,
         ErrorCode::ToolArgsInvalid,
         ErrorCode::ToolHandlerNotFound,
@@ -40,6 +45,8 @@ impl ErrorCode {
         ErrorCode::ToolCancelled,
         ErrorCode::ToolResultInvalid,
         ErrorCode::SubmitToolResultFailed,
+        ErrorCode::ToolForbidden,
+        ErrorCode::ToolRateLimited,
     ];
 
     /// The code on the wire (`"TOOL_TIMEOUT"`, …).
@@ -54,6 +61,8 @@ impl ErrorCode {
             ErrorCode::ToolCancelled => "TOOL_CANCELLED",
             ErrorCode::ToolResultInvalid => "TOOL_RESULT_INVALID",
             ErrorCode::SubmitToolResultFailed => "SUBMIT_TOOL_RESULT_FAILED",
+            ErrorCode::ToolForbidden => "TOOL_FORBIDDEN",
+            ErrorCode::ToolRateLimited => "TOOL_RATE_LIMITED",
         }
     }
 }

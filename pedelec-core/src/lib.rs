@@ -66,10 +66,13 @@ pub mod __private {
     pub use crate::macro_support::*;
     pub use crate::manifest::SerializableSkillsManifest;
     pub use crate::output::{OutputSchema, ToolAnnotations, ToolOutput};
+    /// The schema number generated code writes (`Num::Int(3)`): the short name keeps
+    /// expansions as they were.
+    pub use crate::schema::Number as Num;
     pub use crate::schema::args::variant;
     pub use crate::schema::{
-        AdditionalProperties, Literal, NoArgs, Num, Property, SchemaNode, Str, ToolArgs,
-        ToolArgsRoot, ToolArgsSchema,
+        AdditionalProperties, Literal, NoArgs, Property, SchemaNode, Str, ToolArgs, ToolArgsRoot,
+        ToolArgsSchema,
     };
     pub use crate::skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
     pub use crate::tool::{TaskSupport, Tool, ToolDefinition};

@@ -8,13 +8,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::call::ToolHandler;
-use crate::call::args::{ArgsIn, CompiledArgs};
+use crate::call::args::CompiledArgs;
 use crate::call::encode::Encoding;
 use crate::call::handler::{HandlerFuture, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
 use crate::manifest::SerializableToolManifest;
 use crate::output::{OutputSchema, ToolAnnotations};
+use crate::schema::decode::ArgsIn;
 use crate::schema::{Str, ToolArgs, ToolArgsRoot, ToolArgsSchema};
 
 /// A tool known at compile time. `#[tool]` implements it on a type named like the function
@@ -194,6 +195,7 @@ impl ToolDefinition {
 
     /// The definition of a compile-time tool, with its function as the inline handler.
     #[must_use]
+    #[doc(alias = "defineTool")]
     pub fn of<T: Tool>() -> Self {
         // The constant parts are one static per tool, read by a function compiled once.
         ToolDefinition::of_parts(

@@ -6,8 +6,8 @@ use pedelec_core::ToolArgsSchema;
 use pedelec_core::schema::{CompiledSchema, ParseOptions, SchemaNode, ValidationOptions};
 use serde_json::{Value, json};
 
-fn args_schema() -> ToolArgsSchema {
-    ToolArgsSchema::from_json(&json!({
+fn args_schema() -> CompiledSchema {
+    let schema = ToolArgsSchema::from_json(&json!({
         "type": "object",
         "properties": {
             "delta": {"type": "integer", "minimum": -100, "maximum": 100, "multipleOf": 0.5},
@@ -26,7 +26,8 @@ fn args_schema() -> ToolArgsSchema {
         "required": ["delta"],
         "additionalProperties": false
     }))
-    .unwrap()
+    .unwrap();
+    schema.compiled().expect("`from_json` compiles").clone()
 }
 
 fn valid_args() -> Value {
@@ -47,7 +48,10 @@ fn valid_args() -> Value {
 fn success_path_allocates_nothing() {
     let schema = args_schema();
     let args = valid_args();
-    let session = ValidationOptions::new().null_as_absent(true);
+    // A session's options: the `hostname` format is checked too.
+    let session = ValidationOptions::new()
+        .null_as_absent(true)
+        .assert_formats(true);
     // Warm up: the regex engine builds its per-thread cache on first use.
     assert!(schema.is_valid_with(&args, session));
 

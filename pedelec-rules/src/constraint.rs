@@ -19,159 +19,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-/// A number in a schema keyword, exactly as written: integers stay integers, so `u64::MAX`
-/// is not rounded. Schema numbers are finite.
-#[derive(Clone, Copy, Debug)]
-pub enum Number {
-    /// A signed integer.
-    Int(i64),
-    /// An unsigned integer (any, or one above `i64::MAX`).
-    Uint(u64),
-    /// A floating-point number.
-    Float(f64),
-}
-
-impl Number {
-    /// Exact comparison whatever the representations (`Uint(u64::MAX)` is above
-    /// `Float(1.8e19)`). `None` only when a float is NaN.
-    #[must_use]
-    #[allow(clippy::float_cmp, reason = "an exact comparison is the point")]
-    pub const fn exact_cmp(self, other: Number) -> Option<Ordering> {
-        match (self, other) {
-            (Number::Float(a), Number::Float(b)) => {
-                if a < b {
-                    Some(Ordering::Less)
-                } else if a > b {
-                    Some(Ordering::Greater)
-                } else if a == b {
-                    Some(Ordering::Equal)
-                } else {
-                    None
-                }
-            }
-            (Number::Float(a), b) => match cmp_int_float(b.int(), a) {
-                Some(ordering) => Some(ordering.reverse()),
-                None => None,
-            },
-            (a, Number::Float(b)) => cmp_int_float(a.int(), b),
-            (a, b) => {
-                let (a, b) = (a.int(), b.int());
-                Some(if a < b {
-                    Ordering::Less
-                } else if a > b {
-                    Ordering::Greater
-                } else {
-                    Ordering::Equal
-                })
-            }
-        }
-    }
-
-    /// `self < other`, exactly.
-    #[must_use]
-    pub const fn lt(self, other: Number) -> bool {
-        matches!(self.exact_cmp(other), Some(Ordering::Less))
-    }
-
-    /// `true` when the number is above 0.
-    #[must_use]
-    pub const fn is_positive(self) -> bool {
-        match self {
-            Number::Int(i) => i > 0,
-            Number::Uint(u) => u > 0,
-            Number::Float(f) => f > 0.0,
-        }
-    }
-
-    /// `true` when the number has no fractional part (`1.0` is an integer).
-    #[must_use]
-    pub const fn is_integer(self) -> bool {
-        match self {
-            Number::Int(_) | Number::Uint(_) => true,
-            Number::Float(f) => f.is_finite() && f.fract() == 0.0,
-        }
-    }
-
-    /// `true` when `self` is a multiple of `divisor` (`divisor > 0`): exactly for
-    /// integers, as JSON Schema validators do for floats (the quotient is whole).
-    #[must_use]
-    pub const fn is_multiple_of(self, divisor: Number) -> bool {
-        match (self, divisor) {
-            (Number::Int(_) | Number::Uint(_), Number::Int(_) | Number::Uint(_)) => {
-                let d = divisor.int();
-                d != 0 && self.int() % d == 0
-            }
-            _ => {
-                let quotient = self.as_f64() / divisor.as_f64();
-                quotient.is_finite() && quotient.fract() == 0.0
-            }
-        }
-    }
-
-    /// The number as an `f64` (may round large integers).
-    #[must_use]
-    #[allow(clippy::cast_precision_loss)]
-    pub const fn as_f64(self) -> f64 {
-        match self {
-            Number::Int(i) => i as f64,
-            Number::Uint(u) => u as f64,
-            Number::Float(f) => f,
-        }
-    }
-
-    /// The value of an integer variant (0 for a float: only called on integers).
-    #[allow(clippy::cast_lossless, reason = "`i128::from` is not `const`")]
-    const fn int(self) -> i128 {
-        match self {
-            Number::Int(i) => i as i128,
-            Number::Uint(u) => u as i128,
-            Number::Float(_) => 0,
-        }
-    }
-}
-
-impl fmt::Display for Number {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Number::Int(i) => write!(f, "{i}"),
-            Number::Uint(u) => write!(f, "{u}"),
-            // `{:?}` keeps a float recognizable: `1.0`, `1e300`.
-            Number::Float(x) => write!(f, "{x:?}"),
-        }
-    }
-}
-
-/// Exact comparison of an integer with a float (`const`: no `f64::trunc` on integers).
-#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-const fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
-    if f.is_nan() {
-        return None;
-    }
-    // 2^127: every i128 is strictly inside (-2^127 - 1, 2^127).
-    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
-    if f >= LIMIT {
-        return Some(Ordering::Less);
-    }
-    if f < -LIMIT {
-        return Some(Ordering::Greater);
-    }
-    // In range, `as` truncates toward zero exactly, and the whole part converts back exactly.
-    let whole = f as i128;
-    if i < whole {
-        Some(Ordering::Less)
-    } else if i > whole {
-        Some(Ordering::Greater)
-    } else {
-        let fraction = f - whole as f64;
-        if fraction > 0.0 {
-            Some(Ordering::Less)
-        } else if fraction < 0.0 {
-            Some(Ordering::Greater)
-        } else {
-            Some(Ordering::Equal)
-        }
-    }
-}
+use crate::Number;
 
 /// A constraint keyword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,12 +107,6 @@ pub struct Bound {
     pub keyword: Keyword,
     /// The bound.
     pub value: Number,
-}
-
-impl PartialEq for Number {
-    fn eq(&self, other: &Self) -> bool {
-        matches!(self.exact_cmp(*other), Some(Ordering::Equal))
-    }
 }
 
 /// The numeric constraints of a schema.
@@ -550,7 +392,8 @@ impl fmt::Display for Spelled<'_, ValueProblem> {
 /// schema). Reports the tightest lower and upper bounds.
 ///
 /// ```
-/// use pedelec_rules::constraint::{check_range, Number, Range};
+/// use pedelec_rules::Number;
+/// use pedelec_rules::constraint::{Range, check_range};
 /// let range = Range { minimum: Some(Number::Int(5)), maximum: Some(Number::Int(1)), ..Range::default() };
 /// assert_eq!(
 ///     check_range(&range, false).unwrap_err().to_string(),
@@ -1044,23 +887,5 @@ mod tests {
                 .to_string(),
             "has fewer items than `minItems` (2)"
         );
-    }
-
-    #[test]
-    fn numbers() {
-        assert_eq!(
-            Uint(u64::MAX).exact_cmp(Float(1.8e19)),
-            Some(Ordering::Greater)
-        );
-        assert_eq!(Int(2).exact_cmp(Float(1.999_999)), Some(Ordering::Greater));
-        assert_eq!(Int(-3).exact_cmp(Float(-2.5)), Some(Ordering::Less));
-        assert_eq!(Float(f64::NAN).exact_cmp(Int(0)), None);
-        assert!(Int(-9).is_multiple_of(Uint(3)));
-        assert!(!Int(10).is_multiple_of(Int(4)));
-        assert!(Float(1e300).is_multiple_of(Int(7)));
-        assert!(Float(2.5).is_multiple_of(Float(0.5)));
-        assert!(!Float(2.3).is_multiple_of(Float(0.5)));
-        assert_eq!(Float(1.0).to_string(), "1.0");
-        assert_eq!(Uint(u64::MAX).to_string(), "18446744073709551615");
     }
 }

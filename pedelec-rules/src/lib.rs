@@ -9,8 +9,11 @@
 pub mod constraint;
 pub mod ecma;
 pub mod icon;
+mod number;
 pub mod provider;
 pub mod scope;
+
+pub use number::Number;
 
 use std::fmt;
 

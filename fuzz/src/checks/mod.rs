@@ -238,7 +238,8 @@ pub fn node_accepts(
 ) -> Option<bool> {
     let wrapper = json!({"type": "object", "properties": {"v": node}, "required": ["v"]});
     let schema = pedelec_core::ToolArgsSchema::from_json(&wrapper).ok()?;
-    Some(schema.is_valid_with(&json!({ "v": value }), options))
+    let compiled = schema.compiled()?;
+    Some(compiled.is_valid_with(&json!({ "v": value }), options))
 }
 
 /// The three option sets the session and users validate with.

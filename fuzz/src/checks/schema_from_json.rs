@@ -7,7 +7,7 @@
 //! - every sub-schema of an accepted schema is accepted as a property's schema, and its
 //!   `default` and `enum` values are valid for it;
 //! - on sample instances (`{}`, the input, the defaults and enum values found in it),
-//!   `validate_with` and `is_valid_with` agree under every option set, every error's
+//!   `CompiledSchema::validate_with` and `is_valid_with` agree under every option set, every error's
 //!   pointer exists in the instance, and no more than `ValidationErrors::LIMIT` are kept.
 
 use pedelec_core::ToolArgsSchema;
@@ -45,10 +45,10 @@ pub fn check_value(input: &Value) {
     };
     let context = format!("schema: {input}");
     assert_eq!(schema.problems(), [], "accepted with problems\n{context}");
-    let mut compiled = schema.clone();
-    if let Err(e) = compiled.compile() {
-        panic!("accepted but does not compile: {e}\n{context}");
-    }
+    let mut fresh = schema.clone();
+    let compiled = fresh
+        .compile()
+        .unwrap_or_else(|e| panic!("accepted but does not compile: {e}\n{context}"));
     let wire = schema.to_json();
     let again = ToolArgsSchema::from_json(&wire)
         .unwrap_or_else(|e| panic!("its own JSON form {wire} is refused: {e}\n{context}"));
@@ -81,10 +81,10 @@ pub fn check_value(input: &Value) {
     }
     for sample in &samples {
         for options in OPTIONS {
-            let validated = schema.validate_with(sample, options);
+            let validated = compiled.validate_with(sample, options);
             assert_eq!(
                 validated.is_ok(),
-                schema.is_valid_with(sample, options),
+                compiled.is_valid_with(sample, options),
                 "validate and is_valid disagree on {sample} ({options:?})\n{context}"
             );
             if let Err(errors) = validated {

@@ -1,11 +1,12 @@
 //! Decoding a call's arguments: the one place where args text becomes a handler's input.
 //!
-//! Typed handlers go through the schema's fast path: valid args go from their text to a
-//! tape (checked on the way, with no `Value` in between; see `schema::tape`) and from the
-//! tape into the argument struct; invalid ones are parsed again and validated in full, so
-//! the error lists every problem. JSON handlers get the validated, normalized `Value`. Both
-//! use [`ValidationOptions::null_as_absent`]: a `null` for an optional property means the
-//! property is absent.
+//! Typed handlers get the args through the schema's decode route (`schema::decode`): checked
+//! and recorded to a tape (the fast path first, full validation only when it fails), then
+//! replayed into the argument struct; invalid ones are reported with every problem. JSON
+//! handlers get the validated, normalized `Value`. Both use the session's options:
+//! [`ValidationOptions::null_as_absent`] (a `null` for an optional property means the
+//! property is absent) and [`ValidationOptions::assert_formats`] (a declared `format` is
+//! checked: `docs/formats.md`). No args at all (`null`) count as `{}`.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -14,17 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::schema::decode::ArgsIn;
 use crate::schema::tape::Tape;
 use crate::schema::{ArgsError, CompiledSchema, ValidationErrors, ValidationOptions};
-
-/// A call's arguments as they arrive: JSON text from a bridge, or a value from an
-/// in-process caller.
-pub(crate) enum ArgsIn<'a> {
-    /// JSON text, already known to be well-formed (it was parsed as part of a message).
-    Text(&'a str),
-    /// A JSON value.
-    Value(Value),
-}
 
 /// A tool's argsSchema, prepared once per session.
 pub(crate) struct CompiledArgs {
@@ -34,7 +27,11 @@ pub(crate) struct CompiledArgs {
     schema: Option<Arc<CompiledSchema>>,
 }
 
-const OPTIONS: ValidationOptions = ValidationOptions::new().null_as_absent(true);
+/// How a session validates a call's arguments: `null` for an optional property is absent,
+/// and a declared `format` is checked (`docs/formats.md` says why).
+const OPTIONS: ValidationOptions = ValidationOptions::new()
+    .null_as_absent(true)
+    .assert_formats(true);
 
 impl CompiledArgs {
     pub(crate) fn new(tool: Arc<str>, schema: Arc<CompiledSchema>) -> Self {
@@ -52,7 +49,7 @@ impl CompiledArgs {
 
     /// Validates and deserializes the args into a handler's argument type: the args are
     /// recorded to a tape (checked, normalized: compiled once for every argument type, see
-    /// `schema::tape`), then replayed into `T` (compiled per type, but only this).
+    /// `schema::decode`), then replayed into `T` (compiled per type, but only this).
     #[inline]
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
         let mut tape = Tape::new();
@@ -70,44 +67,56 @@ impl CompiledArgs {
     }
 
     /// Validates the args and records them to `tape` (see [`decode`](Self::decode)).
-    /// Inlined: small, and the args then stay where they are (measured: ~40 instructions
-    /// per call); the recording itself is out of line, compiled once.
+    /// Inlined, so that the args stay where they are (measured: ~40 instructions per call);
+    /// the recording itself is out of line, compiled once.
     #[inline]
-    pub(crate) fn record<'a>(
-        &self,
-        args: ArgsIn<'a>,
-        tape: &mut Tape<'a>,
-    ) -> Result<(), ToolError> {
-        let Some(schema) = &self.schema else {
-            tape.push_value(self.prepare(args)?);
-            return Ok(());
-        };
+    fn record<'a>(&self, args: ArgsIn<'a>, tape: &mut Tape<'a>) -> Result<(), ToolError> {
         // The fast path first, with nothing else in this frame: on success no error value
-        // is built or moved (measured: ~60 instructions per call).
-        if let ArgsIn::Text(text) = args
+        // is built or moved (measured: ~40 instructions per call).
+        if let (Some(schema), ArgsIn::Text(text)) = (&self.schema, &args)
             && schema.record_fast(text, OPTIONS, tape)
         {
             return Ok(());
         }
-        self.record_slow(schema, args, tape)
+        self.record_other(args, tape)
     }
 
-    /// What [`record`](Self::record) does when the fast path gave up or the args are a
-    /// `Value`: validate in full (every error), normalize, record.
+    /// [`record`](Self::record) when the fast path did not decide: args that are a value,
+    /// invalid or absent, and the calls of tools the session does not know.
     #[cold]
     #[inline(never)]
-    fn record_slow<'a>(
+    fn record_other<'a>(&self, args: ArgsIn<'a>, tape: &mut Tape<'a>) -> Result<(), ToolError> {
+        let Some(schema) = &self.schema else {
+            tape.push_value(self.prepare(args)?);
+            return Ok(());
+        };
+        // Whether the args are `null` is asked only once they failed. (The fast path was
+        // tried: straight to the slow one.)
+        let absent = Absent::of(&args);
+        match schema.record_slow(args, OPTIONS, tape) {
+            Ok(()) => Ok(()),
+            Err(error) => self.record_failed(schema, absent, error, tape),
+        }
+    }
+
+    /// Args that failed: when they were absent (`null`), they count as `{}`; otherwise the
+    /// error is the call's.
+    #[cold]
+    #[inline(never)]
+    fn record_failed<'a>(
         &self,
         schema: &CompiledSchema,
-        args: ArgsIn<'a>,
+        absent: Absent<'a>,
+        error: ArgsError,
         tape: &mut Tape<'a>,
     ) -> Result<(), ToolError> {
-        let recorded = match args {
-            ArgsIn::Text(text) if !is_null(text) => schema.record_slow(text, OPTIONS, tape),
-            ArgsIn::Text(_) => schema.record_value(Value::Object(Map::new()), OPTIONS, tape),
-            ArgsIn::Value(value) => schema.record_value(or_empty(value), OPTIONS, tape),
-        };
-        recorded.map_err(|e| self.error(e))
+        if !absent.is_null() {
+            return Err(self.error(error));
+        }
+        tape.clear();
+        schema
+            .record(ArgsIn::Value(Value::Object(Map::new())), OPTIONS, tape)
+            .map_err(|e| self.error(e))
     }
 
     /// Valid args that the argument type does not take (the schema allows what the type
@@ -186,8 +195,32 @@ fn or_empty(value: Value) -> Value {
     }
 }
 
-fn is_null(text: &str) -> bool {
-    text.trim_ascii() == "null"
+/// What [`CompiledArgs::record`] keeps of the args to tell, should they fail, whether they
+/// were `null` (which counts as `{}`): free to keep, asked only on failure.
+#[derive(Clone, Copy)]
+enum Absent<'a> {
+    Text(&'a str),
+    Null,
+    Other,
+}
+
+impl<'a> Absent<'a> {
+    #[inline]
+    fn of(args: &ArgsIn<'a>) -> Self {
+        match *args {
+            ArgsIn::Text(text) => Absent::Text(text),
+            ArgsIn::Value(Value::Null) => Absent::Null,
+            ArgsIn::Value(_) => Absent::Other,
+        }
+    }
+
+    fn is_null(self) -> bool {
+        match self {
+            Absent::Text(text) => text.trim_ascii() == "null",
+            Absent::Null => true,
+            Absent::Other => false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,15 +13,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
+use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::args::{ArgsIn, CompiledArgs};
+use super::args::CompiledArgs;
 use super::encode::{Encoded, Encoding, encode};
-use crate::context::ToolCallContext;
+use crate::context::{Caller, Cancellation, ToolCallContext};
 use crate::error::ToolError;
+use crate::schema::decode::ArgsIn;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -262,9 +264,15 @@ pub(crate) fn finished_future() -> HandlerFuture {
     Box::pin(Encode::<std::future::Ready<Result<(), ToolError>>>::Done)
 }
 
-/// A call as the fallback handler sees it: the tool's name, its args (validated when the
-/// tool is in the session's skill set; any JSON otherwise), and the call's id.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A call: what a fallback handler receives, and the request a tower layer around the
+/// session's calls sees (`SessionBuilder::layer`).
+///
+/// `name`, `args` and `call_id` are the call as Core sent it (the args validated when a
+/// fallback gets a call of a tool in the skill set; as sent when a layer sees them — the
+/// session validates whatever a layer passes on, before any handler runs). The call's
+/// [`context`](Self::context) carries its caller, deadline and cancellation; a layer passes
+/// the call it received on (changing its fields), so the context goes with it.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// The tool's name, as Core sent it.
@@ -273,6 +281,79 @@ pub struct ToolCall {
     pub args: Value,
     /// The call's id, as Core sent it.
     pub call_id: String,
+    #[serde(skip)]
+    ctx: Option<ToolCallContext>,
+}
+
+impl ToolCall {
+    /// A call of `name` with `args` and no context (for tests and hand-made requests).
+    #[must_use]
+    pub fn new(name: impl Into<String>, args: Value, call_id: impl Into<String>) -> Self {
+        ToolCall {
+            name: name.into(),
+            args,
+            call_id: call_id.into(),
+            ctx: None,
+        }
+    }
+
+    /// The call with its context, as a session makes it.
+    pub(crate) fn in_context(name: String, args: Value, ctx: ToolCallContext) -> Self {
+        ToolCall {
+            name,
+            args,
+            call_id: ctx.call_id_text(),
+            ctx: Some(ctx),
+        }
+    }
+
+    /// The call's context (`None` for a call made with [`new`](Self::new)).
+    #[must_use]
+    pub fn context(&self) -> Option<&ToolCallContext> {
+        self.ctx.as_ref()
+    }
+
+    /// Who makes the call, when known.
+    #[must_use]
+    pub fn caller(&self) -> Option<&Caller> {
+        self.ctx.as_ref()?.caller()
+    }
+
+    /// When the call times out.
+    #[must_use]
+    pub fn deadline(&self) -> Option<Instant> {
+        self.ctx.as_ref().map(ToolCallContext::deadline)
+    }
+
+    /// The call's cancellation: cancelled when Core cancels the call, its timeout passes,
+    /// or its caller stops waiting.
+    #[must_use]
+    pub fn cancellation(&self) -> Option<Cancellation> {
+        self.ctx.as_ref().map(ToolCallContext::cancellation)
+    }
+
+    /// The context, taken out (the session's endpoint runs the handler in it).
+    pub(crate) fn take_context(&mut self) -> Option<ToolCallContext> {
+        self.ctx.take()
+    }
+}
+
+impl PartialEq for ToolCall {
+    /// Calls are equal when their name, args and id are (whatever their contexts).
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.args == other.args && self.call_id == other.call_id
+    }
+}
+
+impl fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name)
+            .field("args", &self.args)
+            .field("call_id", &self.call_id)
+            .field("caller", &self.caller())
+            .finish_non_exhaustive()
+    }
 }
 
 type FallbackFn = dyn Fn(ToolCall, ToolCallContext, Encoding) -> HandlerFuture + Send + Sync;

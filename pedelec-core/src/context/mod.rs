@@ -2,6 +2,7 @@
 //!
 //! - `mod.rs`: the context itself (call id, tool, deadline, state, progress), and how a
 //!   session makes one per call and reuses its allocation for the next call;
+//! - `caller`: [`Caller`], who makes the call and which scopes they hold;
 //! - `cancel`: [`Cancellation`], the call's cancellation flag;
 //! - `state`: [`StateMap`], the session's shared state;
 //! - `progress`: [`ProgressUpdate`] and where reports go ([`ProgressSink`]);
@@ -10,6 +11,7 @@
 //!
 //! It knows nothing of handlers, tools or sessions.
 
+mod caller;
 mod cancel;
 mod client;
 mod progress;
@@ -19,6 +21,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+pub use caller::Caller;
 use cancel::CancelFlag;
 pub use cancel::Cancellation;
 pub use client::{
@@ -49,6 +52,37 @@ pub(crate) enum CallId {
     Local(u64),
 }
 
+impl CallId {
+    /// The id as text (`local-7` for a local one), without the formatting machinery.
+    pub(crate) fn to_text(&self) -> String {
+        match self {
+            CallId::Given(id) => id.to_string(),
+            CallId::Local(n) => {
+                let mut digits = [0u8; 20];
+                let mut at = digits.len();
+                let mut n = *n;
+                loop {
+                    at -= 1;
+                    // A digit: below 10, so the cast keeps it.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let digit = (n % 10) as u8;
+                    digits[at] = b'0' + digit;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                let mut text = String::with_capacity(6 + digits.len() - at);
+                text.push_str("local-");
+                for &d in &digits[at..] {
+                    text.push(char::from(d));
+                }
+                text
+            }
+        }
+    }
+}
+
 impl fmt::Display for CallId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -70,6 +104,7 @@ struct ContextInner {
     state: Arc<StateMap>,
     progress: Option<ProgressFn>,
     client: Option<ClientFn>,
+    caller: Option<Arc<Caller>>,
 }
 
 /// A call's channel to its client.
@@ -88,6 +123,7 @@ pub(crate) struct CallParts {
     pub(crate) cancellation: Option<Cancellation>,
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) client: Option<ClientFn>,
+    pub(crate) caller: Option<Arc<Caller>>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -125,6 +161,7 @@ impl ToolCallContext {
                 cancellation: Some(cancellation),
                 progress: None,
                 client: None,
+                caller: None,
             },
             tool_name.into(),
             state,
@@ -142,6 +179,7 @@ impl ToolCallContext {
             cancellation,
             progress,
             client,
+            caller,
         } = parts;
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -157,6 +195,7 @@ impl ToolCallContext {
                 state,
                 progress,
                 client,
+                caller,
             }),
         }
     }
@@ -188,6 +227,7 @@ impl ToolCallContext {
         }
         reused.progress = parts.progress;
         reused.client = parts.client;
+        reused.caller = parts.caller;
         self
     }
 
@@ -207,12 +247,23 @@ impl ToolCallContext {
         }
         inner.progress = None;
         inner.client = None;
+        inner.caller = None;
         Some(self)
     }
 
     /// The tool's name, shared.
     pub(crate) fn tool_name_arc(&self) -> Arc<str> {
         self.inner.tool_name.clone()
+    }
+
+    /// When the call started (its deadline is this plus its timeout).
+    pub(crate) fn started(&self) -> Instant {
+        self.inner.start
+    }
+
+    /// The call's id as an owned string (formatted without caching it).
+    pub(crate) fn call_id_text(&self) -> String {
+        self.inner.call_id.to_text()
     }
 
     /// The call's id, unformatted.
@@ -447,6 +498,14 @@ impl ToolCallContext {
             .map_err(|e| client::input_error(key, kind, &e))
     }
 
+    /// Who makes the call: the caller a bridge authenticated (`McpHttp` from the access
+    /// token, `JsonLines::caller`), or the one given with `CallOptions::caller`; `None` for
+    /// an anonymous in-process call.
+    #[must_use]
+    pub fn caller(&self) -> Option<&Caller> {
+        self.inner.caller.as_deref()
+    }
+
     /// The session's shared state of type `T`.
     ///
     /// # Errors
@@ -588,6 +647,7 @@ mod tests {
             cancellation,
             progress: None,
             client: None,
+            caller: None,
         }
     }
 
@@ -658,6 +718,10 @@ mod tests {
 
     #[test]
     fn local_call_ids_are_formatted_when_asked_for() {
+        for n in [0, 7, 10, 12_345, u64::MAX] {
+            assert_eq!(CallId::Local(n).to_text(), format!("local-{n}"));
+        }
+        assert_eq!(CallId::Given("c-1".into()).to_text(), "c-1");
         let ctx = ctx_of(7, "t", None);
         assert_eq!(ctx.call_id(), "local-7");
         assert_eq!(ctx.call_id(), "local-7");

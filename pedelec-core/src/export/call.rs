@@ -7,14 +7,13 @@
     reason = "provider and API names (OpenAI, OpenAPI) are prose here, not code"
 )]
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::facts::{branches, properties};
 use super::{Export, ExportError, Target};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{AdditionalProperties, Literal, SchemaKind, SchemaNode};
-use crate::session::Session;
+use crate::session::{CallOptions, Session};
 
 /// One tool call, decoded: the provider's call id, the tool's own name (not the provider
 /// name) and its arguments, exactly as the argsSchema describes them.
@@ -432,61 +431,141 @@ fn shallow_match(map: &Map<String, Value>, branch: &SchemaNode) -> bool {
 }
 
 impl Export {
-    /// An OpenAI call that can go to [`Session::call_raw`] as it is: `(id, tool name,
-    /// arguments text)` when the arguments are JSON text of an object with no `null` in it
-    /// (so there is nothing to restore, and decoding would give the same instance).
-    /// Anything else takes the general path, which also reports what is wrong.
-    fn raw_call<'a>(&'a self, payload: &'a Value) -> Option<(Option<&'a str>, &'a str, &'a str)> {
-        let id = |key: &str| match payload.get(key) {
-            None => Some(None),
-            Some(Value::String(id)) => Some(Some(id.as_str())),
-            Some(_) => None,
-        };
+    /// A provider call that needs no decoding beyond reading its parts: OpenAI's arguments
+    /// text or Anthropic's `input`, with no `null` to restore (`restore`) and a known tool.
+    /// Reads the payload's few keys in one pass each, without hashing them (`serde_json`'s
+    /// map hashes with SipHash); `None` means the full decoding decides.
+    fn quick_call<'a>(&'a self, payload: &'a Value) -> Option<QuickCall<'a>> {
+        /// The value of each of `keys` in the object (`None` when a key is absent), in
+        /// one scan of its entries.
+        fn fields<'v, const K: usize>(
+            object: &'v Map<String, Value>,
+            keys: [&str; K],
+        ) -> [Option<&'v Value>; K] {
+            let mut found = [None; K];
+            for (key, value) in object {
+                if let Some(i) = keys.iter().position(|k| k == key) {
+                    found[i] = Some(value);
+                }
+            }
+            found
+        }
+        /// `Some(None)` for no id, `None` for an id that is not a string.
+        #[allow(clippy::option_option, reason = "absent and malformed differ here")]
+        fn id(value: Option<&Value>) -> Option<Option<&str>> {
+            match value {
+                None => Some(None),
+                Some(Value::String(id)) => Some(Some(id.as_str())),
+                Some(_) => None,
+            }
+        }
+        let object = payload.as_object()?;
         let (id, name, args) = match self.target {
             Target::OpenAiChat => {
-                if payload.get("type").is_some_and(|t| t != "function") {
+                let [kind, id_, function] = fields(object, ["type", "id", "function"]);
+                if kind.is_some_and(|t| t != "function") {
                     return None;
                 }
-                let function = payload.get("function")?;
-                (
-                    id("id")?,
-                    function.get("name")?.as_str()?,
-                    function.get("arguments")?.as_str()?,
-                )
+                let [name, arguments] = fields(function?.as_object()?, ["name", "arguments"]);
+                let text = arguments?.as_str()?;
+                (id(id_)?, name?.as_str()?, QuickArgs::Text(text))
             }
             Target::OpenAiResponses => {
-                if payload.get("type")? != "function_call" {
+                let [kind, id_, name, arguments] =
+                    fields(object, ["type", "call_id", "name", "arguments"]);
+                if kind? != "function_call" {
                     return None;
                 }
                 (
-                    id("call_id")?,
-                    payload.get("name")?.as_str()?,
-                    payload.get("arguments")?.as_str()?,
+                    id(id_)?,
+                    name?.as_str()?,
+                    QuickArgs::Text(arguments?.as_str()?),
                 )
+            }
+            Target::Anthropic => {
+                let [kind, id_, name, input] = fields(object, ["type", "id", "name", "input"]);
+                if kind.is_some_and(|t| t != "tool_use") {
+                    return None;
+                }
+                let input = input?;
+                (id(id_)?, name?.as_str()?, QuickArgs::Value(input))
             }
             _ => return None,
         };
-        if !args.trim_start().starts_with('{') || args.contains("null") {
-            return None;
+        let restores =
+            super::transform::nulls_stand_for_absent(self.target.provider(), self.strict);
+        match args {
+            QuickArgs::Text(text) => {
+                if !text.trim_start().starts_with('{') || (restores && text.contains("null")) {
+                    return None;
+                }
+            }
+            QuickArgs::Value(value) => {
+                if !value.is_object() || (restores && has_null(value)) {
+                    return None;
+                }
+            }
         }
         let index = *self.by_provider_name.get(name)?;
-        Some((id, self.names[index].0.as_str(), args))
+        Some(QuickCall {
+            id,
+            tool: self.names[index].0.as_str(),
+            args,
+        })
     }
 
-    /// The OpenAI result message around a result already encoded as JSON text.
+    /// The result message around a result already encoded as JSON text (`{"ok":…}`), for
+    /// the targets [`quick_call`](Self::quick_call) serves.
     fn text_message(&self, id: Option<&str>, content: String) -> Value {
+        let id = id.map_or(Value::Null, |id| Value::String(id.to_owned()));
         match self.target {
             Target::OpenAiResponses => json!({
                 "type": "function_call_output",
                 "call_id": id,
                 "output": content,
             }),
+            Target::Anthropic => {
+                let failed = content.starts_with(r#"{"ok":false"#);
+                let mut block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": id,
+                    "content": content,
+                });
+                if failed {
+                    block["is_error"] = Value::Bool(true);
+                }
+                block
+            }
             _ => json!({
                 "role": "tool",
                 "tool_call_id": id,
                 "content": content,
             }),
         }
+    }
+}
+
+/// A provider call read by [`Export::quick_call`].
+struct QuickCall<'a> {
+    id: Option<&'a str>,
+    /// The tool's own name.
+    tool: &'a str,
+    args: QuickArgs<'a>,
+}
+
+/// The arguments as the provider sends them: JSON text (OpenAI), or an object (Anthropic).
+enum QuickArgs<'a> {
+    Text(&'a str),
+    Value(&'a Value),
+}
+
+/// Whether a `null` is anywhere in `value`.
+fn has_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(has_null),
+        Value::Object(map) => map.values().any(has_null),
+        _ => false,
     }
 }
 
@@ -497,15 +576,30 @@ impl<N> Session<N> {
     /// an error result that says what is wrong (`INVALID_INPUT`, `TOOL_ARGS_INVALID` or
     /// `TOOL_HANDLER_NOT_FOUND`), carrying the call's id when one can be read.
     pub async fn call_provider(&self, export: &Export, payload: &Value) -> Value {
-        // OpenAI sends the arguments as JSON text: when there is nothing to restore, the
-        // text goes to the session as it is (no `Value` in between), and the result text
-        // comes back as the message's content.
-        if let Some((id, name, text)) = export.raw_call(payload)
-            && let Ok(args) = serde_json::from_str::<&RawValue>(text)
-        {
-            let content = self.call_raw(name, args).await;
-            return export.text_message(id, content);
+        // When there is nothing to restore, the arguments go to the session as JSON text
+        // (OpenAI's as sent, Anthropic's object written once), validated on the fast path,
+        // and the result text comes back as the message's content: no `Value` of the args
+        // or of the result in between.
+        if let Some(call) = export.quick_call(payload) {
+            let written;
+            let text = match call.args {
+                QuickArgs::Text(text) => text,
+                QuickArgs::Value(value) => {
+                    written = serde_json::to_string(value).unwrap_or_default();
+                    &written
+                }
+            };
+            let content = self
+                .call_raw_with(call.tool, text, CallOptions::default())
+                .await;
+            return export.text_message(call.id, content);
         }
+        self.call_provider_decoded(export, payload).await
+    }
+
+    /// The full route of [`call_provider`](Self::call_provider): decode (restoring what the
+    /// provider form changed), call, encode.
+    async fn call_provider_decoded(&self, export: &Export, payload: &Value) -> Value {
         match export.decode_call(payload) {
             Ok(mut call) => {
                 let args = std::mem::take(&mut call.args);

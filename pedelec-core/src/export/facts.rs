@@ -15,9 +15,7 @@ use pedelec_rules::provider::{
     provider_names_collide,
 };
 
-use crate::schema::{
-    AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef,
-};
+use crate::schema::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef};
 use crate::skills::InSkillSet;
 
 pub(crate) const fn properties(node: &SchemaNode) -> &[Property] {
@@ -237,10 +235,9 @@ const fn enums_disjoint(a: &[Literal], b: &[Literal]) -> bool {
 const fn literals_differ(a: &Literal, b: &Literal) -> bool {
     match (a, b) {
         (Literal::Bool(x), Literal::Bool(y)) => *x != *y,
-        (Literal::Num(x), Literal::Num(y)) => !matches!(
-            Num::exact_cmp(*x, *y),
-            Some(std::cmp::Ordering::Equal) | None
-        ),
+        (Literal::Num(x), Literal::Num(y)) => {
+            !matches!(x.exact_cmp(*y), Some(std::cmp::Ordering::Equal) | None)
+        }
         (Literal::Str(x), Literal::Str(y)) => !pedelec_rules::str_eq(str_of(x), str_of(y)),
         (Literal::Null, Literal::Null)
         | (Literal::Array(_), Literal::Array(_))

@@ -20,9 +20,9 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use pedelec_rules::constraint;
+use pedelec_rules::{Number, constraint};
 
-use super::node::{AdditionalProperties, Literal, Num, SchemaNode, SchemaRef, Str};
+use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str};
 
 /// `description` (a field's doc comment or `#[arg(description = "…")]`): replaces the type's.
 #[must_use]
@@ -32,14 +32,14 @@ pub const fn description(schema: SchemaNode, description: &'static str) -> Schem
 
 /// `minimum`
 #[must_use]
-pub const fn minimum(schema: SchemaNode, n: Num) -> SchemaNode {
+pub const fn minimum(schema: SchemaNode, n: Number) -> SchemaNode {
     assert!(
         schema.is_numeric_kind(),
         "`minimum` applies to number and integer schemas only"
     );
     if let Some(own) = schema.minimum {
         assert!(
-            !lt(n, own),
+            !n.lt(own),
             "`minimum` is below the field type's own `minimum`; a constraint can only narrow the type's range"
         );
     }
@@ -49,14 +49,14 @@ pub const fn minimum(schema: SchemaNode, n: Num) -> SchemaNode {
 
 /// `maximum`
 #[must_use]
-pub const fn maximum(schema: SchemaNode, n: Num) -> SchemaNode {
+pub const fn maximum(schema: SchemaNode, n: Number) -> SchemaNode {
     assert!(
         schema.is_numeric_kind(),
         "`maximum` applies to number and integer schemas only"
     );
     if let Some(own) = schema.maximum {
         assert!(
-            !lt(own, n),
+            !own.lt(n),
             "`maximum` is above the field type's own `maximum`; a constraint can only narrow the type's range"
         );
     }
@@ -66,14 +66,14 @@ pub const fn maximum(schema: SchemaNode, n: Num) -> SchemaNode {
 
 /// `exclusiveMinimum`
 #[must_use]
-pub const fn exclusive_minimum(schema: SchemaNode, n: Num) -> SchemaNode {
+pub const fn exclusive_minimum(schema: SchemaNode, n: Number) -> SchemaNode {
     assert!(
         schema.is_numeric_kind(),
         "`exclusive_minimum` applies to number and integer schemas only"
     );
     if let Some(own) = schema.exclusive_minimum {
         assert!(
-            !lt(n, own),
+            !n.lt(own),
             "`exclusive_minimum` is below the field type's own `exclusive_minimum`; a constraint can only narrow the type's range"
         );
     }
@@ -83,14 +83,14 @@ pub const fn exclusive_minimum(schema: SchemaNode, n: Num) -> SchemaNode {
 
 /// `exclusiveMaximum`
 #[must_use]
-pub const fn exclusive_maximum(schema: SchemaNode, n: Num) -> SchemaNode {
+pub const fn exclusive_maximum(schema: SchemaNode, n: Number) -> SchemaNode {
     assert!(
         schema.is_numeric_kind(),
         "`exclusive_maximum` applies to number and integer schemas only"
     );
     if let Some(own) = schema.exclusive_maximum {
         assert!(
-            !lt(own, n),
+            !own.lt(n),
             "`exclusive_maximum` is above the field type's own `exclusive_maximum`; a constraint can only narrow the type's range"
         );
     }
@@ -100,14 +100,14 @@ pub const fn exclusive_maximum(schema: SchemaNode, n: Num) -> SchemaNode {
 
 /// `multipleOf`
 #[must_use]
-pub const fn multiple_of(schema: SchemaNode, n: Num) -> SchemaNode {
+pub const fn multiple_of(schema: SchemaNode, n: Number) -> SchemaNode {
     assert!(
         schema.is_numeric_kind(),
         "`multiple_of` applies to number and integer schemas only"
     );
     if let Some(own) = schema.multiple_of {
         assert!(
-            n.rule().is_multiple_of(own.rule()),
+            n.is_multiple_of(own),
             "`multiple_of` is not a multiple of the field type's own `multiple_of`; a constraint can only narrow the type's values"
         );
     }
@@ -225,11 +225,6 @@ pub const fn default(schema: SchemaNode, value: Literal) -> SchemaNode {
 }
 
 // ----- checks -----
-
-/// `a < b`, exactly (NaN never appears: schema numbers are finite).
-const fn lt(a: Num, b: Num) -> bool {
-    a.rule().lt(b.rule())
-}
 
 const fn cow_str(s: &Str) -> &str {
     match s {
@@ -353,7 +348,7 @@ const fn validate(schema: &SchemaNode, value: &Literal) -> Result<(), &'static s
             Err("`default` must be `true` or `false`: the field's schema is a boolean")
         }
         (super::SchemaKind::Integer, Literal::Num(n)) => {
-            if n.rule().is_integer() {
+            if n.is_integer() {
                 validate_number(schema, *n)
             } else {
                 Err("`default` must be an integer: the field's schema is an integer")
@@ -392,8 +387,8 @@ const fn validate_string(schema: &SchemaNode, s: &str) -> Result<(), &'static st
     }
 }
 
-const fn validate_number(schema: &SchemaNode, n: Num) -> Result<(), &'static str> {
-    match constraint::check_number(n.rule(), &schema.range(), Num::rule_of(schema.multiple_of)) {
+const fn validate_number(schema: &SchemaNode, n: Number) -> Result<(), &'static str> {
+    match constraint::check_number(n, &schema.range(), schema.multiple_of) {
         Ok(()) => Ok(()),
         Err(problem) => Err(problem.summary()),
     }
@@ -498,7 +493,7 @@ mod tests {
 
     #[test]
     fn constraints_narrow_the_type_schema() {
-        const PERCENT: SchemaNode = maximum(<u8 as ToolArgs>::SCHEMA, Num::Int(100));
+        const PERCENT: SchemaNode = maximum(<u8 as ToolArgs>::SCHEMA, Number::Int(100));
         assert_eq!(
             PERCENT.to_json(),
             json!({"type": "integer", "minimum": 0, "maximum": 100})
@@ -537,10 +532,10 @@ mod tests {
         assert!(check(&byte, json!(-1)).unwrap_err().contains("`minimum`"));
         assert!(check(&byte, json!(1.5)).unwrap_err().contains("integer"));
         assert!(check(&byte, json!("1")).unwrap_err().contains("integer"));
-        let even = multiple_of(SchemaNode::number(), Num::Float(0.5));
+        let even = multiple_of(SchemaNode::number(), Number::Float(0.5));
         assert_eq!(check(&even, json!(2.5)), Ok(()));
         assert!(check(&even, json!(2.3)).unwrap_err().contains("multiple"));
-        let open = exclusive_minimum(SchemaNode::number(), Num::Int(0));
+        let open = exclusive_minimum(SchemaNode::number(), Number::Int(0));
         assert!(
             check(&open, json!(0))
                 .unwrap_err()
@@ -622,7 +617,7 @@ mod tests {
 
     #[test]
     fn numbers_compare_exactly_in_const() {
-        const ORDER: Option<Ordering> = Num::Uint(u64::MAX).exact_cmp(Num::Float(1.8e19));
+        const ORDER: Option<Ordering> = Number::Uint(u64::MAX).exact_cmp(Number::Float(1.8e19));
         assert_eq!(ORDER, Some(Ordering::Greater));
         assert!(literal_eq(
             &Literal::from_value(&json!({"a": [1, "x"], "b": true})),

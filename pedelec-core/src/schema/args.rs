@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::node::{Literal, Num, SchemaNode};
+use pedelec_rules::Number;
+
+use super::node::{Literal, SchemaNode};
 
 /// A type with a tool-args schema, built at compile time.
 ///
@@ -84,8 +86,8 @@ macro_rules! signed {
     ($($ty:ty),* $(,)?) => {$(
         impl ToolArgs for $ty {
             const SCHEMA: SchemaNode = SchemaNode::integer()
-                .with_minimum(Num::Int(<$ty>::MIN as i64))
-                .with_maximum(Num::Int(<$ty>::MAX as i64));
+                .with_minimum(Number::Int(<$ty>::MIN as i64))
+                .with_maximum(Number::Int(<$ty>::MAX as i64));
         }
     )*};
 }
@@ -96,8 +98,8 @@ macro_rules! unsigned {
     ($($ty:ty),* $(,)?) => {$(
         impl ToolArgs for $ty {
             const SCHEMA: SchemaNode = SchemaNode::integer()
-                .with_minimum(Num::Int(0))
-                .with_maximum(Num::Uint(<$ty>::MAX as u64));
+                .with_minimum(Number::Int(0))
+                .with_maximum(Number::Uint(<$ty>::MAX as u64));
         }
     )*};
 }
@@ -109,14 +111,14 @@ impl ToolArgs for i64 {
 }
 
 impl ToolArgs for u64 {
-    const SCHEMA: SchemaNode = SchemaNode::integer().with_minimum(Num::Int(0));
+    const SCHEMA: SchemaNode = SchemaNode::integer().with_minimum(Number::Int(0));
 }
 
 impl ToolArgs for isize {
     const SCHEMA: SchemaNode = if isize::BITS < 64 {
         SchemaNode::integer()
-            .with_minimum(Num::Int(isize::MIN as i64))
-            .with_maximum(Num::Int(isize::MAX as i64))
+            .with_minimum(Number::Int(isize::MIN as i64))
+            .with_maximum(Number::Int(isize::MAX as i64))
     } else {
         SchemaNode::integer()
     };
@@ -125,10 +127,10 @@ impl ToolArgs for isize {
 impl ToolArgs for usize {
     const SCHEMA: SchemaNode = if usize::BITS < 64 {
         SchemaNode::integer()
-            .with_minimum(Num::Int(0))
-            .with_maximum(Num::Uint(usize::MAX as u64))
+            .with_minimum(Number::Int(0))
+            .with_maximum(Number::Uint(usize::MAX as u64))
     } else {
-        SchemaNode::integer().with_minimum(Num::Int(0))
+        SchemaNode::integer().with_minimum(Number::Int(0))
     };
 }
 

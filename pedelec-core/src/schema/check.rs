@@ -102,7 +102,7 @@ pub(crate) fn check_local(
         report("pattern", format!("invalid regular expression: {e}"));
     }
     if let Some(n) = node.multiple_of()
-        && let Err(problem) = constraint::check_multiple_of(n.rule())
+        && let Err(problem) = constraint::check_multiple_of(n)
     {
         report(problem.keyword().wire(), problem.to_string());
     }

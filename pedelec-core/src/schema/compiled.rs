@@ -15,8 +15,12 @@ use std::fmt;
 use regex::Regex;
 use serde_json::Value;
 
+use super::format::Format;
 use super::json::{Decimal, push_token};
-use super::node::{AdditionalProperties, Num, SchemaKind, SchemaNode, Str};
+use super::keywords;
+use pedelec_rules::Number;
+
+use super::node::{AdditionalProperties, SchemaKind, SchemaNode, Str};
 use super::{SchemaError, SchemaProblem};
 
 /// The index of a node in a [`CompiledSchema`].
@@ -33,7 +37,7 @@ pub(crate) struct Pattern {
 /// A `multipleOf`: as written (for messages) and as an exact decimal.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MultipleOf {
-    pub(crate) num: Num,
+    pub(crate) num: Number,
     pub(crate) decimal: Decimal,
 }
 
@@ -132,14 +136,15 @@ pub(crate) struct CompiledNode {
     /// The strings among `enum_values`, with their heads (a string is checked against
     /// these alone).
     pub(crate) enum_strings: Box<[(NameHead, Box<str>)]>,
-    pub(crate) format: Option<Str>,
+    /// A `format` pedelec knows (one it does not know is an annotation, as if absent).
+    pub(crate) format: Option<Format>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) pattern: Option<Pattern>,
-    pub(crate) minimum: Option<Num>,
-    pub(crate) maximum: Option<Num>,
-    pub(crate) exclusive_minimum: Option<Num>,
-    pub(crate) exclusive_maximum: Option<Num>,
+    pub(crate) minimum: Option<Number>,
+    pub(crate) maximum: Option<Number>,
+    pub(crate) exclusive_minimum: Option<Number>,
+    pub(crate) exclusive_maximum: Option<Number>,
     pub(crate) multiple_of: Option<MultipleOf>,
     pub(crate) items: Option<NodeId>,
     pub(crate) min_items: Option<u64>,
@@ -159,18 +164,18 @@ pub(crate) struct CompiledNode {
     /// its values, and `required` names that are not properties cannot be decided while
     /// streaming.
     pub(crate) buffered: bool,
-    /// Whether any of `minLength`, `maxLength`, `pattern`, `format` is present.
+    /// Whether any of `minLength`, `maxLength`, `pattern`, a known `format` is present.
     pub(crate) string_keywords: bool,
     /// Whether any of the bounds or `multipleOf` is present.
     pub(crate) number_keywords: bool,
     /// The bounds (`minimum`, `maximum` and the exclusive ones) as one inclusive range of
     /// `i64`, when every bound present is an integer: an `i64` instance is then checked
-    /// with two comparisons (see [`Self::int_in_bounds`]). `None` when a bound is a float
+    /// with two comparisons (see [`keywords::int_bounds`]). `None` when a bound is a float
     /// or out of `i64`'s range: the general comparisons decide.
     pub(crate) int_bounds: Option<(i64, i64)>,
     /// For a node that allows strings and has no `enum`, `pattern` or `format`: the byte
     /// lengths with which any string satisfies `minLength` and `maxLength` (see
-    /// [`plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
+    /// [`keywords::plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
     pub(crate) plain_string_bytes: Option<(u64, u64)>,
 }
 
@@ -236,69 +241,6 @@ impl CompiledNode {
                 .enumerate()
                 .find(|(_, p)| *p.name == *name),
         }
-    }
-}
-
-/// The bounds of `node` as one inclusive `i64` range (see [`CompiledNode::int_bounds`]).
-fn int_bounds(node: &SchemaNode) -> Option<(i64, i64)> {
-    /// A bound that is an integer within `i64`.
-    fn int(n: Num) -> Option<i64> {
-        match n {
-            Num::Int(i) => Some(i),
-            Num::Uint(u) => i64::try_from(u).ok(),
-            Num::Float(_) => None,
-        }
-    }
-    let mut lo = i64::MIN;
-    let mut hi = i64::MAX;
-    if let Some(min) = node.minimum {
-        lo = lo.max(int(min)?);
-    }
-    if let Some(max) = node.maximum {
-        hi = hi.min(int(max)?);
-    }
-    // An exclusive bound at the very end of `i64`'s range: left to the general comparisons.
-    if let Some(min) = node.exclusive_minimum {
-        lo = lo.max(int(min)?.checked_add(1)?);
-    }
-    if let Some(max) = node.exclusive_maximum {
-        hi = hi.min(int(max)?.checked_sub(1)?);
-    }
-    Some((lo, hi))
-}
-
-/// The byte lengths with which any string passes `node`'s string keywords, when it has
-/// only `minLength` and `maxLength` (and accepts strings). A string has at most as many
-/// code points as bytes, and at least a quarter as many (rounded up): `b` bytes hold at
-/// least `min` code points when `b >= 4 * min - 3`, and at most `max` when `b <= max`.
-fn plain_string_bytes(node: &SchemaNode) -> Option<(u64, u64)> {
-    let plain = node.kind.is_none_or(|k| k == SchemaKind::String)
-        && node.enum_values.is_none()
-        && node.pattern.is_none()
-        && node.format.is_none();
-    plain.then(|| {
-        let lo = node
-            .min_length
-            .map_or(0, |min| min.saturating_mul(4).saturating_sub(3));
-        (lo, node.max_length.unwrap_or(u64::MAX))
-    })
-}
-
-impl CompiledNode {
-    /// Whether the integer `n` satisfies the bounds (`minimum`, `maximum`,
-    /// `exclusiveMinimum`, `exclusiveMaximum`; not `multipleOf`).
-    #[inline]
-    pub(crate) fn int_in_bounds(&self, n: i64) -> Option<bool> {
-        self.int_bounds.map(|(lo, hi)| lo <= n && n <= hi)
-    }
-}
-
-impl CompiledNode {
-    /// Whether the string `s` is among the `enum` values (which the caller knows exist).
-    #[inline]
-    pub(crate) fn enum_has_string(&self, s: &str) -> bool {
-        let head = NameHead::of(s);
-        self.enum_strings.iter().any(|(h, e)| h.same(e, head, s))
     }
 }
 
@@ -403,7 +345,7 @@ impl Builder {
                     _ => None,
                 })
                 .collect(),
-            format: node.format.clone(),
+            format: node.format.as_deref().and_then(Format::from_name),
             min_length: node.min_length,
             max_length: node.max_length,
             pattern: None,
@@ -426,14 +368,17 @@ impl Builder {
             string_keywords: node.min_length.is_some()
                 || node.max_length.is_some()
                 || node.pattern.is_some()
-                || node.format.is_some(),
+                || node
+                    .format
+                    .as_deref()
+                    .is_some_and(|f| Format::from_name(f).is_some()),
             number_keywords: node.minimum.is_some()
                 || node.maximum.is_some()
                 || node.exclusive_minimum.is_some()
                 || node.exclusive_maximum.is_some()
                 || node.multiple_of.is_some(),
-            int_bounds: int_bounds(node),
-            plain_string_bytes: plain_string_bytes(node),
+            int_bounds: keywords::int_bounds(node),
+            plain_string_bytes: keywords::plain_string_bytes(node),
         });
 
         let pattern = match &node.pattern {
@@ -455,7 +400,7 @@ impl Builder {
         };
 
         let multiple_of = match node.multiple_of {
-            Some(num) => match pedelec_rules::constraint::check_multiple_of(num.rule()) {
+            Some(num) => match pedelec_rules::constraint::check_multiple_of(num) {
                 // Every finite number has a decimal form.
                 Ok(()) => Decimal::of(num).map(|decimal| MultipleOf { num, decimal }),
                 Err(problem) => {

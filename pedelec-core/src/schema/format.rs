@@ -4,6 +4,11 @@
 //! follows those RFCs (as the JSON Schema Test Suite reads them). Formats that pedelec does
 //! not know are annotations only: [`check_format`] returns `None` for them.
 //!
+//! A session asserts the formats a tool's schema declares (`docs/formats.md` says why);
+//! plain validation does with [`ValidationOptions::assert_formats`](super::ValidationOptions::assert_formats).
+//! A refused value's error says what the format is, by which rule, with an example, and
+//! for the usual near-misses what to change.
+//!
 //! Where a maintained crate agrees with the JSON Schema Test Suite, the check is the
 //! crate's: `std::net` for IP addresses, `fluent_uri` for URIs and IRIs. The others are
 //! parsers written here (no allocation on the common paths, no regex), each saying why no
@@ -41,28 +46,221 @@ pub const ASSERTED_FORMATS: &[&str] = pedelec_rules::FORMATS;
 /// ```
 #[must_use]
 pub fn check_format(format: &str, value: &str) -> Option<bool> {
-    Some(match format {
-        "date-time" => is_date_time(value),
-        "date" => is_date(value.as_bytes()),
-        "time" => is_time(value.as_bytes()),
-        "duration" => is_duration(value.as_bytes()),
-        "email" => is_email(value, false),
-        "idn-email" => is_email(value, true),
-        "hostname" => idna::is_hostname(value),
-        "idn-hostname" => idna::is_idn_hostname(value),
-        "ipv4" => is_ipv4(value),
-        "ipv6" => is_ipv6(value),
-        "uri" => fluent_uri::Uri::parse(value).is_ok(),
-        "uri-reference" => fluent_uri::UriRef::parse(value).is_ok(),
-        "iri" => fluent_uri::Iri::parse(value).is_ok(),
-        "iri-reference" => fluent_uri::IriRef::parse(value).is_ok(),
-        "uuid" => is_uuid(value.as_bytes()),
-        "uri-template" => template::is_uri_template(value),
-        "json-pointer" => is_json_pointer(value.as_bytes()),
-        "relative-json-pointer" => is_relative_json_pointer(value.as_bytes()),
-        "regex" => pedelec_rules::ecma::check_syntax(value).is_ok(),
-        _ => return None,
-    })
+    Format::from_name(format).map(|format| format.check(value))
+}
+
+/// A format pedelec asserts, resolved once when a schema is compiled (a compiled node holds
+/// `Option<Format>`: `None` for no `format` or one pedelec does not know).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    DateTime,
+    Date,
+    Time,
+    Duration,
+    Email,
+    IdnEmail,
+    Hostname,
+    IdnHostname,
+    Ipv4,
+    Ipv6,
+    Uri,
+    UriReference,
+    Iri,
+    IriReference,
+    Uuid,
+    UriTemplate,
+    JsonPointer,
+    RelativeJsonPointer,
+    Regex,
+}
+
+impl Format {
+    /// Every format, in the order of [`ASSERTED_FORMATS`].
+    const ALL: [Format; 19] = [
+        Format::DateTime,
+        Format::Date,
+        Format::Time,
+        Format::Duration,
+        Format::Email,
+        Format::IdnEmail,
+        Format::Hostname,
+        Format::IdnHostname,
+        Format::Ipv4,
+        Format::Ipv6,
+        Format::Uri,
+        Format::UriReference,
+        Format::Iri,
+        Format::IriReference,
+        Format::Uuid,
+        Format::UriTemplate,
+        Format::JsonPointer,
+        Format::RelativeJsonPointer,
+        Format::Regex,
+    ];
+
+    /// The format named `name` in a schema.
+    pub(crate) fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The format's name in a schema.
+    pub(crate) const fn name(self) -> &'static str {
+        self.about().0
+    }
+
+    /// Whether `value` is valid.
+    pub(crate) fn check(self, value: &str) -> bool {
+        match self {
+            Format::DateTime => is_date_time(value),
+            Format::Date => is_date(value.as_bytes()),
+            Format::Time => is_time(value.as_bytes()),
+            Format::Duration => is_duration(value.as_bytes()),
+            Format::Email => is_email(value, false),
+            Format::IdnEmail => is_email(value, true),
+            Format::Hostname => idna::is_hostname(value),
+            Format::IdnHostname => idna::is_idn_hostname(value),
+            Format::Ipv4 => is_ipv4(value),
+            Format::Ipv6 => is_ipv6(value),
+            Format::Uri => fluent_uri::Uri::parse(value).is_ok(),
+            Format::UriReference => fluent_uri::UriRef::parse(value).is_ok(),
+            Format::Iri => fluent_uri::Iri::parse(value).is_ok(),
+            Format::IriReference => fluent_uri::IriRef::parse(value).is_ok(),
+            Format::Uuid => is_uuid(value.as_bytes()),
+            Format::UriTemplate => template::is_uri_template(value),
+            Format::JsonPointer => is_json_pointer(value.as_bytes()),
+            Format::RelativeJsonPointer => is_relative_json_pointer(value.as_bytes()),
+            Format::Regex => pedelec_rules::ecma::check_syntax(value).is_ok(),
+        }
+    }
+
+    /// The name, what a valid value is called in a message, the rule that defines it, and
+    /// a valid example.
+    const fn about(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            Format::DateTime => ("date-time", "date-time", "RFC 3339", "2024-05-17T09:30:00Z"),
+            Format::Date => ("date", "date", "RFC 3339 full-date", "2024-05-17"),
+            Format::Time => (
+                "time",
+                "time",
+                "RFC 3339 full-time, with a time zone offset",
+                "09:30:00Z",
+            ),
+            Format::Duration => ("duration", "duration", "ISO 8601", "P3DT12H30M"),
+            Format::Email => (
+                "email",
+                "email address",
+                "RFC 5321 mailbox",
+                "name@example.com",
+            ),
+            Format::IdnEmail => (
+                "idn-email",
+                "email address",
+                "RFC 6531 mailbox",
+                "jörg@bücher.example",
+            ),
+            Format::Hostname => ("hostname", "hostname", "RFC 1123", "api.example.com"),
+            Format::IdnHostname => (
+                "idn-hostname",
+                "hostname",
+                "RFC 5890 IDNA2008",
+                "bücher.example",
+            ),
+            Format::Ipv4 => ("ipv4", "IPv4 address", "dotted quad", "192.0.2.1"),
+            Format::Ipv6 => ("ipv6", "IPv6 address", "RFC 4291", "2001:db8::1"),
+            Format::Uri => (
+                "uri",
+                "URI",
+                "RFC 3986, with a scheme",
+                "https://example.com/a?b=c",
+            ),
+            Format::UriReference => ("uri-reference", "URI reference", "RFC 3986", "/a?b=c"),
+            Format::Iri => (
+                "iri",
+                "IRI",
+                "RFC 3987, with a scheme",
+                "https://bücher.example/ü",
+            ),
+            Format::IriReference => ("iri-reference", "IRI reference", "RFC 3987", "/ü?b=c"),
+            Format::Uuid => (
+                "uuid",
+                "UUID",
+                "RFC 9562, 8-4-4-4-12 hex digits",
+                "f81d4fae-7dec-11d0-a765-00a0c91e6bf6",
+            ),
+            Format::UriTemplate => (
+                "uri-template",
+                "URI template",
+                "RFC 6570",
+                "https://example.com/items/{id}",
+            ),
+            Format::JsonPointer => ("json-pointer", "JSON pointer", "RFC 6901", "/items/0"),
+            Format::RelativeJsonPointer => (
+                "relative-json-pointer",
+                "relative JSON pointer",
+                "draft-handrews-relative-json-pointer-01",
+                "1/name",
+            ),
+            Format::Regex => ("regex", "regular expression", "ECMA-262", "^[a-z]+$"),
+        }
+    }
+
+    /// Why `value` (which [`check`](Self::check) refused) is not valid, worded for the one
+    /// who wrote it, a model as often as not: what the format is, by which rule, an
+    /// example, and for the usual near-misses what to change. Follows the quoted value:
+    /// `"bob@" is not a valid email address (RFC 5321 mailbox, e.g. "name@example.com"):
+    /// the domain after "@" is missing`.
+    pub(crate) fn explain(self, value: &str) -> String {
+        let (_, noun, rule, example) = self.about();
+        let mut message = format!("is not a valid {noun} ({rule}, e.g. {example:?})");
+        if let Some(hint) = self.hint(value) {
+            message.push_str(": ");
+            message.push_str(hint);
+        }
+        message
+    }
+
+    /// What to change, for the near-misses that have one answer.
+    fn hint(self, value: &str) -> Option<&'static str> {
+        let with_utc = || format!("{value}Z");
+        match self {
+            Format::DateTime => {
+                let b = value.as_bytes();
+                if b.get(10) == Some(&b' ') {
+                    let mut t = value.to_owned();
+                    t.replace_range(10..11, "T");
+                    if is_date_time(&t) || is_date_time(&format!("{t}Z")) {
+                        return Some("separate the date and the time with \"T\"");
+                    }
+                }
+                if is_date_time(&with_utc()) {
+                    return Some(
+                        "add a time zone offset: \"Z\" for UTC, or one such as \"+02:00\"",
+                    );
+                }
+                is_date(b).then_some("add a time, such as \"T00:00:00Z\"")
+            }
+            Format::Time => is_time(with_utc().as_bytes())
+                .then_some("add a time zone offset: \"Z\" for UTC, or one such as \"+02:00\""),
+            Format::Date => (value.len() > 10 && is_date(&value.as_bytes()[..10]))
+                .then_some("give the date alone, without a time"),
+            Format::Email | Format::IdnEmail => {
+                if !value.contains('@') {
+                    Some("an address has a local part, \"@\" and a domain")
+                } else if value.ends_with('@') {
+                    Some("the domain after \"@\" is missing")
+                } else {
+                    None
+                }
+            }
+            Format::Uri => fluent_uri::UriRef::parse(value)
+                .is_ok()
+                .then_some("it has no scheme: give an absolute URI, such as \"https://…\""),
+            Format::Iri => fluent_uri::IriRef::parse(value)
+                .is_ok()
+                .then_some("it has no scheme: give an absolute IRI, such as \"https://…\""),
+            _ => None,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -199,6 +397,24 @@ fn is_atext(c: char, international: bool) -> bool {
         || (international && !c.is_ascii())
 }
 
+/// `Dot-string`: atoms of `atext` separated by single dots (one pass, no splitting).
+fn is_dot_atom(s: &str, international: bool) -> bool {
+    let mut atom_empty = true;
+    for c in s.chars() {
+        if c == '.' {
+            if atom_empty {
+                return false;
+            }
+            atom_empty = true;
+        } else if is_atext(c, international) {
+            atom_empty = false;
+        } else {
+            return false;
+        }
+    }
+    !atom_empty
+}
+
 /// A mailbox. Not `email_address`: it accepts what RFC 5321 and the suite reject, a domain
 /// that is no hostname (`joe.bloggs@invalid=domain.com`) and an address literal that is
 /// no IPv4 address (`joe.bloggs@[127.0.0.300]`), and it has no switch between `email`
@@ -238,10 +454,7 @@ fn is_email(s: &str, international: bool) -> bool {
         let Some((local, domain)) = s.split_once('@') else {
             return false;
         };
-        if !local
-            .split('.')
-            .all(|atom| !atom.is_empty() && atom.chars().all(|c| is_atext(c, international)))
-        {
+        if !is_dot_atom(local, international) {
             return false;
         }
         (local, domain)

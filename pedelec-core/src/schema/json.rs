@@ -7,7 +7,55 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
-use super::node::Num;
+use pedelec_rules::Number;
+use serde::{Serialize, Serializer};
+
+/// A JSON number, read exactly: an `Int` when it fits `i64`, a `Uint` above, else a `Float`.
+#[inline]
+pub(crate) fn number_of(n: &serde_json::Number) -> Number {
+    if let Some(i) = n.as_i64() {
+        Number::Int(i)
+    } else if let Some(u) = n.as_u64() {
+        Number::Uint(u)
+    } else {
+        Number::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+/// A schema's [`Number`] written as JSON: serialized as its JSON number, and shown in
+/// messages the way `serde_json` writes it (as the instance's numbers are shown).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JsonNumber(pub(crate) Number);
+
+impl JsonNumber {
+    /// The JSON number (`None` for a non-finite float).
+    pub(crate) fn to_json(self) -> Option<serde_json::Number> {
+        match self.0 {
+            Number::Int(i) => Some(i.into()),
+            Number::Uint(u) => Some(u.into()),
+            Number::Float(f) => serde_json::Number::from_f64(f),
+        }
+    }
+}
+
+impl fmt::Display for JsonNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_json() {
+            Some(n) => fmt::Display::fmt(&n, f),
+            None => fmt::Debug::fmt(&self.0.as_f64(), f),
+        }
+    }
+}
+
+impl Serialize for JsonNumber {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Number::Int(i) => serializer.serialize_i64(i),
+            Number::Uint(u) => serializer.serialize_u64(u),
+            Number::Float(f) => serializer.serialize_f64(f),
+        }
+    }
+}
 
 /// JSON equality: numbers compare by value whatever their representation (`1` equals
 /// `1.0`, `u64::MAX` does not equal the nearest `f64`), arrays elementwise, and objects by
@@ -17,7 +65,7 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => Num::from_json(x) == Num::from_json(y),
+        (Value::Number(x), Value::Number(y)) => number_of(x) == number_of(y),
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
@@ -41,10 +89,10 @@ pub(crate) fn json_hash<H: Hasher>(value: &Value, state: &mut H) {
         }
         Value::Number(n) => {
             state.write_u8(2);
-            match Num::from_json(n) {
-                Num::Int(i) => i128::from(i).hash(state),
-                Num::Uint(u) => i128::from(u).hash(state),
-                Num::Float(f) => match float_as_i128(f) {
+            match number_of(n) {
+                Number::Int(i) => i128::from(i).hash(state),
+                Number::Uint(u) => i128::from(u).hash(state),
+                Number::Float(f) => match float_as_i128(f) {
                     Some(i) => i.hash(state),
                     None => f.to_bits().hash(state),
                 },
@@ -98,11 +146,11 @@ pub(crate) struct Decimal {
 
 impl Decimal {
     /// The decimal form of a finite number (the sign is dropped: divisibility ignores it).
-    pub(crate) fn of(n: Num) -> Option<Decimal> {
+    pub(crate) fn of(n: Number) -> Option<Decimal> {
         match n {
-            Num::Int(i) => Some(Decimal::normalized(i.unsigned_abs(), 0)),
-            Num::Uint(u) => Some(Decimal::normalized(u, 0)),
-            Num::Float(f) => Decimal::of_f64(f),
+            Number::Int(i) => Some(Decimal::normalized(i.unsigned_abs(), 0)),
+            Number::Uint(u) => Some(Decimal::normalized(u, 0)),
+            Number::Float(f) => Decimal::of_f64(f),
         }
     }
 
@@ -294,7 +342,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if Num::from_json(n).is_integer() => "integer",
+        Value::Number(n) if number_of(n).is_integer() => "integer",
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -340,7 +388,7 @@ mod tests {
     use serde_json::json;
 
     fn dec(v: &Value) -> Decimal {
-        Decimal::of(Num::from_json(v.as_number().unwrap())).unwrap()
+        Decimal::of(number_of(v.as_number().unwrap())).unwrap()
     }
 
     fn multiple(x: &str, d: &str) -> bool {

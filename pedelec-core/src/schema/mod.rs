@@ -1,13 +1,16 @@
 //! Tool-args schemas: the model ([`SchemaNode`]), the schema trait ([`ToolArgs`]), the root
-//! type ([`ToolArgsSchema`]), reading schemas from JSON, and validation.
+//! type ([`ToolArgsSchema`]), reading schemas from JSON, and their compiled form
+//! ([`CompiledSchema`]), which validates and decodes.
 
 pub(crate) mod arg;
 pub(crate) mod args;
 mod check;
 mod compiled;
+pub(crate) mod decode;
 mod fast;
 pub mod format;
 mod json;
+mod keywords;
 mod node;
 mod parse;
 pub(crate) mod tape;
@@ -15,19 +18,17 @@ mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
 pub use compiled::CompiledSchema;
-pub use fast::ArgsError;
+pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
-pub use node::{
-    AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef, Str,
-};
+pub use node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str};
 pub use parse::ParseOptions;
+pub use pedelec_rules::Number;
 pub use validate::{ValidationError, ValidationErrors, ValidationOptions};
 
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -97,9 +98,11 @@ impl std::error::Error for SchemaError {}
 ///
 /// Validation needs the schema compiled (regexes built, `enum` values converted, …).
 /// [`from_json`](Self::from_json) compiles it; a schema from a `const` is compiled by
-/// [`compile`](Self::compile), once. Validating a schema that was never compiled compiles
-/// it on the fly for that one call, which is correct but slow: the session compiles each
-/// tool's schema once when it is created. Clones share the compiled form.
+/// [`compile`](Self::compile), once. [`validate`](Self::validate) and
+/// [`is_valid`](Self::is_valid) on a schema that was never compiled compile it on the fly
+/// for that one call, which is correct but slow: the session compiles each tool's schema
+/// once when it is created. Clones share the compiled form, which holds every other way to
+/// validate and decode ([`CompiledSchema`]).
 ///
 /// ```
 /// use pedelec_core::ToolArgsSchema;
@@ -216,99 +219,24 @@ impl ToolArgsSchema {
         self.compiled.as_ref()
     }
 
-    /// Validates tool arguments with the default options (plain JSON Schema 2020-12;
-    /// the session uses [`validate_with`](Self::validate_with) and
-    /// [`ValidationOptions::null_as_absent`]).
+    /// Validates tool arguments as plain JSON Schema 2020-12 (`format` an annotation, `null`
+    /// a value). For other [`ValidationOptions`] (a session validates with
+    /// `null_as_absent` and `assert_formats`), and for decoding arguments into a type, use
+    /// the compiled form: [`compiled`](Self::compiled) or [`compile`](Self::compile), then
+    /// [`CompiledSchema::validate_with`], [`CompiledSchema::deserialize_args_with`].
     ///
     /// # Errors
     /// Every reason `args` does not match (at most [`ValidationErrors::LIMIT`]). A schema
     /// that cannot be compiled (an invalid `pattern`) rejects every value, saying why.
     pub fn validate(&self, args: &Value) -> Result<(), ValidationErrors> {
-        self.validate_with(args, ValidationOptions::new())
+        self.with_compiled(|compiled| compiled.validate(args), Err)
     }
 
-    /// Validates tool arguments.
-    ///
-    /// # Errors
-    /// As [`validate`](Self::validate).
-    pub fn validate_with(
-        &self,
-        args: &Value,
-        options: ValidationOptions,
-    ) -> Result<(), ValidationErrors> {
-        self.with_compiled(|compiled| compiled.validate_with(args, options), Err)
-    }
-
-    /// Deserializes a call's arguments from their JSON text into `T`, validating them on the
-    /// way, with the default options (see
-    /// [`CompiledSchema::deserialize_args`]; the session uses
-    /// [`deserialize_args_with`](Self::deserialize_args_with) and
-    /// [`ValidationOptions::null_as_absent`]).
-    ///
-    /// # Errors
-    /// [`ArgsError::Syntax`], [`ArgsError::Invalid`] (every error) or
-    /// [`ArgsError::Mismatch`]. A schema that cannot be compiled rejects every value.
-    pub fn deserialize_args<T: DeserializeOwned>(&self, json: &str) -> Result<T, ArgsError> {
-        self.deserialize_args_with(json, ValidationOptions::new())
-    }
-
-    /// Deserializes a call's arguments from their JSON text into `T`, validating them on the
-    /// way: valid arguments cost little more than `serde_json::from_str::<T>` (see
-    /// [`CompiledSchema::deserialize_args_with`]).
-    ///
-    /// # Errors
-    /// As [`deserialize_args`](Self::deserialize_args).
-    #[inline]
-    pub fn deserialize_args_with<T: DeserializeOwned>(
-        &self,
-        json: &str,
-        options: ValidationOptions,
-    ) -> Result<T, ArgsError> {
-        self.with_compiled(
-            |compiled| compiled.deserialize_args_with(json, options),
-            |errors| {
-                serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(ArgsError::Syntax)?;
-                Err(ArgsError::Invalid(errors))
-            },
-        )
-    }
-
-    /// Deserializes already-parsed arguments into `T` after validating them, with the
-    /// default options.
-    ///
-    /// # Errors
-    /// [`ArgsError::Invalid`] or [`ArgsError::Mismatch`].
-    pub fn deserialize_value<T: DeserializeOwned>(&self, args: Value) -> Result<T, ArgsError> {
-        self.deserialize_value_with(args, ValidationOptions::new())
-    }
-
-    /// Deserializes already-parsed arguments into `T` after validating them (see
-    /// [`CompiledSchema::deserialize_value_with`]).
-    ///
-    /// # Errors
-    /// [`ArgsError::Invalid`] or [`ArgsError::Mismatch`].
-    pub fn deserialize_value_with<T: DeserializeOwned>(
-        &self,
-        args: Value,
-        options: ValidationOptions,
-    ) -> Result<T, ArgsError> {
-        self.with_compiled(
-            |compiled| compiled.deserialize_value_with(args, options),
-            |errors| Err(ArgsError::Invalid(errors)),
-        )
-    }
-
-    /// Whether `args` match, with the default options. Stops at the first error.
+    /// Whether `args` match, as [`validate`](Self::validate) judges them. Stops at the first
+    /// error; allocates nothing when the schema is compiled.
     #[must_use]
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.is_valid_with(args, ValidationOptions::new())
-    }
-
-    /// Whether `args` match. Stops at the first error; allocates nothing when the schema
-    /// is compiled.
-    #[must_use]
-    pub fn is_valid_with(&self, args: &Value, options: ValidationOptions) -> bool {
-        self.with_compiled(|compiled| compiled.is_valid_with(args, options), |_| false)
+        self.with_compiled(|compiled| compiled.is_valid(args), |_| false)
     }
 
     /// Runs `f` on the compiled form, compiling it for this one call when the schema never

@@ -6,16 +6,18 @@
 //! serializes to exactly the standard JSON Schema keywords of the wire form.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::fmt;
 use std::ops::Deref;
 
+use pedelec_rules::Number;
 use pedelec_rules::constraint::{
-    Number, Range, check_item_counts, check_lengths, check_multiple_of, check_range,
+    Range, check_item_counts, check_lengths, check_multiple_of, check_range,
 };
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+
+use super::json::{JsonNumber, number_of};
 
 /// A string that is either `'static` (schemas built in a `const`) or owned (schemas read
 /// from JSON).
@@ -79,114 +81,6 @@ impl fmt::Display for SchemaKind {
     }
 }
 
-/// A JSON number used in a schema keyword (`minimum`, `multipleOf`, …), kept exactly as
-/// written: integers stay integers, so `u64::MAX` is not rounded.
-#[derive(Clone, Copy, Debug)]
-pub enum Num {
-    /// A signed integer.
-    Int(i64),
-    /// An unsigned integer larger than `i64::MAX`, or any unsigned integer.
-    Uint(u64),
-    /// A finite floating-point number.
-    Float(f64),
-}
-
-impl Num {
-    /// The number as an `f64` (may round large integers).
-    #[must_use]
-    #[allow(clippy::cast_precision_loss)]
-    pub const fn as_f64(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Uint(u) => u as f64,
-            Num::Float(f) => f,
-        }
-    }
-
-    /// Reads a `serde_json` number exactly.
-    #[must_use]
-    pub fn from_json(n: &serde_json::Number) -> Self {
-        if let Some(i) = n.as_i64() {
-            Num::Int(i)
-        } else if let Some(u) = n.as_u64() {
-            Num::Uint(u)
-        } else {
-            Num::Float(n.as_f64().unwrap_or(f64::NAN))
-        }
-    }
-
-    /// `true` when the number has no fractional part (`1.0` counts as an integer).
-    #[must_use]
-    pub fn is_integer(self) -> bool {
-        self.rule().is_integer()
-    }
-
-    /// Exact comparison of two numbers, whatever their representation. `None` only when a
-    /// float is NaN. Usable in a `const` (the derive's constraint checks run there).
-    #[must_use]
-    pub const fn exact_cmp(self, other: Num) -> Option<Ordering> {
-        self.rule().exact_cmp(other.rule())
-    }
-
-    /// The number as `pedelec_rules` takes it (the constraint rules are written once, there).
-    pub(crate) const fn rule(self) -> Number {
-        match self {
-            Num::Int(i) => Number::Int(i),
-            Num::Uint(u) => Number::Uint(u),
-            Num::Float(f) => Number::Float(f),
-        }
-    }
-
-    /// [`Num::rule`] of an optional number.
-    pub(crate) const fn rule_of(n: Option<Num>) -> Option<Number> {
-        match n {
-            Some(n) => Some(n.rule()),
-            None => None,
-        }
-    }
-
-    /// Converts to the JSON number (`None` for a non-finite float).
-    #[must_use]
-    pub fn to_json(self) -> Option<serde_json::Number> {
-        match self {
-            Num::Int(i) => Some(i.into()),
-            Num::Uint(u) => Some(u.into()),
-            Num::Float(f) => serde_json::Number::from_f64(f),
-        }
-    }
-}
-
-impl PartialEq for Num {
-    fn eq(&self, other: &Self) -> bool {
-        self.exact_cmp(*other) == Some(Ordering::Equal)
-    }
-}
-
-impl PartialOrd for Num {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        self.exact_cmp(*other)
-    }
-}
-
-impl fmt::Display for Num {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.to_json() {
-            Some(n) => fmt::Display::fmt(&n, f),
-            None => fmt::Debug::fmt(&self.as_f64(), f),
-        }
-    }
-}
-
-impl Serialize for Num {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Num::Int(i) => serializer.serialize_i64(i),
-            Num::Uint(u) => serializer.serialize_u64(u),
-            Num::Float(f) => serializer.serialize_f64(f),
-        }
-    }
-}
-
 /// A JSON value that can be written in a `const`: the values of `enum` and `default`.
 ///
 /// Equality is JSON equality: `1` equals `1.0`, and the order of object keys does not matter.
@@ -197,7 +91,7 @@ pub enum Literal {
     /// `true` / `false`
     Bool(bool),
     /// A number.
-    Num(Num),
+    Num(Number),
     /// A string.
     Str(Str),
     /// An array.
@@ -219,7 +113,7 @@ impl Literal {
         match self {
             Literal::Null => Value::Null,
             Literal::Bool(b) => Value::Bool(*b),
-            Literal::Num(n) => n.to_json().map_or(Value::Null, Value::Number),
+            Literal::Num(n) => JsonNumber(*n).to_json().map_or(Value::Null, Value::Number),
             Literal::Str(s) => Value::String(s.to_string()),
             Literal::Array(items) => Value::Array(items.iter().map(Literal::to_value).collect()),
             Literal::Object(entries) => Value::Object(
@@ -237,7 +131,7 @@ impl Literal {
         match value {
             Value::Null => Literal::Null,
             Value::Bool(b) => Literal::Bool(*b),
-            Value::Number(n) => Literal::Num(Num::from_json(n)),
+            Value::Number(n) => Literal::Num(number_of(n)),
             Value::String(s) => Literal::Str(Cow::Owned(s.clone())),
             Value::Array(items) => Literal::Array(items.iter().map(Literal::from_value).collect()),
             Value::Object(map) => Literal::Object(
@@ -272,7 +166,7 @@ impl Serialize for Literal {
         match self {
             Literal::Null => serializer.serialize_unit(),
             Literal::Bool(b) => serializer.serialize_bool(*b),
-            Literal::Num(n) => n.serialize(serializer),
+            Literal::Num(n) => JsonNumber(*n).serialize(serializer),
             Literal::Str(s) => serializer.serialize_str(s),
             Literal::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
@@ -414,11 +308,11 @@ pub struct SchemaNode {
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) pattern: Option<Str>,
-    pub(crate) minimum: Option<Num>,
-    pub(crate) maximum: Option<Num>,
-    pub(crate) exclusive_minimum: Option<Num>,
-    pub(crate) exclusive_maximum: Option<Num>,
-    pub(crate) multiple_of: Option<Num>,
+    pub(crate) minimum: Option<Number>,
+    pub(crate) maximum: Option<Number>,
+    pub(crate) exclusive_minimum: Option<Number>,
+    pub(crate) exclusive_maximum: Option<Number>,
+    pub(crate) multiple_of: Option<Number>,
     pub(crate) items: Option<SchemaRef>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
@@ -559,10 +453,10 @@ impl SchemaNode {
     /// `minimum`, `maximum` and the exclusive bounds, for the rules.
     pub(crate) const fn range(&self) -> Range {
         Range {
-            minimum: Num::rule_of(self.minimum),
-            maximum: Num::rule_of(self.maximum),
-            exclusive_minimum: Num::rule_of(self.exclusive_minimum),
-            exclusive_maximum: Num::rule_of(self.exclusive_maximum),
+            minimum: self.minimum,
+            maximum: self.maximum,
+            exclusive_minimum: self.exclusive_minimum,
+            exclusive_maximum: self.exclusive_maximum,
         }
     }
 
@@ -648,7 +542,7 @@ impl SchemaNode {
 
     /// Sets `minimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
-    pub const fn with_minimum(mut self, n: Num) -> Self {
+    pub const fn with_minimum(mut self, n: Number) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`minimum` applies to number and integer schemas only"
@@ -660,7 +554,7 @@ impl SchemaNode {
 
     /// Sets `maximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
-    pub const fn with_maximum(mut self, n: Num) -> Self {
+    pub const fn with_maximum(mut self, n: Number) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`maximum` applies to number and integer schemas only"
@@ -672,7 +566,7 @@ impl SchemaNode {
 
     /// Sets `exclusiveMinimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
-    pub const fn with_exclusive_minimum(mut self, n: Num) -> Self {
+    pub const fn with_exclusive_minimum(mut self, n: Number) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`exclusive_minimum` applies to number and integer schemas only"
@@ -684,7 +578,7 @@ impl SchemaNode {
 
     /// Sets `exclusiveMaximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
-    pub const fn with_exclusive_maximum(mut self, n: Num) -> Self {
+    pub const fn with_exclusive_maximum(mut self, n: Number) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`exclusive_maximum` applies to number and integer schemas only"
@@ -696,12 +590,12 @@ impl SchemaNode {
 
     /// Sets `multipleOf` (must be positive). Numbers and integers only.
     #[must_use]
-    pub const fn with_multiple_of(mut self, n: Num) -> Self {
+    pub const fn with_multiple_of(mut self, n: Number) -> Self {
         assert!(
             self.is_numeric_kind(),
             "`multiple_of` applies to number and integer schemas only"
         );
-        if let Err(problem) = check_multiple_of(n.rule()) {
+        if let Err(problem) = check_multiple_of(n) {
             panic!("{}", problem.summary());
         }
         self.multiple_of = Some(n);
@@ -878,31 +772,31 @@ impl SchemaNode {
 
     /// `minimum`
     #[must_use]
-    pub const fn minimum(&self) -> Option<Num> {
+    pub const fn minimum(&self) -> Option<Number> {
         self.minimum
     }
 
     /// `maximum`
     #[must_use]
-    pub const fn maximum(&self) -> Option<Num> {
+    pub const fn maximum(&self) -> Option<Number> {
         self.maximum
     }
 
     /// `exclusiveMinimum`
     #[must_use]
-    pub const fn exclusive_minimum(&self) -> Option<Num> {
+    pub const fn exclusive_minimum(&self) -> Option<Number> {
         self.exclusive_minimum
     }
 
     /// `exclusiveMaximum`
     #[must_use]
-    pub const fn exclusive_maximum(&self) -> Option<Num> {
+    pub const fn exclusive_maximum(&self) -> Option<Number> {
         self.exclusive_maximum
     }
 
     /// `multipleOf`
     #[must_use]
-    pub const fn multiple_of(&self) -> Option<Num> {
+    pub const fn multiple_of(&self) -> Option<Number> {
         self.multiple_of
     }
 
@@ -1050,20 +944,20 @@ impl Serialize for SchemaNode {
         if let Some(p) = &self.pattern {
             map.serialize_entry("pattern", p.as_ref())?;
         }
-        if let Some(n) = &self.minimum {
-            map.serialize_entry("minimum", n)?;
+        if let Some(n) = self.minimum {
+            map.serialize_entry("minimum", &JsonNumber(n))?;
         }
-        if let Some(n) = &self.maximum {
-            map.serialize_entry("maximum", n)?;
+        if let Some(n) = self.maximum {
+            map.serialize_entry("maximum", &JsonNumber(n))?;
         }
-        if let Some(n) = &self.exclusive_minimum {
-            map.serialize_entry("exclusiveMinimum", n)?;
+        if let Some(n) = self.exclusive_minimum {
+            map.serialize_entry("exclusiveMinimum", &JsonNumber(n))?;
         }
-        if let Some(n) = &self.exclusive_maximum {
-            map.serialize_entry("exclusiveMaximum", n)?;
+        if let Some(n) = self.exclusive_maximum {
+            map.serialize_entry("exclusiveMaximum", &JsonNumber(n))?;
         }
-        if let Some(n) = &self.multiple_of {
-            map.serialize_entry("multipleOf", n)?;
+        if let Some(n) = self.multiple_of {
+            map.serialize_entry("multipleOf", &JsonNumber(n))?;
         }
         if let Some(items) = &self.items {
             map.serialize_entry("items", &**items)?;
@@ -1105,8 +999,8 @@ mod tests {
                 Property::new(
                     "delta",
                     SchemaNode::integer()
-                        .with_minimum(Num::Int(-100))
-                        .with_maximum(Num::Int(100)),
+                        .with_minimum(Number::Int(-100))
+                        .with_maximum(Number::Int(100)),
                     true,
                 ),
                 Property::new(
@@ -1132,14 +1026,14 @@ mod tests {
         };
         assert_eq!(
             message(|| SchemaNode::integer()
-                .with_minimum(Num::Int(10))
-                .with_maximum(Num::Int(1))),
+                .with_minimum(Number::Int(10))
+                .with_maximum(Number::Int(1))),
             "`minimum` is greater than `maximum`: no number can match"
         );
         assert_eq!(
             message(|| SchemaNode::integer()
-                .with_exclusive_minimum(Num::Float(1.5))
-                .with_maximum(Num::Float(1.9))),
+                .with_exclusive_minimum(Number::Float(1.5))
+                .with_maximum(Number::Float(1.9))),
             "`exclusive_minimum` and `maximum` leave no integer that can match"
         );
         assert_eq!(
@@ -1147,13 +1041,13 @@ mod tests {
             "`min_length` is greater than `max_length`: no string can match"
         );
         assert_eq!(
-            message(|| SchemaNode::number().with_multiple_of(Num::Int(0))),
+            message(|| SchemaNode::number().with_multiple_of(Number::Int(0))),
             "`multiple_of` must be greater than 0"
         );
         // The same bounds on a number schema leave a value.
         let _ = SchemaNode::number()
-            .with_exclusive_minimum(Num::Float(1.5))
-            .with_maximum(Num::Float(1.9));
+            .with_exclusive_minimum(Number::Float(1.5))
+            .with_maximum(Number::Float(1.9));
     }
 
     #[test]
@@ -1180,21 +1074,10 @@ mod tests {
     }
 
     #[test]
-    fn numbers_compare_exactly() {
-        assert_eq!(Num::Int(1), Num::Float(1.0));
-        assert!(Num::Uint(u64::MAX) > Num::Float(1.8e19));
-        assert!(Num::Uint(18_446_744_073_709_551_600) < Num::Uint(u64::MAX));
-        assert!(Num::Int(-3) < Num::Float(-2.5));
-        assert!(Num::Int(2) > Num::Float(1.999_999));
-        assert_eq!(Num::Float(f64::NAN).exact_cmp(Num::Int(0)), None);
-        assert!(Num::Int(i64::MAX) < Num::Float(1e300));
-    }
-
-    #[test]
     fn literal_equality_is_json_equality() {
         let a = Literal::from_value(&json!({"a": 1, "b": [1.0, "x"]}));
         let b = Literal::from_value(&json!({"b": [1, "x"], "a": 1.0}));
         assert_eq!(a, b);
-        assert_ne!(Literal::Bool(false), Literal::Num(Num::Int(0)));
+        assert_ne!(Literal::Bool(false), Literal::Num(Number::Int(0)));
     }
 }

@@ -7,10 +7,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::check::{Checks, check_local};
-use super::json::{describe, did_you_mean, push_token, show};
-use super::node::{
-    AdditionalProperties, Literal, Num, Property, SchemaKind, SchemaNode, SchemaRef,
-};
+use pedelec_rules::Number;
+
+use super::json::{describe, did_you_mean, number_of, push_token, show};
+use super::node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef};
 use super::{SchemaError, SchemaProblem};
 
 /// How [`SchemaNode::from_json_with`] reads a schema.
@@ -354,16 +354,16 @@ impl Parser {
     )]
     fn count(&mut self, key: &str, value: &Value, pointer: &str) -> Option<u64> {
         let found = match value {
-            Value::Number(n) => match Num::from_json(n) {
-                Num::Int(i) if i >= 0 => return Some(i.unsigned_abs()),
-                Num::Uint(u) => return Some(u),
+            Value::Number(n) => match number_of(n) {
+                Number::Int(i) if i >= 0 => return Some(i.unsigned_abs()),
+                Number::Uint(u) => return Some(u),
                 // Every integral f64 below 2^64 converts exactly.
-                Num::Float(f)
+                Number::Float(f)
                     if f >= 0.0 && f.fract() == 0.0 && f < 18_446_744_073_709_551_616.0 =>
                 {
                     return Some(f as u64);
                 }
-                Num::Float(f) if f >= 0.0 && f.fract() == 0.0 => {
+                Number::Float(f) if f >= 0.0 && f.fract() == 0.0 => {
                     self.problem(
                         pointer,
                         format!("`{key}` is too large: it must be at most {}", u64::MAX),
@@ -381,9 +381,9 @@ impl Parser {
         None
     }
 
-    fn number(&mut self, key: &str, value: &Value, pointer: &str) -> Option<Num> {
+    fn number(&mut self, key: &str, value: &Value, pointer: &str) -> Option<Number> {
         match value {
-            Value::Number(n) => Some(Num::from_json(n)),
+            Value::Number(n) => Some(number_of(n)),
             other => {
                 self.problem(
                     pointer,

@@ -23,16 +23,15 @@
 //! [`Checked`]: super::fast
 
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
 use serde::de::{
     self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, Error as _, Expected, MapAccess,
     SeqAccess, Unexpected, VariantAccess, Visitor,
 };
 use serde_json::Value;
 use smallvec::SmallVec;
-
-use super::fast::{Key, KeyDeserializer, RAW_VALUE_TOKEN};
 
 /// The error of a replay: the target's own (`missing field`, `invalid type`, …).
 pub(crate) type Error = serde_json::Error;
@@ -688,5 +687,163 @@ impl<'de> MapAccess<'de> for RawText {
             Some(text) => seed.deserialize(StringDeserializer::new(text)),
             None => Err(Error::custom("the raw value was already read")),
         }
+    }
+}
+
+/// The name `serde_json::value::RawValue` deserializes through.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+// ----- names: how the fast path and the replay hand a property name to a target -----
+
+/// A property name: borrowed from the text (no escapes) or not.
+#[derive(Clone, Copy)]
+pub(super) enum Key<'de, 'k> {
+    Borrowed(&'de str),
+    Transient(&'k str),
+}
+
+impl Key<'_, '_> {
+    #[inline]
+    pub(super) fn as_str(&self) -> &str {
+        match *self {
+            Key::Borrowed(s) | Key::Transient(s) => s,
+        }
+    }
+}
+
+/// Hands a property name to the target, as `serde_json` hands map keys over (strings;
+/// numbers and booleans for keys of those types).
+pub(super) struct KeyDeserializer<'de, 'k, E> {
+    key: Key<'de, 'k>,
+    error: PhantomData<E>,
+}
+
+impl<'de, 'k, E> KeyDeserializer<'de, 'k, E> {
+    #[inline]
+    pub(super) fn new(key: Key<'de, 'k>) -> Self {
+        KeyDeserializer {
+            key,
+            error: PhantomData,
+        }
+    }
+}
+
+/// What `serde_json` reports for a key that is not a number where one is expected.
+const NUMERIC_KEY: &str = "invalid value: expected key to be a number in quotes";
+
+/// Keys read as numbers, as `serde_json`'s `Value` deserializer reads them (the messages
+/// too): the key must be a JSON number and nothing else, read by `serde_json` with the
+/// target's hint.
+macro_rules! numeric_keys {
+    ($($method:ident)*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+            let key = self.key.as_str();
+            if !matches!(key.as_bytes().first(), Some(b'0'..=b'9' | b'-')) {
+                return Err(E::custom(NUMERIC_KEY));
+            }
+            let mut de = serde_json::Deserializer::from_str(key);
+            let number = de.$method(NumberOnly(visitor, PhantomData)).map_err(E::custom)?;
+            // Nothing may follow the number, not even whitespace.
+            if de.end().is_err() || key.as_bytes().last().is_some_and(u8::is_ascii_whitespace) {
+                return Err(E::custom(NUMERIC_KEY));
+            }
+            Ok(number)
+        }
+    )*};
+}
+
+/// A visitor of numbers for a deserializer of another lifetime (numbers borrow nothing).
+struct NumberOnly<'de, V>(V, PhantomData<&'de ()>);
+
+impl<'de, V: Visitor<'de>> Visitor<'_> for NumberOnly<'de, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.0.visit_i64(v)
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
+        self.0.visit_i128(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.0.visit_u64(v)
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
+        self.0.visit_u128(v)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        self.0.visit_f64(v)
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for KeyDeserializer<'de, '_, E> {
+    type Error = E;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.key {
+            Key::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Key::Transient(s) => visitor.visit_str(s),
+        }
+    }
+
+    numeric_keys!(
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    );
+
+    #[inline]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.key.as_str() {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            other => Err(E::invalid_type(Unexpected::Str(other), &visitor)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        // Keys are never null.
+        visitor.visit_some(self)
+    }
+
+    #[inline]
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, E> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, E> {
+        match self.key {
+            Key::Borrowed(s) => {
+                BorrowedStrDeserializer::<E>::new(s).deserialize_enum(name, variants, visitor)
+            }
+            Key::Transient(s) => {
+                StrDeserializer::<E>::new(s).deserialize_enum(name, variants, visitor)
+            }
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct
+        map struct identifier ignored_any
     }
 }

@@ -9,16 +9,20 @@ use serde_json::{Map, Value};
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::json::{
-    Decimal, describe, did_you_mean, json_equal, json_hash, list_quoted, push_token, show,
+    JsonNumber, describe, did_you_mean, json_equal, json_hash, list_quoted, number_of, push_token,
+    show,
 };
-use super::node::{Num, SchemaKind};
+use super::node::SchemaKind;
+use pedelec_rules::Number;
 
-/// How values are validated. The default is plain JSON Schema 2020-12.
+/// How values are validated. The default is plain JSON Schema 2020-12; a session validates
+/// a call's arguments with both options on.
 ///
 /// ```
 /// use pedelec_core::schema::ValidationOptions;
-/// let session = ValidationOptions::new().null_as_absent(true);
-/// assert!(session.null_as_absent && !session.assert_formats);
+/// let plain = ValidationOptions::new();
+/// assert!(!plain.null_as_absent && !plain.assert_formats);
+/// let session = ValidationOptions::new().null_as_absent(true).assert_formats(true);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -27,7 +31,9 @@ pub struct ValidationOptions {
     /// often send `null` for "not given"). The session turns it on.
     pub null_as_absent: bool,
     /// `format` is an assertion (a string must be a valid `date-time`, `email`, …) instead
-    /// of an annotation. Unknown formats are always valid.
+    /// of an annotation (JSON Schema 2020-12's default). Unknown formats are always valid.
+    /// The session turns it on: a tool that declares `format = "email"` gets email
+    /// addresses (`docs/formats.md`).
     pub assert_formats: bool,
 }
 
@@ -367,38 +373,56 @@ impl Checker<'_> {
         // can be said usefully about it.
         match value {
             Value::String(s) => {
-                if Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::String),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
                 self.check_string(node, s, value, path, sink);
             }
             Value::Number(n) => {
-                let num = Num::from_json(n);
-                let kind = number_kind(node, num);
-                if Self::kind_and_enum(node, kind, value, path, sink) {
+                let num = number_of(n);
+                if Self::kind_and_enum(node, node.type_allows_number(num), value, path, sink) {
                     return;
                 }
                 check_number(node, num, value, path, sink);
             }
             Value::Array(items) => {
-                if Self::kind_and_enum(node, SchemaKind::Array, value, path, sink) {
+                if Self::kind_and_enum(node, node.type_allows(SchemaKind::Array), value, path, sink)
+                {
                     return;
                 }
                 self.check_array(node, items, path, sink);
             }
             Value::Object(map) => {
-                if Self::kind_and_enum(node, SchemaKind::Object, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::Object),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
                 self.check_object(node, map, path, sink);
             }
             Value::Bool(_) => {
-                if Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink) {
+                if Self::kind_and_enum(
+                    node,
+                    node.type_allows(SchemaKind::Boolean),
+                    value,
+                    path,
+                    sink,
+                ) {
                     return;
                 }
             }
             Value::Null => {
-                if Self::kind_and_enum_null(node, value, path, sink) {
+                if Self::kind_and_enum(node, node.type_allows_null(), value, path, sink) {
                     return;
                 }
             }
@@ -423,21 +447,32 @@ impl Checker<'_> {
         if node.one_of.is_none() {
             match value {
                 Value::String(s) => {
-                    if !Self::kind_and_enum(node, SchemaKind::String, value, path, sink) {
+                    if !Self::kind_and_enum(
+                        node,
+                        node.type_allows(SchemaKind::String),
+                        value,
+                        path,
+                        sink,
+                    ) {
                         self.check_string(node, s, value, path, sink);
                     }
                     return;
                 }
                 Value::Number(n) => {
-                    let num = Num::from_json(n);
-                    let kind = number_kind(node, num);
-                    if !Self::kind_and_enum(node, kind, value, path, sink) {
+                    let num = number_of(n);
+                    if !Self::kind_and_enum(node, node.type_allows_number(num), value, path, sink) {
                         check_number(node, num, value, path, sink);
                     }
                     return;
                 }
                 Value::Bool(_) => {
-                    Self::kind_and_enum(node, SchemaKind::Boolean, value, path, sink);
+                    Self::kind_and_enum(
+                        node,
+                        node.type_allows(SchemaKind::Boolean),
+                        value,
+                        path,
+                        sink,
+                    );
                     return;
                 }
                 _ => {}
@@ -446,55 +481,25 @@ impl Checker<'_> {
         self.check(id, value, path, sink);
     }
 
-    /// The `type` and `enum` checks of a value whose JSON type is `kind` (`Integer` for a
-    /// number with no fractional part, which `number` accepts too). `true` when the walk
-    /// must not go on with this value.
+    /// The `type` and `enum` checks of a value (`type_ok`: whether `type` allows it).
+    /// `true` when the walk must not go on with this value.
     #[inline]
     fn kind_and_enum<S: Sink>(
         node: &CompiledNode,
-        kind: SchemaKind,
+        type_ok: bool,
         value: &Value,
         path: &Path<'_>,
         sink: &mut S,
     ) -> bool {
-        if let Some(expected) = node.kind
-            && expected != kind
-            && !(expected == SchemaKind::Number && kind == SchemaKind::Integer)
-        {
+        if !type_ok {
             sink.fail(path, "type", || {
-                format!("expected {}, got {}", expected.as_str(), describe(value))
+                let expected = node.kind.map_or("nothing", SchemaKind::as_str);
+                format!("expected {expected}, got {}", describe(value))
             });
             return true;
         }
-        Self::check_enum(node, value, path, sink)
-    }
-
-    /// The same for `null`, which no `type` of the wire form accepts.
-    fn kind_and_enum_null<S: Sink>(
-        node: &CompiledNode,
-        value: &Value,
-        path: &Path<'_>,
-        sink: &mut S,
-    ) -> bool {
-        if let Some(expected) = node.kind {
-            sink.fail(path, "type", || {
-                format!("expected {}, got {}", expected.as_str(), describe(value))
-            });
-            return true;
-        }
-        Self::check_enum(node, value, path, sink)
-    }
-
-    /// `enum`; `true` when the walk can stop.
-    #[inline]
-    fn check_enum<S: Sink>(
-        node: &CompiledNode,
-        value: &Value,
-        path: &Path<'_>,
-        sink: &mut S,
-    ) -> bool {
         if let Some(values) = &node.enum_values
-            && !enum_contains(node, values, value)
+            && !node.enum_allows(value)
         {
             sink.fail(path, "enum", || enum_message(value, values));
             return sink.done();
@@ -502,9 +507,8 @@ impl Checker<'_> {
         false
     }
 
-    /// The string keywords. The common cases (none, or lengths that the byte length
-    /// decides) are inlined into the walk; the rest is out of line (measured: ~15
-    /// instructions per string).
+    /// The string keywords: decided inline in the common cases (see
+    /// [`CompiledNode::string_keywords_allow`]), worded out of line when one fails.
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "measured")]
     fn check_string<S: Sink>(
@@ -515,16 +519,9 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
-        if !node.string_keywords {
-            return;
+        if !node.string_keywords_allow(s, self.options) {
+            self.check_string_keywords(node, s, value, path, sink);
         }
-        // See `plain_string_bytes`.
-        if let Some((lo, hi)) = node.plain_string_bytes
-            && (lo..=hi).contains(&(s.len() as u64))
-        {
-            return;
-        }
-        self.check_string_keywords(node, s, value, path, sink);
     }
 
     #[inline(never)]
@@ -536,30 +533,25 @@ impl Checker<'_> {
         path: &Path<'_>,
         sink: &mut S,
     ) {
-        if node.min_length.is_some() || node.max_length.is_some() {
-            // A string has at most as many code points as bytes: skip counting when the
-            // byte length already decides.
-            let too_short = node.min_length.is_some_and(|min| shorter_than(s, min));
-            let too_long = node.max_length.is_some_and(|max| longer_than(s, max));
-            if too_short {
-                let min = node.min_length.unwrap_or(0);
-                sink.fail(path, "minLength", || {
+        for (keyword, allowed, bound, relation) in [
+            (
+                "minLength",
+                node.min_length_allows(s),
+                node.min_length,
+                "at least",
+            ),
+            (
+                "maxLength",
+                node.max_length_allows(s),
+                node.max_length,
+                "at most",
+            ),
+        ] {
+            if !allowed && let Some(bound) = bound {
+                sink.fail(path, keyword, || {
                     format!(
-                        "expected at least {}, got {}",
-                        characters(min),
-                        s.chars().count()
-                    )
-                });
-                if sink.done() {
-                    return;
-                }
-            }
-            if too_long {
-                let max = node.max_length.unwrap_or(0);
-                sink.fail(path, "maxLength", || {
-                    format!(
-                        "expected at most {}, got {}",
-                        characters(max),
+                        "expected {relation} {}, got {}",
+                        characters(bound),
                         s.chars().count()
                     )
                 });
@@ -568,8 +560,8 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(pattern) = &node.pattern
-            && !pattern.regex.is_match(s)
+        if !node.pattern_allows(s)
+            && let Some(pattern) = &node.pattern
         {
             sink.fail(path, "pattern", || {
                 format!(
@@ -582,12 +574,11 @@ impl Checker<'_> {
                 return;
             }
         }
-        if self.options.assert_formats
-            && let Some(format) = &node.format
-            && super::format::check_format(format, s) == Some(false)
+        if !node.format_allows(s, self.options)
+            && let Some(format) = node.format
         {
             sink.fail(path, "format", || {
-                format!("{} is not a valid {format}", show(value))
+                format!("{} {}", show(value), format.explain(s))
             });
         }
     }
@@ -787,175 +778,71 @@ fn kind_matches(kind: SchemaKind, value: &Value) -> bool {
         | (SchemaKind::Boolean, Value::Bool(_))
         | (SchemaKind::Array, Value::Array(_))
         | (SchemaKind::Object, Value::Object(_)) => true,
-        (SchemaKind::Integer, Value::Number(n)) => Num::from_json(n).is_integer(),
+        (SchemaKind::Integer, Value::Number(n)) => number_of(n).is_integer(),
         _ => false,
     }
 }
 
-/// Whether `value` is one of `values` (JSON equality), comparing scalars directly.
-#[inline]
-fn enum_contains(node: &CompiledNode, values: &[Value], value: &Value) -> bool {
-    match value {
-        Value::String(s) => node.enum_has_string(s),
-        Value::Number(n) => {
-            let n = Num::from_json(n);
-            values
-                .iter()
-                .any(|v| matches!(v, Value::Number(m) if Num::from_json(m) == n))
-        }
-        Value::Bool(b) => values.iter().any(|v| v.as_bool() == Some(*b)),
-        Value::Null => values.iter().any(Value::is_null),
-        Value::Array(_) | Value::Object(_) => values.iter().any(|v| json_equal(v, value)),
-    }
-}
-
-/// [`Num::is_integer`] without `f64::fract` (a call to `trunc` on baseline x86-64).
-#[inline]
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_precision_loss,
-    clippy::float_cmp,
-    reason = "the exact round trip through i64 is the test; floats from 2^52 up are integers"
-)]
-pub(crate) fn is_integer(n: Num) -> bool {
-    match n {
-        Num::Int(_) | Num::Uint(_) => true,
-        Num::Float(f) => {
-            f.is_finite() && (f.abs() >= 4_503_599_627_370_496.0 || f == (f as i64) as f64)
-        }
-    }
-}
-
-/// The JSON type of the number `n` as far as `node`'s `type` can tell: `Integer` or
-/// `Number`. Only an `integer` node needs to know whether `n` has a fractional part (every
-/// other `type` decides the same either way), so only it pays for finding out (measured:
-/// ~15 instructions per float checked against a `number` node).
-#[inline]
-fn number_kind(node: &CompiledNode, n: Num) -> SchemaKind {
-    if node.kind == Some(SchemaKind::Integer) && !is_integer(n) {
-        SchemaKind::Number
-    } else {
-        SchemaKind::Integer
-    }
-}
-
-/// [`Num::exact_cmp`], with the common cases first: two integers, two floats, and an
-/// integer and a float when the integer converts to `f64` exactly.
-#[inline]
-#[allow(
-    clippy::cast_precision_loss,
-    reason = "only for integers within ±2^53, exact"
-)]
-pub(crate) fn compare(a: Num, b: Num) -> Option<std::cmp::Ordering> {
-    use std::cmp::Ordering::{Greater, Less};
-    const EXACT: u64 = 1 << 53;
-    match (a, b) {
-        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
-        (Num::Uint(x), Num::Uint(y)) => Some(x.cmp(&y)),
-        (Num::Int(x), Num::Uint(y)) => Some(u64::try_from(x).map_or(Less, |x| x.cmp(&y))),
-        (Num::Uint(x), Num::Int(y)) => Some(u64::try_from(y).map_or(Greater, |y| x.cmp(&y))),
-        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
-        (Num::Float(x), Num::Int(y)) if y.unsigned_abs() <= EXACT => x.partial_cmp(&(y as f64)),
-        (Num::Int(x), Num::Float(y)) if x.unsigned_abs() <= EXACT => (x as f64).partial_cmp(&y),
-        _ => a.exact_cmp(b),
-    }
-}
-
-/// Whether a string with `bytes` bytes has fewer than `min` code points.
-#[inline]
-pub(crate) fn shorter_than(s: &str, min: u64) -> bool {
-    let bytes = s.len() as u64;
-    // A code point takes one to four bytes: count only when the byte length does not
-    // decide.
-    bytes < min || (bytes.div_ceil(4) < min && (s.chars().count() as u64) < min)
-}
-
-/// Whether a string has more than `max` code points.
-#[inline]
-pub(crate) fn longer_than(s: &str, max: u64) -> bool {
-    s.len() as u64 > max && s.chars().count() as u64 > max
-}
-
-/// The number keywords; as [`Checker::check_string`], the common cases inline.
+/// The number keywords: decided inline (see [`CompiledNode::number_keywords_allow`]),
+/// worded out of line when one fails.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "measured")]
 fn check_number<S: Sink>(
     node: &CompiledNode,
-    n: Num,
+    n: Number,
     value: &Value,
     path: &Path<'_>,
     sink: &mut S,
 ) {
-    if !node.number_keywords {
-        return;
+    if !node.number_keywords_allow(n) {
+        check_number_keywords(node, n, value, path, sink);
     }
-    // A valid integer against integer bounds: two comparisons (see `int_bounds`).
-    if let Num::Int(i) = n
-        && node.multiple_of.is_none()
-        && node.int_in_bounds(i) == Some(true)
-    {
-        return;
-    }
-    check_number_keywords(node, n, value, path, sink);
 }
 
 #[inline(never)]
 fn check_number_keywords<S: Sink>(
     node: &CompiledNode,
-    n: Num,
+    n: Number,
     value: &Value,
     path: &Path<'_>,
     sink: &mut S,
 ) {
-    use std::cmp::Ordering::{Greater, Less};
-    let cmp = |bound: Num| compare(n, bound);
-    if let Some(min) = node.minimum
-        && cmp(min) == Some(Less)
-    {
-        sink.fail(path, "minimum", || {
-            format!("expected a number >= {min}, got {}", show(value))
-        });
-        if sink.done() {
-            return;
+    for (keyword, allowed, bound, relation) in [
+        ("minimum", node.minimum_allows(n), node.minimum, ">="),
+        (
+            "exclusiveMinimum",
+            node.exclusive_minimum_allows(n),
+            node.exclusive_minimum,
+            ">",
+        ),
+        ("maximum", node.maximum_allows(n), node.maximum, "<="),
+        (
+            "exclusiveMaximum",
+            node.exclusive_maximum_allows(n),
+            node.exclusive_maximum,
+            "<",
+        ),
+    ] {
+        if !allowed && let Some(bound) = bound {
+            sink.fail(path, keyword, || {
+                format!(
+                    "expected a number {relation} {}, got {}",
+                    JsonNumber(bound),
+                    show(value)
+                )
+            });
+            if sink.done() {
+                return;
+            }
         }
     }
-    if let Some(min) = node.exclusive_minimum
-        && cmp(min) != Some(Greater)
-    {
-        sink.fail(path, "exclusiveMinimum", || {
-            format!("expected a number > {min}, got {}", show(value))
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(max) = node.maximum
-        && cmp(max) == Some(Greater)
-    {
-        sink.fail(path, "maximum", || {
-            format!("expected a number <= {max}, got {}", show(value))
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(max) = node.exclusive_maximum
-        && cmp(max) != Some(Less)
-    {
-        sink.fail(path, "exclusiveMaximum", || {
-            format!("expected a number < {max}, got {}", show(value))
-        });
-        if sink.done() {
-            return;
-        }
-    }
-    if let Some(multiple) = node.multiple_of
-        && !Decimal::of(n).is_some_and(|d| d.is_multiple_of(multiple.decimal))
+    if !node.multiple_of_allows(n)
+        && let Some(multiple) = node.multiple_of
     {
         sink.fail(path, "multipleOf", || {
             format!(
                 "expected a multiple of {}, got {}",
-                multiple.num,
+                JsonNumber(multiple.num),
                 show(value)
             )
         });

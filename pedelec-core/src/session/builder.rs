@@ -2,23 +2,34 @@
 //! and keeps the inline handlers.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
+use tower_layer::Layer;
+use tower_service::Service;
+
+use super::ToolKey;
 use super::dispatch::{Shared, ToolEntry};
+use super::policy::{
+    ConcurrencyLimit, Dispatch, Endpoint, LayerFn, RateLimit, RateLimiter, SharedService,
+    ToolService, layer_fn, stack,
+};
 use super::{Session, events, input};
+use crate::call::ToolCall;
 use crate::call::args::CompiledArgs;
 use crate::context::StateMap;
-use crate::error::{Error, Problem};
+use crate::error::{Error, Problem, ToolResult};
 use crate::skills::SkillsInput;
 
 /// Creates a session with default options: `Session::builder(skills).create()`.
 ///
 /// # Errors
 /// `INVALID_INPUT` listing every problem of the skill set (see [`SessionBuilder::create`]).
+#[doc(alias = "createSession")]
 pub fn create_session<N>(skills: SkillsInput<N>) -> Result<Session<N>, Error> {
     Session::builder(skills).create()
 }
@@ -28,6 +39,9 @@ pub struct SessionBuilder<N = String> {
     pub(super) skills: SkillsInput<N>,
     pub(super) state: StateMap,
     pub(super) event_capacity: usize,
+    pub(super) layers: Vec<LayerFn>,
+    pub(super) tool_layers: Vec<(String, LayerFn)>,
+    pub(super) rate_limit: Option<RateLimit>,
 }
 
 impl<N> SessionBuilder<N> {
@@ -54,6 +68,86 @@ impl<N> SessionBuilder<N> {
         self
     }
 
+    /// Wraps every call of the session in a `tower` layer (any `tower::Layer`: a
+    /// `ConcurrencyLimitLayer`, a `TimeoutLayer`, tracing, or one of your own), whose
+    /// service takes a [`ToolCall`](crate::ToolCall) and answers a
+    /// [`ToolResult`](crate::ToolResult). The first layer added is the outermost, as in
+    /// `tower::ServiceBuilder`.
+    ///
+    /// A layer sees each call after the scopes and the rate limit were checked, with the
+    /// caller's args as sent (not validated yet); it may answer the call itself (the
+    /// handler never runs), change the call's args (whatever it passes on is validated
+    /// before a handler sees it), change the result, or time it. Calls of names outside
+    /// the skill set pass through it too (a fallback may serve them). The call's timeout
+    /// covers the time spent in layers; a layer that panics answers `TOOL_HANDLER_ERROR`.
+    ///
+    /// ```
+    /// # use pedelec_core::{Session, SkillsInput, ToolCall, ToolResult};
+    /// # use pedelec_core::session::ToolService;
+    /// # use std::convert::Infallible;
+    /// # use std::task::{Context, Poll};
+    /// /// Answers every call with its args, without a handler (a layer may refuse calls).
+    /// #[derive(Clone)]
+    /// struct Echo;
+    /// impl tower_layer::Layer<ToolService> for Echo {
+    ///     type Service = EchoService;
+    ///     fn layer(&self, _inner: ToolService) -> EchoService { EchoService }
+    /// }
+    /// #[derive(Clone)]
+    /// struct EchoService;
+    /// impl tower_service::Service<ToolCall> for EchoService {
+    ///     type Response = ToolResult;
+    ///     type Error = Infallible;
+    ///     type Future = std::future::Ready<Result<ToolResult, Infallible>>;
+    ///     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+    ///         Poll::Ready(Ok(()))
+    ///     }
+    ///     fn call(&mut self, call: ToolCall) -> Self::Future {
+    ///         std::future::ready(Ok(ToolResult::Ok(call.args)))
+    ///     }
+    /// }
+    /// # let skills = SkillsInput::<String>::new("g", vec![]);
+    /// let session = Session::builder(skills).layer(Echo).create()?;
+    /// # Ok::<(), pedelec_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<ToolService> + Send + 'static,
+        L::Service:
+            Service<ToolCall, Response = ToolResult, Error = Infallible> + Clone + Send + 'static,
+        <L::Service as Service<ToolCall>>::Future: Send + 'static,
+    {
+        self.layers.push(layer_fn(layer));
+        self
+    }
+
+    /// Wraps the calls of one tool (named by the skill set's `ToolName` enum, or by name
+    /// for a skill set read at run time) in a `tower` layer, inside the session's layers
+    /// and the tool's `max_concurrency`, around the validation of its args and its handler.
+    /// Several layers of one tool nest like [`layer`](Self::layer)'s.
+    #[must_use]
+    pub fn layer_for<L>(mut self, tool: impl ToolKey<N>, layer: L) -> Self
+    where
+        L: Layer<ToolService> + Send + 'static,
+        L::Service:
+            Service<ToolCall, Response = ToolResult, Error = Infallible> + Clone + Send + 'static,
+        <L::Service as Service<ToolCall>>::Future: Send + 'static,
+    {
+        self.tool_layers
+            .push((tool.tool_name().to_owned(), layer_fn(layer)));
+        self
+    }
+
+    /// Limits how often each caller may call the session's tools (a token bucket per
+    /// [`Caller::subject`](crate::context::Caller::subject); see [`RateLimit`]). A call
+    /// over it is answered at once with `TOOL_RATE_LIMITED` and `details.retryAfterMs`.
+    #[must_use]
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
     /// Creates the session (the seed's `createSession()`): checks every tool, compiles the
     /// argsSchemas, keeps the inline handlers and builds the manifest.
     ///
@@ -61,6 +155,7 @@ impl<N> SessionBuilder<N> {
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
     /// (`tools[1].name: …`): bad names, blank descriptions, invalid schemas, zero timeouts,
     /// duplicate names.
+    #[doc(alias = "createSession")]
     pub fn create(self) -> Result<Session<N>, Error> {
         let problems = input::definition_problems(self.skills.tools());
         if !problems.is_empty() {
@@ -99,13 +194,37 @@ impl<N> SessionBuilder<N> {
                 inline: def.handler().cloned(),
                 named: RwLock::new(None),
                 has_named: AtomicBool::new(false),
+                scopes: def.scopes().iter().map(|s| Box::from(&**s)).collect(),
+                concurrency: def.max_concurrency().map(ConcurrencyLimit::new),
+                layers: None,
             });
+        }
+        let mut tool_layers: Vec<Vec<LayerFn>> = tools.iter().map(|_| Vec::new()).collect();
+        for (name, layer) in self.tool_layers {
+            match by_name.get(name.as_str()) {
+                Some(&i) => tool_layers[i].push(layer),
+                None => problems.push(Problem {
+                    path: String::new(),
+                    message: format!("`layer_for(\"{name}\", ..)` names no tool of the skill set"),
+                }),
+            }
         }
         if !problems.is_empty() {
             return Err(Error::invalid_input(problems));
         }
-        Ok(Session {
-            shared: Arc::new(Shared {
+        let layered = !self.layers.is_empty() || tool_layers.iter().any(|l| !l.is_empty());
+        let shared = Arc::new_cyclic(|this: &Weak<Shared>| {
+            for (tool, layers) in tools.iter_mut().zip(tool_layers) {
+                if !layers.is_empty() {
+                    let endpoint = ToolService::new(Endpoint(this.clone()));
+                    tool.layers = Some(SharedService::new(stack(endpoint, layers)));
+                }
+            }
+            let layers = (!self.layers.is_empty()).then(|| {
+                let dispatch = ToolService::new(Dispatch(this.clone()));
+                SharedService::new(stack(dispatch, self.layers))
+            });
+            Shared {
                 manifest,
                 definitions: self.skills.tools().to_vec(),
                 tools,
@@ -116,7 +235,14 @@ impl<N> SessionBuilder<N> {
                 events: events::EventHub::new(self.event_capacity),
                 next_call: AtomicU64::new(1),
                 shutdown: super::shutdown::new_state(),
-            }),
+                rate_limit: self.rate_limit.map(RateLimiter::new),
+                layers,
+                layered,
+                this: this.clone(),
+            }
+        });
+        Ok(Session {
+            shared,
             names: PhantomData,
         })
     }

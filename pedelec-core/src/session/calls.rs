@@ -22,13 +22,14 @@ use serde_json::value::RawValue;
 
 use super::Session;
 use super::dispatch::{CallSetup, Shared, cancelled_error};
-use crate::call::args::ArgsIn;
 use crate::call::encode::{Encoding, to_json_text, to_tool_result, to_value_text};
 use crate::call::handler::panic_error;
 use crate::context::{
-    CallId, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink, ProgressUpdate,
+    CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink,
+    ProgressUpdate,
 };
 use crate::error::ToolResult;
+use crate::schema::decode::ArgsIn;
 
 /// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
 /// All optional; `CallOptions::default()` is what [`Session::call`] uses.
@@ -51,6 +52,7 @@ pub struct CallOptions {
     cancellation: Option<Cancellation>,
     progress: Option<ProgressFn>,
     client: Option<ClientFn>,
+    caller: Option<Arc<Caller>>,
 }
 
 impl CallOptions {
@@ -104,6 +106,17 @@ impl CallOptions {
         self
     }
 
+    /// Who makes the call: the handler sees it (`ctx.caller()`), a tool declared with
+    /// `#[tool(scopes = [...])]` answers `TOOL_FORBIDDEN` unless the caller holds them all,
+    /// and a per-caller rate limit counts the call against the caller's subject. Without a
+    /// caller the call is anonymous: tools without scopes run, tools with scopes are
+    /// forbidden.
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
+        self
+    }
+
     fn into_setup(self, shared: &Shared) -> CallSetup {
         CallSetup {
             call_id: match self.call_id {
@@ -113,6 +126,7 @@ impl CallOptions {
             cancel: self.cancellation,
             progress: self.progress,
             client: self.client,
+            caller: self.caller,
         }
     }
 }
@@ -124,6 +138,7 @@ impl fmt::Debug for CallOptions {
             .field("cancellation", &self.cancellation)
             .field("on_progress", &self.progress.is_some())
             .field("client_channel", &self.client.is_some())
+            .field("caller", &self.caller)
             .finish()
     }
 }
@@ -236,6 +251,7 @@ impl<N> Session<N> {
             cancel: Some(cancel.clone()),
             progress: options.progress,
             client: options.client,
+            caller: options.caller,
         };
         let shared = self.shared.clone();
         let name: Box<str> = name.into();

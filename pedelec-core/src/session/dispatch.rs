@@ -8,7 +8,7 @@ use std::future::{Future, poll_fn};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -16,16 +16,24 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::events::{EventHub, SessionEvent};
+use super::policy::{
+    ConcurrencyLimit, Permit, RateLimiter, SharedService, forbidden, rate_limited,
+};
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
-use crate::call::args::{ArgsIn, CompiledArgs};
+use crate::call::args::{CompiledArgs, args_error};
+use crate::call::encode::to_tool_result;
 use crate::call::encode::{Encoded, Encoding};
+use crate::call::handler::start_in;
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
 use crate::context::{
-    CallId, CallParts, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
+    CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
 };
+use crate::error::ToolResult;
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
+use crate::schema::ArgsError;
+use crate::schema::decode::ArgsIn;
 use crate::tool::ToolDefinition;
 
 /// Up to this many tools, a call finds its tool by comparing names instead of hashing.
@@ -41,6 +49,12 @@ pub(super) struct ToolEntry {
     /// Set once a named handler is registered: until then a call reads no lock and clones
     /// no handler (most tools only ever have their inline handler).
     pub(super) has_named: AtomicBool,
+    /// The scopes a caller must hold (`#[tool(scopes = [...])]`).
+    pub(super) scopes: Box<[Box<str>]>,
+    /// `#[tool(max_concurrency = N)]`.
+    pub(super) concurrency: Option<Arc<ConcurrencyLimit>>,
+    /// The tool's `layer_for` layers around its endpoint.
+    pub(super) layers: Option<SharedService>,
 }
 
 impl ToolEntry {
@@ -70,6 +84,14 @@ pub(super) struct Shared {
     pub(super) events: EventHub,
     pub(super) next_call: AtomicU64,
     pub(super) shutdown: ShutdownState,
+    /// `SessionBuilder::rate_limit`.
+    pub(super) rate_limit: Option<RateLimiter>,
+    /// The session's layers around every call (`SessionBuilder::layer`).
+    pub(super) layers: Option<SharedService>,
+    /// Whether a call may need a layer: session layers, or any tool's `layer_for`.
+    pub(super) layered: bool,
+    /// The session itself, for the innermost layered services.
+    pub(super) this: Weak<Shared>,
 }
 
 /// How one call is identified and steered: what [`CallOptions`](super::CallOptions) holds,
@@ -80,6 +102,7 @@ pub(super) struct CallSetup {
     pub(super) cancel: Option<Cancellation>,
     pub(super) progress: Option<ProgressFn>,
     pub(super) client: Option<ClientFn>,
+    pub(super) caller: Option<Arc<Caller>>,
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
@@ -91,6 +114,8 @@ struct Begun<'a> {
     /// in it.
     spare: SpareGuard<'a>,
     spare_future: Option<HandlerFuture>,
+    /// The call's slot under the tool's `max_concurrency`, held until it is answered.
+    permit: Option<Permit>,
 }
 
 impl Shared {
@@ -175,6 +200,7 @@ impl Shared {
                 handler,
                 mut spare,
                 spare_future,
+                permit,
             } = {
                 let _entered = span.enter();
                 self.begin(setup, name, args, encoding, started)
@@ -226,6 +252,7 @@ impl Shared {
                     elapsed: started.elapsed(),
                 });
             }
+            drop(permit);
             spare.leave(ctx, finished);
             finish(result)
         }
@@ -247,6 +274,7 @@ impl Shared {
             cancel,
             progress,
             client,
+            caller,
         } = setup;
         let tool = self.tool(name);
         let unknown_name: Arc<str>;
@@ -267,6 +295,7 @@ impl Shared {
             cancellation: cancel,
             progress,
             client,
+            caller,
         };
         // The context and handler future of the last call, reused (see `spare`).
         let (spare, recycled, mut spare_future) = self.spare.take();
@@ -274,6 +303,7 @@ impl Shared {
             Some(recycled) => recycled.renew(parts, tool_name, &self.state),
             None => ToolCallContext::of_call(parts, tool_name.clone(), self.state.clone()),
         };
+        let mut permit = None;
         let handler = if ctx.is_cancelled() {
             Err(cancelled_error())
         } else if self.shutdown.is_started() {
@@ -281,7 +311,15 @@ impl Shared {
         } else {
             let handler_ctx = ctx.clone();
             match std::panic::catch_unwind(AssertUnwindSafe(|| {
-                self.start(tool, args, handler_ctx, encoding, &mut spare_future)
+                self.start(
+                    tool,
+                    name,
+                    args,
+                    handler_ctx,
+                    encoding,
+                    &mut spare_future,
+                    &mut permit,
+                )
             })) {
                 Ok(started) => started,
                 Err(payload) => Err(panic_error(payload.as_ref())),
@@ -293,13 +331,139 @@ impl Shared {
             handler,
             spare,
             spare_future,
+            permit,
+        }
+    }
+
+    /// Applies the call policy (see `policy`) and starts the call: through the layers when
+    /// there are any, else straight to the resolved handler.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn start(
+        &self,
+        tool: Option<&ToolEntry>,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        encoding: Encoding,
+        spare: &mut Option<HandlerFuture>,
+        permit: &mut Option<Permit>,
+    ) -> Result<HandlerFuture, ToolError> {
+        if let Some(tool) = tool
+            && !tool.scopes.is_empty()
+        {
+            check_scopes(tool, ctx.caller())?;
+        }
+        if let Some(limiter) = &self.rate_limit {
+            limiter
+                .take(ctx.caller(), ctx.started())
+                .map_err(|retry| over_rate_limit(ctx.caller(), retry))?;
+        }
+        if self.layered {
+            return self.start_layered(tool, name, args, ctx, encoding, spare);
+        }
+        if let Some(tool) = tool
+            && let Some(limit) = &tool.concurrency
+        {
+            *permit = Some(limit.acquire(&tool.name)?);
+        }
+        self.resolve(tool, name, args, ctx, encoding, spare)
+    }
+
+    /// A call through the layers: its args as a value (text is parsed first), passed to the
+    /// session's layers, or to the tool's when only it has some.
+    #[cold]
+    #[inline(never)]
+    fn start_layered(
+        &self,
+        tool: Option<&ToolEntry>,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        encoding: Encoding,
+        spare: &mut Option<HandlerFuture>,
+    ) -> Result<HandlerFuture, ToolError> {
+        let args = match args {
+            ArgsIn::Value(value) => value,
+            ArgsIn::Text(text) => {
+                serde_json::from_str(text).map_err(|e| args_error(name, ArgsError::Syntax(e)))?
+            }
+        };
+        let call = ToolCall::in_context(name.to_owned(), args, ctx);
+        let result: Pin<Box<dyn Future<Output = ToolResult> + Send>> = match &self.layers {
+            Some(layers) => Box::pin(layers.call(call)),
+            None => match self.this.upgrade() {
+                Some(shared) => Box::pin(shared.per_tool(call)),
+                None => return Err(session_gone()),
+            },
+        };
+        let _ = tool;
+        Ok(start_in(
+            spare,
+            async move {
+                match result.await {
+                    ToolResult::Ok(value) => Ok(value),
+                    ToolResult::Err(e) => Err(e),
+                }
+            },
+            encoding,
+        ))
+    }
+
+    /// Below the session's layers: the tool's `max_concurrency`, then its own layers (or
+    /// the endpoint). A layer may have renamed the call: its scopes are checked again then.
+    pub(super) async fn per_tool(self: Arc<Self>, call: ToolCall) -> ToolResult {
+        let tool = self.tool(&call.name);
+        if let Some(tool) = tool
+            && !tool.scopes.is_empty()
+            && call
+                .context()
+                .is_some_and(|ctx| ctx.tool_name() != call.name)
+            && let Err(e) = check_scopes(tool, call.caller())
+        {
+            return ToolResult::Err(e);
+        }
+        let _permit = match tool.and_then(|t| t.concurrency.as_ref().map(|l| (t, l))) {
+            Some((tool, limit)) => match limit.acquire(&tool.name) {
+                Ok(permit) => Some(permit),
+                Err(e) => return ToolResult::Err(e),
+            },
+            None => None,
+        };
+        match tool.and_then(|t| t.layers.as_ref()) {
+            Some(layers) => layers.call(call).await,
+            None => self.clone().endpoint(call).await,
+        }
+    }
+
+    /// The innermost service: validation of the args as they are now, and the handler.
+    pub(super) async fn endpoint(self: Arc<Self>, mut call: ToolCall) -> ToolResult {
+        let Some(ctx) = call.take_context() else {
+            return ToolResult::Err(ToolError::new(format!(
+                "a layer passed on a call of `{}` without the session's context; pass on the `ToolCall` it received (its fields may change) instead of a new one",
+                call.name
+            )));
+        };
+        let tool = self.tool(&call.name);
+        let started = self.resolve(
+            tool,
+            &call.name,
+            ArgsIn::Value(call.args),
+            ctx,
+            Encoding::Value,
+            &mut None,
+        );
+        match started {
+            Ok(future) => to_tool_result(future.await),
+            Err(e) => ToolResult::Err(e),
         }
     }
 
     /// Validates the args and starts the resolved handler.
-    fn start(
+    fn resolve(
         &self,
         tool: Option<&ToolEntry>,
+        name: &str,
         args: ArgsIn<'_>,
         ctx: ToolCallContext,
         encoding: Encoding,
@@ -311,18 +475,22 @@ impl Shared {
                 .read()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone();
-            let tool_name = ctx.tool_name();
             let Some(fallback) = fallback else {
                 return Err(ToolError::with_code(
                     ErrorCode::ToolHandlerNotFound,
                     format!(
-                        "there is no tool named `{tool_name}` in this session{}, and no fallback handler is set",
-                        self.did_you_mean(tool_name)
+                        "there is no tool named `{name}` in this session{}, and no fallback handler is set",
+                        self.did_you_mean(name)
                     ),
                 ));
             };
-            let args = CompiledArgs::unchecked(ctx.tool_name_arc()).prepare(args)?;
-            return Ok(fallback.start(call_of(args, &ctx), ctx, encoding));
+            let tool_name = if ctx.tool_name() == name {
+                ctx.tool_name_arc()
+            } else {
+                Arc::from(name)
+            };
+            let args = CompiledArgs::unchecked(tool_name).prepare(args)?;
+            return Ok(fallback.start(call_of(name, args, &ctx), ctx, encoding));
         };
         // Resolution steps 1 and 2.
         if let Some(named) = tool.named() {
@@ -339,7 +507,7 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         match fallback {
-            Some(fallback) => Ok(fallback.start(call_of(args, &ctx), ctx, encoding)),
+            Some(fallback) => Ok(fallback.start(call_of(name, args, &ctx), ctx, encoding)),
             None => Err(ToolError::with_code(
                 ErrorCode::ToolHandlerNotFound,
                 format!(
@@ -351,12 +519,37 @@ impl Shared {
     }
 }
 
-fn call_of(args: Value, ctx: &ToolCallContext) -> ToolCall {
-    ToolCall {
-        name: ctx.tool_name().to_owned(),
-        args,
-        call_id: ctx.call_id().to_owned(),
+fn call_of(name: &str, args: Value, ctx: &ToolCallContext) -> ToolCall {
+    ToolCall::in_context(name.to_owned(), args, ctx.clone())
+}
+
+/// `TOOL_FORBIDDEN` unless the caller holds every scope of the tool.
+fn check_scopes(tool: &ToolEntry, caller: Option<&Caller>) -> Result<(), ToolError> {
+    match caller {
+        Some(caller) if caller.holds_all(&tool.scopes) => Ok(()),
+        _ => Err(forbidden(&tool.name, caller, &tool.scopes)),
     }
+}
+
+/// `TOOL_RATE_LIMITED` for a caller whose bucket is empty.
+#[cold]
+fn over_rate_limit(caller: Option<&Caller>, retry_after_ms: u64) -> ToolError {
+    let who = match caller {
+        Some(caller) => format!("the caller `{}`", caller.subject()),
+        None => "anonymous callers".to_owned(),
+    };
+    rate_limited(
+        format!(
+            "too many calls: {who} reached the session's rate limit; try again in {retry_after_ms} ms"
+        ),
+        retry_after_ms,
+    )
+}
+
+/// The answer of a layered call whose session is gone (cannot happen while a call runs:
+/// the call holds the session).
+pub(super) fn session_gone() -> ToolError {
+    ToolError::new("the session was dropped")
 }
 
 /// The rest of a call whose handler did not finish in its first poll: it runs until it

@@ -28,6 +28,7 @@ mod calls;
 mod dispatch;
 mod events;
 mod input;
+mod policy;
 mod shutdown;
 mod spare;
 
@@ -42,6 +43,7 @@ use serde_json::Value;
 pub use builder::{SessionBuilder, create_session};
 pub use calls::{CallOptions, PendingCall};
 pub use events::{EventStream, SessionEvent};
+pub use policy::{FromFn, FromFnService, RateLimit, ToolService, from_fn};
 
 use crate::call::handler::{FallbackHandler, ToolCall, ToolHandler};
 use crate::context::{StateMap, ToolCallContext};
@@ -92,6 +94,11 @@ where
 
 /// A value naming a tool of a session whose tool names are `N`: the `ToolName` enum of a
 /// `skills![]` session, or any string for a session built at run time (`N = String`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not name a tool of this session's skill set (`{N}`)",
+    label = "not a `{N}`",
+    note = "a session of a `skills![]` set names its tools with that set's enum (`{N}::…`); a name as a string works only for a skill set read at run time"
+)]
 pub trait ToolKey<N> {
     /// The wire name.
     fn tool_name(&self) -> &str;
@@ -155,6 +162,9 @@ impl<N> Session<N> {
             skills,
             state: StateMap::default(),
             event_capacity: 1024,
+            layers: Vec::new(),
+            tool_layers: Vec::new(),
+            rate_limit: None,
         }
     }
 
@@ -184,6 +194,7 @@ impl<N> Session<N> {
     /// # Panics
     /// Only for a session built at run time whose skill set has no tool named `T::NAME`
     /// (use [`try_on_tool`](Self::try_on_tool) to get an error instead).
+    #[doc(alias = "onTool")]
     pub fn on_tool<T>(&self, handler: impl HandlerFn<T::Args, T::Output>) -> &Self
     where
         T: Tool + InSkillSet<N>,

@@ -108,6 +108,7 @@ mod tests {
             cancellation: None,
             progress: None,
             client: None,
+            caller: None,
         }
     }
 

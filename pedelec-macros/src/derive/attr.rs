@@ -18,9 +18,10 @@ use syn::{Attribute, Expr, ExprLit, ExprPath, Lit, LitStr, Meta, Token, WherePre
 use super::case::RenameRule;
 use super::direction::Direction;
 use super::span::SpanRange;
-use super::value::{self, Number, NumberError, Value};
+use super::value::{self, NumberError, Value};
 use crate::util::Errors;
 use crate::util::did_you_mean;
+use pedelec_rules::Number;
 
 /// A value of `#[arg(...)]` and where it was written.
 #[derive(Clone)]

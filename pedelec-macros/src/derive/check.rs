@@ -5,7 +5,6 @@
 //! Constraint checks run when the field's type is one the macro recognises (`ty::Kind`);
 //! for the others, the same checks run during const evaluation (`pedelec::__private::arg`).
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use quote::ToTokens;
@@ -16,12 +15,12 @@ use super::direction::Direction;
 use super::model::{Body, Container, Content, Field, Repr, Source};
 use super::pattern;
 use super::ty::{self, Kind};
-use super::value::{Number, Value};
+use super::value::Value;
 use crate::util::Errors;
 use crate::util::did_you_mean;
 
-use pedelec_rules::FORMATS;
 use pedelec_rules::constraint::{self as rules, Spelling};
+use pedelec_rules::{FORMATS, Number};
 
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
@@ -202,7 +201,7 @@ fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors
     for c in &fit {
         match &c.value {
             Constraint::MultipleOf(n) => {
-                if let Err(problem) = rules::check_multiple_of(rule(*n)) {
+                if let Err(problem) = rules::check_multiple_of(*n) {
                     errors.at(c.range, problem.spelled(Spelling::Attr).to_string());
                 }
             }
@@ -348,18 +347,9 @@ fn count_of(fit: &[&Setting<Constraint>], key: &str) -> Option<u64> {
     find(fit, key).and_then(count)
 }
 
-/// A number as `pedelec_rules` takes it.
-fn rule(n: Number) -> rules::Number {
-    match n {
-        Number::Int(i) => rules::Number::Int(i),
-        Number::Uint(u) => rules::Number::Uint(u),
-        Number::Float(f) => rules::Number::Float(f),
-    }
-}
-
 /// The bounds written on a field, as `pedelec_rules` takes them.
 fn rule_range(fit: &[&Setting<Constraint>]) -> rules::Range {
-    let get = |key| find(fit, key).and_then(number).map(rule);
+    let get = |key| find(fit, key).and_then(number);
     rules::Range {
         minimum: get("minimum"),
         maximum: get("maximum"),
@@ -396,14 +386,13 @@ fn later<'a>(
 fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors) {
     let get = |key| find(fit, key).and_then(|c| number(c).map(|n| (c, n)));
     if let Kind::Integer { name, min, max } = kind {
-        let (min, max) = (Number::from_i128(*min), Number::from_i128(*max));
         if let Some((c, n)) = get("minimum") {
-            if n.cmp(min) == Ordering::Less {
+            if n < *min {
                 errors.at(
                     c.range,
                     format!("`minimum = {n}` is below the smallest `{name}` ({min}); a constraint can only narrow the type's range"),
                 );
-            } else if n.cmp(max) == Ordering::Greater {
+            } else if n > *max {
                 errors.at(
                     c.range,
                     format!("`minimum = {n}` is above the largest `{name}` ({max}): no value fits"),
@@ -411,12 +400,12 @@ fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors)
             }
         }
         if let Some((c, n)) = get("maximum") {
-            if n.cmp(max) == Ordering::Greater {
+            if n > *max {
                 errors.at(
                     c.range,
                     format!("`maximum = {n}` is above the largest `{name}` ({max}); a constraint can only narrow the type's range"),
                 );
-            } else if n.cmp(min) == Ordering::Less {
+            } else if n < *min {
                 errors.at(
                     c.range,
                     format!(
@@ -426,7 +415,7 @@ fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors)
             }
         }
         if let Some((c, n)) = get("exclusive_minimum")
-            && n.cmp(max) != Ordering::Less
+            && n >= *max
         {
             errors.at(
                 c.range,
@@ -434,7 +423,7 @@ fn check_numbers(fit: &[&Setting<Constraint>], kind: &Kind, errors: &mut Errors)
             );
         }
         if let Some((c, n)) = get("exclusive_maximum")
-            && n.cmp(min) != Ordering::Greater
+            && n <= *min
         {
             errors.at(
                 c.range,
@@ -497,16 +486,15 @@ fn check_default(
                 if !matches!(n, Number::Int(_) | Number::Uint(_)) {
                     return mismatch();
                 }
-                let (min, max) = (Number::from_i128(*min), Number::from_i128(*max));
-                if n.cmp(min) == Ordering::Less {
+                if *n < *min {
                     return Err(format!("{subject} is below the smallest `{name}` ({min})"));
                 }
-                if n.cmp(max) == Ordering::Greater {
+                if *n > *max {
                     return Err(format!("{subject} is above the largest `{name}` ({max})"));
                 }
             }
-            let multiple_of = find(fit, "multiple_of").and_then(number).map(rule);
-            rules::check_number(rule(*n), &rule_range(fit), multiple_of)
+            let multiple_of = find(fit, "multiple_of").and_then(number);
+            rules::check_number(*n, &rule_range(fit), multiple_of)
                 .map_err(|problem| format!("{subject} {}", problem.spelled(Spelling::Attr)))
         }
         (

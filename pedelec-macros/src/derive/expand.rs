@@ -17,6 +17,7 @@ use super::direction::Direction;
 use super::model::{Body, Container, Content, Field, Repr, Required, Source, Variant};
 use super::span::SpanRange;
 use super::ty;
+use super::value;
 use crate::util::Private;
 
 pub fn expand(c: &Container) -> TokenStream {
@@ -268,7 +269,7 @@ fn field_schema(field: &Field, description: Option<&str>) -> TokenStream {
             | Constraint::Maximum(n)
             | Constraint::ExclusiveMinimum(n)
             | Constraint::ExclusiveMaximum(n)
-            | Constraint::MultipleOf(n) => Some(n.to_token_stream()),
+            | Constraint::MultipleOf(n) => Some(value::number_tokens(*n)),
             Constraint::MinLength(n)
             | Constraint::MaxLength(n)
             | Constraint::MinItems(n)

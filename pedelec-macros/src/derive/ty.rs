@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use pedelec_rules::Number;
 use syn::visit::Visit;
 use syn::{Expr, ExprLit, GenericArgument, Ident, Lit, PathArguments, Type, TypePath};
 
@@ -22,8 +23,8 @@ pub enum Kind {
     /// A primitive integer and its range.
     Integer {
         name: &'static str,
-        min: i128,
-        max: i128,
+        min: Number,
+        max: Number,
     },
     Number,
     /// `Vec`, `VecDeque`, `[T; N]`, `[T]`, `HashSet`, `BTreeSet`.
@@ -187,18 +188,19 @@ pub fn shape(ty: &Type) -> Shape {
 }
 
 fn integer(name: &str) -> Option<Kind> {
-    let (name, min, max): (&'static str, i128, i128) = match name {
-        "i8" => ("i8", i8::MIN.into(), i8::MAX.into()),
-        "i16" => ("i16", i16::MIN.into(), i16::MAX.into()),
-        "i32" => ("i32", i32::MIN.into(), i32::MAX.into()),
-        "i64" => ("i64", i64::MIN.into(), i64::MAX.into()),
+    use Number::{Int, Uint};
+    let (name, min, max) = match name {
+        "i8" => ("i8", Int(i8::MIN.into()), Int(i8::MAX.into())),
+        "i16" => ("i16", Int(i16::MIN.into()), Int(i16::MAX.into())),
+        "i32" => ("i32", Int(i32::MIN.into()), Int(i32::MAX.into())),
+        "i64" => ("i64", Int(i64::MIN), Int(i64::MAX)),
         // The widest `isize`/`usize`: on narrower targets const evaluation checks the rest.
-        "isize" => ("isize", i64::MIN.into(), i64::MAX.into()),
-        "u8" => ("u8", 0, u8::MAX.into()),
-        "u16" => ("u16", 0, u16::MAX.into()),
-        "u32" => ("u32", 0, u32::MAX.into()),
-        "u64" => ("u64", 0, u64::MAX.into()),
-        "usize" => ("usize", 0, u64::MAX.into()),
+        "isize" => ("isize", Int(i64::MIN), Int(i64::MAX)),
+        "u8" => ("u8", Int(0), Int(u8::MAX.into())),
+        "u16" => ("u16", Int(0), Int(u16::MAX.into())),
+        "u32" => ("u32", Int(0), Int(u32::MAX.into())),
+        "u64" => ("u64", Int(0), Uint(u64::MAX)),
+        "usize" => ("usize", Int(0), Uint(u64::MAX)),
         _ => return None,
     };
     Some(Kind::Integer { name, min, max })
@@ -290,8 +292,8 @@ mod tests {
             s.kind,
             Kind::Integer {
                 name: "u8",
-                min: 0,
-                max: 255
+                min: Number::Int(0),
+                max: Number::Int(255)
             }
         ));
         assert!(matches!(

@@ -1,8 +1,9 @@
-//! Values written in `#[arg(...)]`: numbers (exact, like core's `Num`) and `default`
+//! Values written in `#[arg(...)]`: numbers (exact: `pedelec_rules::Number`) and `default`
 //! literals, and the tokens that rebuild them in a `const`.
 
-use std::cmp::Ordering;
 use std::fmt;
+
+use pedelec_rules::Number;
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -10,102 +11,22 @@ use syn::{Expr, ExprLit, Lit, UnOp};
 
 use crate::util::Private;
 
-/// A number, exactly as written.
-#[derive(Clone, Copy, Debug)]
-pub enum Number {
-    Int(i64),
-    /// Only for values above `i64::MAX`.
-    Uint(u64),
-    Float(f64),
-}
-
-impl Number {
-    /// Exact comparison (values are finite).
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-    pub fn cmp(self, other: Number) -> Ordering {
-        fn int_float(i: i128, f: f64) -> Ordering {
-            // Finite `f` beyond ±2^127 is beyond every i128 we hold.
-            if f >= 1.7e38 {
-                return Ordering::Less;
-            }
-            if f <= -1.7e38 {
-                return Ordering::Greater;
-            }
-            let whole = f.trunc();
-            i.cmp(&(whole as i128))
-                .then_with(|| 0.0_f64.partial_cmp(&(f - whole)).unwrap_or(Ordering::Equal))
+/// `::pedelec::__private::Num::Int(-100)`: a number in a `const` (`Num` is core's name for
+/// [`Number`] in generated code).
+pub fn number_tokens(n: Number) -> TokenStream {
+    match n {
+        Number::Int(i) => {
+            let lit = proc_macro2::Literal::i64_unsuffixed(i);
+            quote!(#Private::Num::Int(#lit))
         }
-        match (self.as_int(), other.as_int()) {
-            (Some(a), Some(b)) => a.cmp(&b),
-            (Some(a), None) => int_float(a, other.as_f64()),
-            (None, Some(b)) => int_float(b, self.as_f64()).reverse(),
-            (None, None) => self
-                .as_f64()
-                .partial_cmp(&other.as_f64())
-                .unwrap_or(Ordering::Equal),
+        Number::Uint(u) => {
+            let lit = proc_macro2::Literal::u64_unsuffixed(u);
+            quote!(#Private::Num::Uint(#lit))
         }
-    }
-
-    pub fn as_int(self) -> Option<i128> {
-        match self {
-            Number::Int(i) => Some(i128::from(i)),
-            Number::Uint(u) => Some(i128::from(u)),
-            Number::Float(_) => None,
+        Number::Float(x) => {
+            let lit = proc_macro2::Literal::f64_unsuffixed(x);
+            quote!(#Private::Num::Float(#lit))
         }
-    }
-
-    #[allow(clippy::cast_precision_loss)]
-    pub fn as_f64(self) -> f64 {
-        match self {
-            Number::Int(i) => i as f64,
-            Number::Uint(u) => u as f64,
-            Number::Float(f) => f,
-        }
-    }
-
-    pub fn from_i128(i: i128) -> Self {
-        match i64::try_from(i) {
-            Ok(i) => Number::Int(i),
-            Err(_) => Number::Uint(u64::try_from(i).unwrap_or(u64::MAX)),
-        }
-    }
-
-    /// `true` when the number has no fractional part.
-    pub fn is_whole(self) -> bool {
-        match self {
-            Number::Int(_) | Number::Uint(_) => true,
-            Number::Float(f) => f.fract() == 0.0,
-        }
-    }
-}
-
-impl fmt::Display for Number {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Number::Int(i) => write!(f, "{i}"),
-            Number::Uint(u) => write!(f, "{u}"),
-            Number::Float(x) => write!(f, "{x:?}"),
-        }
-    }
-}
-
-impl ToTokens for Number {
-    /// `::pedelec::__private::Num::Int(-100)`
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(match *self {
-            Number::Int(i) => {
-                let lit = proc_macro2::Literal::i64_unsuffixed(i);
-                quote!(#Private::Num::Int(#lit))
-            }
-            Number::Uint(u) => {
-                let lit = proc_macro2::Literal::u64_unsuffixed(u);
-                quote!(#Private::Num::Uint(#lit))
-            }
-            Number::Float(x) => {
-                let lit = proc_macro2::Literal::f64_unsuffixed(x);
-                quote!(#Private::Num::Float(#lit))
-            }
-        });
     }
 }
 
@@ -132,14 +53,8 @@ pub fn number(expr: &Expr) -> Result<Number, NumberError> {
         Expr::Lit(ExprLit {
             lit: Lit::Int(lit), ..
         }) => {
-            let value: u128 = lit.base10_parse().map_err(|_| NumberError::OutOfRange)?;
-            if let Ok(i) = i64::try_from(value) {
-                Ok(Number::Int(i))
-            } else {
-                u64::try_from(value)
-                    .map(Number::Uint)
-                    .map_err(|_| NumberError::OutOfRange)
-            }
+            let value: i128 = lit.base10_parse().map_err(|_| NumberError::OutOfRange)?;
+            Number::from_i128(value).ok_or(NumberError::OutOfRange)
         }
         Expr::Lit(ExprLit {
             lit: Lit::Float(lit),
@@ -211,7 +126,7 @@ impl Value {
         match self {
             Value::Str(_) => "a string",
             Value::Bool(_) => "a boolean",
-            Value::Num(n) if n.is_whole() && !matches!(n, Number::Float(_)) => "an integer",
+            Value::Num(Number::Int(_) | Number::Uint(_)) => "an integer",
             Value::Num(_) => "a number",
             Value::Array(_) => "an array",
         }
@@ -224,7 +139,7 @@ impl PartialEq for Value {
         match (self, other) {
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Num(a), Value::Num(b)) => a.cmp(*b) == Ordering::Equal,
+            (Value::Num(a), Value::Num(b)) => a == b,
             (Value::Array(a), Value::Array(b)) => a == b,
             _ => false,
         }
@@ -258,7 +173,10 @@ impl ToTokens for Value {
         tokens.extend(match self {
             Value::Str(s) => quote!(#Private::Literal::str(#s)),
             Value::Bool(b) => quote!(#Private::Literal::Bool(#b)),
-            Value::Num(n) => quote!(#Private::Literal::Num(#n)),
+            Value::Num(n) => {
+                let n = number_tokens(*n);
+                quote!(#Private::Literal::Num(#n))
+            }
             Value::Array(items) => quote! {
                 #Private::Literal::Array(#Private::Cow::Borrowed(const { &[#(#items),*] }))
             },
@@ -296,13 +214,10 @@ mod tests {
 
     #[test]
     fn numbers_compare_exactly() {
-        assert_eq!(num("1").cmp(num("1.0")), Ordering::Equal);
-        assert_eq!(num("2").cmp(num("1.5")), Ordering::Greater);
-        assert_eq!(num("-3").cmp(num("-2.5")), Ordering::Less);
-        assert_eq!(
-            num("18446744073709551615").cmp(num("1.8e19")),
-            Ordering::Greater
-        );
+        assert_eq!(num("1"), num("1.0"));
+        assert!(num("2") > num("1.5"));
+        assert!(num("-3") < num("-2.5"));
+        assert!(num("18446744073709551615") > num("1.8e19"));
         assert_eq!(num("1e3").to_string(), "1000.0");
     }
 

@@ -16,7 +16,7 @@ use super::framing::{Line, LineReader, too_deep};
 use super::messages::{Envelope, ProtocolError, explain_invalid, write_progress};
 use super::queue::{CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, write_loop};
 use super::{JsonLines, Limits, PROTOCOL_VERSION};
-use crate::context::{Cancellation, ProgressSink, ProgressUpdate};
+use crate::context::{Caller, Cancellation, ProgressSink, ProgressUpdate};
 use crate::error::{Error, ErrorCode};
 use crate::session::{CallOptions, Session};
 
@@ -66,6 +66,7 @@ where
         inflight,
         queue: queue.clone(),
         line_no: 0,
+        caller: bridge.caller,
     };
     let read = reader.run(&stop).await;
     queue.reader_done();
@@ -105,6 +106,7 @@ pub(super) struct Reader<R> {
     pub(super) inflight: Arc<Inflight>,
     pub(super) queue: Arc<OutQueue>,
     pub(super) line_no: u64,
+    pub(super) caller: Option<Arc<Caller>>,
 }
 
 impl<R: AsyncRead + Unpin> Reader<R> {
@@ -338,10 +340,13 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             call_id: call_id.clone(),
             answered: AtomicBool::new(false),
         });
-        let options = CallOptions::new()
+        let mut options = CallOptions::new()
             .call_id(call_id.clone())
             .cancellation(cancel)
             .progress_sink(progress.clone());
+        if let Some(caller) = &self.caller {
+            options = options.caller(caller.clone());
+        }
         let mut call = Box::pin(async move {
             // No args is `null`, which the session reads as `{}`.
             let args = args.map_or("null", |range| &line[range]);

@@ -14,6 +14,7 @@ use tokio::task::JoinSet;
 use super::connection::serve;
 use super::messages::ProtocolError;
 use super::{JsonLines, Limits};
+use crate::context::Caller;
 use crate::error::Error;
 use crate::session::{Bridge, Session};
 
@@ -31,6 +32,7 @@ pub struct JsonLinesListener {
     pub(super) listener: TcpListener,
     pub(super) limits: Limits,
     pub(super) max_connections: usize,
+    pub(super) caller: Option<Arc<Caller>>,
 }
 
 impl JsonLinesListener {
@@ -38,6 +40,13 @@ impl JsonLinesListener {
     #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
+        self
+    }
+
+    /// The caller of every call on every connection (see [`JsonLines::caller`]).
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
         self
     }
 
@@ -66,6 +75,7 @@ async fn serve_listener(bridge: JsonLinesListener, session: Session) -> Result<(
         listener,
         limits,
         max_connections,
+        caller,
     } = bridge;
     let permits = Arc::new(Semaphore::new(max_connections));
     // Dropping the set (this future) drops every connection's future.
@@ -97,6 +107,7 @@ async fn serve_listener(bridge: JsonLinesListener, session: Session) -> Result<(
             reader,
             writer,
             limits,
+            caller: caller.clone(),
         };
         let session = session.clone();
         connections.spawn(async move {

@@ -18,6 +18,7 @@
 
 use std::future::Future;
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -25,6 +26,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 
 // Public API only: a bridge of a user's own can do all this.
+use crate::context::Caller;
 use crate::error::Error;
 use crate::session::{Bridge, Session};
 
@@ -143,6 +145,7 @@ pub struct JsonLines<R, W> {
     reader: R,
     writer: W,
     limits: Limits,
+    caller: Option<Arc<Caller>>,
 }
 
 impl JsonLines<tokio::io::Stdin, tokio::io::Stdout> {
@@ -190,6 +193,7 @@ impl JsonLines<OwnedReadHalf, OwnedWriteHalf> {
                 ..Limits::DEFAULT
             },
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            caller: None,
         }
     }
 }
@@ -210,7 +214,17 @@ impl<R, W> JsonLines<R, W> {
             reader,
             writer,
             limits: Limits::DEFAULT,
+            caller: None,
         }
+    }
+
+    /// The caller of every call on this connection (`ctx.caller()`; scopes and per-caller
+    /// rate limits apply to it). Core is local and trusted: no token is read from the
+    /// stream. Without one, calls are anonymous.
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
+        self
     }
 
     limit_setters!();

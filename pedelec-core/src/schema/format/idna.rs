@@ -54,6 +54,12 @@ pub(super) fn is_hostname(s: &str) -> bool {
     if s.is_empty() || s.len() > MAX_NAME || !s.is_ascii() {
         return false;
     }
+    ldh_labels(s.as_bytes()).unwrap_or_else(|| ascii_labels(s))
+}
+
+/// Every label of an ASCII name is LDH or an A-label, and the A-labels follow the Bidi rule
+/// when any is right-to-left.
+fn ascii_labels(s: &str) -> bool {
     let mut rtl = false;
     for label in s.split('.') {
         match ascii_label(label) {
@@ -63,6 +69,40 @@ pub(super) fn is_hostname(s: &str) -> bool {
         }
     }
     !rtl || s.split('.').all(|label| bidi_label(&label_chars(label)))
+}
+
+/// The common case of [`is_hostname`] in one pass over the bytes: `Some(valid)` when the
+/// labels up to the first invalid one are LDH labels, as [`ascii_label`] reads them; `None`
+/// at a label that starts with `xn--` (an A-label), for the full check. Measured with the
+/// one-pass local part of an address (`is_dot_atom`): checking `ann@example.com` as an
+/// `email` went from ~900 to ~480 instructions.
+fn ldh_labels(b: &[u8]) -> Option<bool> {
+    let mut start = 0;
+    loop {
+        let mut end = start;
+        while let Some(&c) = b.get(end)
+            && c != b'.'
+        {
+            if !(c.is_ascii_alphanumeric() || c == b'-') {
+                return Some(false);
+            }
+            end += 1;
+        }
+        let label = &b[start..end];
+        if matches!(label.first(), None | Some(b'-'))
+            || label.last() == Some(&b'-')
+            || label.len() > MAX_LABEL
+        {
+            return Some(false);
+        }
+        if label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--") {
+            return None;
+        }
+        if end == b.len() {
+            return Some(true);
+        }
+        start = end + 1;
+    }
 }
 
 /// `idn-hostname`: labels separated by `.` (or an ideographic / fullwidth / halfwidth full
@@ -400,6 +440,39 @@ fn digit_char(d: u32) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass check of LDH names decides as the label-by-label one, on every name of
+    /// up to six characters over an alphabet that makes every kind of label.
+    #[test]
+    fn the_ldh_pass_agrees_with_the_full_check() {
+        const ALPHABET: &[u8] = b"a-.xn_";
+        let mut names = vec![Vec::new()];
+        for _ in 0..6 {
+            let longer: Vec<Vec<u8>> = names
+                .iter()
+                .filter(|n| n.len() == names.last().map_or(0, Vec::len))
+                .flat_map(|n| {
+                    ALPHABET.iter().map(move |&c| {
+                        let mut n = n.clone();
+                        n.push(c);
+                        n
+                    })
+                })
+                .collect();
+            names.extend(longer);
+        }
+        let mut decided = 0;
+        for name in &names {
+            let text = std::str::from_utf8(name).unwrap();
+            if let Some(valid) = ldh_labels(name) {
+                decided += 1;
+                assert_eq!(valid, ascii_labels(text), "{text:?}");
+            }
+        }
+        assert!(decided > names.len() / 2, "{decided} of {}", names.len());
+        assert_eq!(ldh_labels(b"xn--tda.example"), None);
+        assert_eq!(ldh_labels(b"mail.example.com"), Some(true));
+    }
 
     #[test]
     fn punycode_rfc3492_samples() {

@@ -350,3 +350,64 @@ fn regexes_are_ecma_syntax() {
     ok("regex", &["^a+$", "(?<=a)b", "(a)\\1", "\\p{L}", "[]"]);
     bad("regex", &["(", "\\a", "(?i)a", "a{2,1}", "\\p{letter}"]);
 }
+
+#[test]
+fn every_format_is_named_and_has_a_valid_example() {
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(names, ASSERTED_FORMATS);
+    for format in Format::ALL {
+        assert_eq!(Format::from_name(format.name()), Some(format));
+        let (_, _, _, example) = format.about();
+        assert!(format.check(example), "{}: {example:?}", format.name());
+    }
+}
+
+#[test]
+fn errors_say_what_to_write() {
+    let explain = |format: &str, value: &str| {
+        let format = Format::from_name(format).unwrap();
+        assert!(!format.check(value), "{value:?} is valid");
+        format.explain(value)
+    };
+    assert_eq!(
+        explain("email", "bob@"),
+        r#"is not a valid email address (RFC 5321 mailbox, e.g. "name@example.com"): the domain after "@" is missing"#
+    );
+    assert_eq!(
+        explain("email", "bob at example.com"),
+        r#"is not a valid email address (RFC 5321 mailbox, e.g. "name@example.com"): an address has a local part, "@" and a domain"#
+    );
+    assert_eq!(
+        explain("email", "bob@exa mple.com"),
+        r#"is not a valid email address (RFC 5321 mailbox, e.g. "name@example.com")"#
+    );
+    assert_eq!(
+        explain("date-time", "2024-05-17T09:30:00"),
+        r#"is not a valid date-time (RFC 3339, e.g. "2024-05-17T09:30:00Z"): add a time zone offset: "Z" for UTC, or one such as "+02:00""#
+    );
+    assert_eq!(
+        explain("date-time", "2024-05-17 09:30:00+02:00"),
+        r#"is not a valid date-time (RFC 3339, e.g. "2024-05-17T09:30:00Z"): separate the date and the time with "T""#
+    );
+    assert_eq!(
+        explain("date-time", "2024-05-17"),
+        r#"is not a valid date-time (RFC 3339, e.g. "2024-05-17T09:30:00Z"): add a time, such as "T00:00:00Z""#
+    );
+    assert_eq!(
+        explain("date-time", "yesterday"),
+        r#"is not a valid date-time (RFC 3339, e.g. "2024-05-17T09:30:00Z")"#
+    );
+    assert!(explain("time", "09:30").starts_with("is not a valid time (RFC 3339 full-time"));
+    assert!(
+        explain("time", "09:30:00")
+            .ends_with(r#"add a time zone offset: "Z" for UTC, or one such as "+02:00""#)
+    );
+    assert!(
+        explain("date", "2024-05-17T09:30:00Z").ends_with("give the date alone, without a time")
+    );
+    assert!(
+        explain("uri", "example.com/a")
+            .ends_with(r#"it has no scheme: give an absolute URI, such as "https://…""#)
+    );
+    assert!(!explain("uri", "https://exa mple.com").contains("no scheme"));
+}
