@@ -3,6 +3,8 @@
 //
 //     node client.mjs stdio COMMAND [ARG...]   # spawns the server, talks over stdio
 //     node client.mjs http URL                 # streamable HTTP; token in PEDELEC_MCP_TOKEN
+//     node client.mjs features stdio|http TARGET [ARG...]
+//                                              # icons, and elicitation answered accept / decline / cancel
 //
 // The SDK validates every tool result against the tool's outputSchema itself (callTool
 // throws when structuredContent does not conform); this script only records what happened.
@@ -15,6 +17,7 @@ const require = createRequire(path.resolve(process.env.MCP_CLIENTS_NODE ?? ".", 
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 
@@ -76,6 +79,38 @@ async function overHttp(url, headers, statuses) {
   }
 }
 
+// Icons in `tools/list`, and `reset_counter` asking the user (`elicitation/create`, the SDK
+// being on 2025-11-25) answered accept, decline, cancel.
+async function features(transport) {
+  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"]];
+  const asked = [];
+  const client = new Client({ name: "pedelec-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    const [action, content] = plan.shift();
+    return content ? { action, content } : { action };
+  });
+  await client.connect(transport);
+  const report = { asked };
+  const call = async (name, args) => {
+    try {
+      return await client.callTool({ name, arguments: args });
+    } catch (e) {
+      return { raised: failure(e) };
+    }
+  };
+  try {
+    report.tools = (await client.listTools()).tools;
+    await call("update_counter", { delta: 5 });
+    report.elicited = [];
+    for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
+    report.after_reset = await call("get_current_page", {});
+  } finally {
+    await client.close();
+  }
+  return report;
+}
+
 async function main() {
   const [mode, target, ...rest] = process.argv.slice(2);
   let report;
@@ -103,6 +138,12 @@ async function main() {
         report[name] = { error: failure(e), statuses };
       }
     }
+  } else if (mode === "features") {
+    const [where, ...args] = [target, ...rest];
+    const transport = where === "stdio"
+      ? new StdioClientTransport({ command: args[0], args: args.slice(1), env: process.env })
+      : new StreamableHTTPClientTransport(new URL(args[0]));
+    report = await features(transport);
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
