@@ -331,9 +331,14 @@ fn run_case(runner: &Command, case: Case) {
                         args.push("--stateful".to_owned());
                     }
                     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                    _server = start_server(&me, &args, None);
+                    // Whoever holds the token may call every tool (`update_counter` too).
+                    let token = format!("t-{}-{:?}", std::process::id(), Instant::now());
+                    _server = start_server(&me, &args, Some(&token));
                     wait_for(addr);
-                    command.arg("http").arg(format!("http://{addr}/mcp"));
+                    command
+                        .arg("http")
+                        .arg(format!("http://{addr}/mcp"))
+                        .env("PEDELEC_MCP_TOKEN", &token);
                 }
             }
             let report = run_client(&mut command);
@@ -636,6 +641,10 @@ fn check_features(report: &Value, tasks: bool) {
         "{report}"
     );
     // Accepted with `confirm: true`, the counter (5 before) is 0.
+    assert_eq!(
+        report["before_reset"]["structuredContent"]["value"], 5,
+        "{report}"
+    );
     assert_eq!(
         report["after_reset"]["structuredContent"]["counter"], 0,
         "{report}"

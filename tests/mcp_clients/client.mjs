@@ -101,7 +101,7 @@ async function features(transport) {
   };
   try {
     report.tools = (await client.listTools()).tools;
-    await call("update_counter", { delta: 5 });
+    report.before_reset = await call("update_counter", { delta: 5 });
     report.elicited = [];
     for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
     report.after_reset = await call("get_current_page", {});
@@ -140,9 +140,11 @@ async function main() {
     }
   } else if (mode === "features") {
     const [where, ...args] = [target, ...rest];
+    const token = process.env.PEDELEC_MCP_TOKEN ?? "";
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
     const transport = where === "stdio"
       ? new StdioClientTransport({ command: args[0], args: args.slice(1), env: process.env })
-      : new StreamableHTTPClientTransport(new URL(args[0]));
+      : new StreamableHTTPClientTransport(new URL(args[0]), { requestInit: { headers } });
     report = await features(transport);
   } else {
     throw new Error(`unknown mode ${mode}`);

@@ -174,6 +174,24 @@ async def features(target):
     tasks = Tasks()
     report = {"asked": asked, "tasks": tasks.log}
     mode = os.environ.get("PEDELEC_CLIENT_MODE", "auto")
+    token = os.environ.get("PEDELEC_MCP_TOKEN", "")
+    http = None
+    if isinstance(target, str) and token:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        target = streamable_http_client(target, http_client=http)
+    async with http if http is not None else _nothing():
+        return await features_with(target, mode, elicit, tasks, report)
+
+
+class _nothing:
+    async def __aenter__(self):
+        return None
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+async def features_with(target, mode, elicit, tasks, report):
     async with Client(target, mode=mode, elicitation_callback=elicit, extensions=[tasks]) as client:
         report["protocol"] = client.protocol_version
         listed = await client.list_tools()
@@ -185,7 +203,7 @@ async def features(target):
             except Exception as e:
                 return {"raised": failure(e)}
 
-        await call("update_counter", {"delta": 5})
+        report["before_reset"] = await call("update_counter", {"delta": 5})
         report["elicited"] = [await call("reset_counter", {}) for _ in range(3)]
         report["after_reset"] = await call("get_current_page", {})
         report["task"] = await call("count_to", {"n": 20})

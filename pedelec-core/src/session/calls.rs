@@ -25,8 +25,7 @@ use super::dispatch::{CallSetup, Shared, cancelled_error};
 use crate::call::encode::{Encoding, to_json_text, to_tool_result, to_value_text};
 use crate::call::handler::panic_error;
 use crate::context::{
-    CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink,
-    ProgressUpdate,
+    CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink, ProgressUpdate,
 };
 use crate::error::ToolResult;
 use crate::schema::decode::ArgsIn;
