@@ -14,14 +14,27 @@
 //!   ```
 //! - `cargo run --example counter -- --mcp` serves it to an MCP client over stdio, and
 //!   `cargo run --example counter -- --mcp-http 127.0.0.1:8080` over streamable HTTP at
-//!   `http://127.0.0.1:8080/mcp` (with `PEDELEC_MCP_TOKEN` set, clients must send
-//!   `Authorization: Bearer $PEDELEC_MCP_TOKEN`). Ctrl-C stops it once every call in
-//!   flight is answered.
+//!   `http://127.0.0.1:8080/mcp`. Ctrl-C stops it once every call in flight is answered.
+//!
+//! `update_counter` requires the OAuth scope `counter:write` (`#[tool(scopes = [...])]`):
+//! the caller must hold it. In process the transcript's caller holds it; over JSON Lines
+//! and MCP over stdio the local client is trusted with every scope; over HTTP:
+//!
+//! - with `PEDELEC_MCP_TOKEN` set, clients send `Authorization: Bearer $PEDELEC_MCP_TOKEN`,
+//!   and whoever holds that token holds every scope;
+//! - with `--issuer URL --resource URL` (or `PEDELEC_OAUTH_ISSUER` and
+//!   `PEDELEC_OAUTH_RESOURCE`), the server is an OAuth 2.1 resource server: clients bring
+//!   access tokens from that issuer, issued for that resource (the URL they reach the
+//!   server at, `https://…/mcp`), and only a token with `counter:write` sees and calls
+//!   `update_counter` (others get `403 insufficient_scope`);
+//! - with neither, calls are anonymous: `update_counter` is not listed, and calling it
+//!   answers `TOOL_FORBIDDEN`.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use pedelec::{ToolArgs, ToolCallContext, ToolError, ToolOutput, skills, tool};
+use pedelec::context::Caller;
+use pedelec::{CallOptions, ToolArgs, ToolCallContext, ToolError, ToolOutput, skills, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -100,7 +113,8 @@ fn get_current_page(ctx: ToolCallContext) -> Result<Page, ToolError> {
     name = "update_counter",
     timeout_ms = 5_000,
     title = "Update the counter",
-    destructive = false
+    destructive = false,
+    scopes = ["counter:write"]
 )]
 async fn update_counter(
     args: UpdateCounterArgs,
@@ -217,7 +231,12 @@ pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
         .create()
 }
 
-/// Makes one call and appends it to the transcript.
+/// The transcript's caller: it may update the counter.
+fn editor() -> Caller {
+    Caller::new("editor").with_scopes(["counter:write"])
+}
+
+/// Makes one call as [`editor`] and appends it to the transcript.
 async fn show(
     out: &mut String,
     session: &pedelec::Session,
@@ -225,7 +244,20 @@ async fn show(
     name: &str,
     args: serde_json::Value,
 ) {
-    let result = session.call(name, args.clone()).await;
+    show_as(out, session, editor(), title, name, args).await;
+}
+
+/// Makes one call as `caller` and appends it to the transcript.
+async fn show_as(
+    out: &mut String,
+    session: &pedelec::Session,
+    caller: Caller,
+    title: &str,
+    name: &str,
+    args: serde_json::Value,
+) {
+    let options = CallOptions::new().caller(caller);
+    let result = session.call_with(name, args.clone(), options).await;
     let result = serde_json::to_string(&result).expect("results always serialize");
     // Writing to a `String` cannot fail.
     let _ = write!(out, "# {title}\n-> {name} {args}\n<- {result}\n\n");
@@ -254,6 +286,15 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
         "bad args: every problem, with its JSON pointer",
         "update_counter",
         json!({"delta": "5", "step": 1}),
+    )
+    .await;
+    show_as(
+        out,
+        &session,
+        Caller::new("reader").with_scopes(["counter:read"]),
+        "a caller without `counter:write`: forbidden, before its args are even read",
+        "update_counter",
+        json!({"delta": 1}),
     )
     .await;
     show(
@@ -297,17 +338,31 @@ pub async fn transcript() -> Result<String, pedelec::Error> {
     Ok(std::mem::take(out))
 }
 
-/// `--mcp`: serves [`mcp_session`] to an MCP client over stdio; `--mcp-http ADDR`: over
-/// streamable HTTP at `http://ADDR/mcp` (with a bearer token when `PEDELEC_MCP_TOKEN` is
-/// set; with sessions for 2025-11-25 clients with `--stateful`), until Ctrl-C. `Ok(false)`
-/// when `args` asks for neither.
+/// The value of `--flag VALUE` in `args`, or else of the environment variable `var`.
+fn option(args: &[String], flag: &str, var: &str) -> Option<String> {
+    let given = args
+        .iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1).cloned());
+    given.or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+}
+
+/// `--mcp`: serves [`mcp_session`] to an MCP client over stdio (the client that started
+/// the process is trusted with every scope); `--mcp-http ADDR`: over streamable HTTP at
+/// `http://ADDR/mcp`, as an OAuth resource server with `--issuer URL --resource URL` (or
+/// `PEDELEC_OAUTH_ISSUER`, `PEDELEC_OAUTH_RESOURCE`), with a static bearer token when
+/// `PEDELEC_MCP_TOKEN` is set, anonymous otherwise; with sessions for 2025-11-25 clients
+/// with `--stateful`; until Ctrl-C. `Ok(false)` when `args` asks for neither.
 ///
 /// # Errors
-/// When the session cannot be created or the transport fails.
+/// When the session cannot be created, the options are wrong, or the transport fails.
 pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Error>> {
     if args.iter().any(|a| a == "--mcp") {
         // Standard output is the protocol channel: nothing else may be printed on it.
-        mcp_session()?.serve(pedelec::bridge::Mcp::stdio()).await?;
+        let local = Caller::new("local").with_every_scope();
+        mcp_session()?
+            .serve(pedelec::bridge::Mcp::stdio().caller(local))
+            .await?;
         return Ok(true);
     }
     let Some(i) = args.iter().position(|a| a == "--mcp-http") else {
@@ -316,9 +371,26 @@ pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Erro
     let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
     let stateful = args.iter().any(|a| a == "--stateful");
     let mut bridge = pedelec::bridge::McpHttp::bind(addr).stateful(stateful);
+    let issuer = option(args, "--issuer", "PEDELEC_OAUTH_ISSUER");
+    let resource = option(args, "--resource", "PEDELEC_OAUTH_RESOURCE");
     let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();
-    if !token.is_empty() {
-        bridge = bridge.bearer_token(token);
+    match (issuer, resource) {
+        (Some(issuer), Some(resource)) => {
+            eprintln!("access tokens from {issuer}, for {resource}");
+            bridge = bridge.oauth(pedelec::bridge::OAuth::new(resource).issuer(issuer));
+        }
+        (None, None) if !token.is_empty() => bridge = bridge.bearer_token(token),
+        (None, None) => eprintln!(
+            "no PEDELEC_MCP_TOKEN nor --issuer: calls are anonymous, and `update_counter` \
+             (scope `counter:write`) is not served"
+        ),
+        _ => {
+            return Err(
+                "give both `--issuer URL` and `--resource URL` (the server's URL, \
+                         `https://host/mcp`), or neither"
+                    .into(),
+            );
+        }
     }
     eprintln!("serving MCP at http://{addr}/mcp (Ctrl-C to stop)");
     mcp_session()?.serve(bridge).await?;
@@ -337,8 +409,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::args().any(|a| a == "--stdio") {
         // Standard output is the protocol channel: nothing else may be printed on it.
+        // Core is local and trusted: it may call every tool.
+        let core = Caller::new("core").with_every_scope();
         demo_session()?
-            .serve(pedelec::bridge::JsonLines::stdio())
+            .serve(pedelec::bridge::JsonLines::stdio().caller(core))
             .await?;
         return Ok(());
     }

@@ -9,6 +9,7 @@
 mod counter;
 
 use pedelec::bridge::JsonLines;
+use pedelec::context::Caller;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[tokio::test]
@@ -23,7 +24,7 @@ async fn the_stdio_session_answers_each_line_and_says_what_is_wrong_with_bad_one
     let serving = tokio::spawn(
         counter::demo_session()
             .unwrap()
-            .serve(JsonLines::new(session_end)),
+            .serve(JsonLines::new(session_end).caller(Caller::new("core").with_every_scope())),
     );
     let (reader, mut writer) = tokio::io::split(core);
     let input = [

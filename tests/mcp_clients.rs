@@ -8,6 +8,11 @@
 //! themselves (a non-conforming `structuredContent` makes the call raise, which the report
 //! records and the checks reject).
 //!
+//! Over HTTP with OAuth (`--issuer URL --resource URL`), the tokens come from an issuer this
+//! binary serves on loopback (RFC 8414 metadata and a JWKS, `pedelec-core`'s test issuer):
+//! a token with `counter:write` sees and calls `update_counter`, one without does not see
+//! it and gets the `403 insufficient_scope` challenge when it calls it anyway.
+//!
 //! This binary is also the server: run with `--mcp` or `--mcp-http ADDR`, it does what
 //! `cargo run --example counter -- --mcp…` does (the example's own `serve_mcp`), so the
 //! clients spawn or reach exactly the example's code.
@@ -15,6 +20,9 @@
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 #[path = "../examples/counter.rs"]
 mod counter;
+
+#[path = "../pedelec-core/tests/support/issuer.rs"]
+mod issuer;
 
 use std::io::Read as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -128,9 +136,11 @@ enum Case {
     Features { transport: Transport, legacy: bool },
     /// A per-caller rate limit and a tool the caller lacks the scopes for, over HTTP.
     Policy,
+    /// HTTP with OAuth access tokens.
+    OAuth,
 }
 
-const CASES: [(&str, Client, Case); 11] = [
+const CASES: [(&str, Client, Case); 13] = [
     (
         "python_sdk_over_stdio",
         Client::Python,
@@ -204,6 +214,8 @@ const CASES: [(&str, Client, Case); 11] = [
         Client::Python,
         Case::Policy,
     ),
+    ("python_sdk_with_oauth", Client::Python, Case::OAuth),
+    ("typescript_sdk_with_oauth", Client::TypeScript, Case::OAuth),
 ];
 
 /// `<target dir>/mcp-clients`, as `cargo xtask mcp-clients` fills it.
@@ -352,6 +364,39 @@ fn run_case(runner: &Command, case: Case) {
             let report = run_client(&mut command);
             check_policy(&report);
         }
+        Case::OAuth => {
+            // The issuer runs on this runtime until the case ends.
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            let issuer = runtime.block_on(issuer::Issuer::start());
+            let key = issuer::SigningKey::ec("clients");
+            issuer.publish(&key);
+            let addr = free_port();
+            let resource = format!("http://{addr}/mcp");
+            let _server = Server(
+                Command::new(&me)
+                    .args(["--mcp-http", &addr.to_string()])
+                    .args(["--issuer", &issuer.url, "--resource", &resource])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("the HTTP server starts"),
+            );
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while TcpStream::connect(addr).is_err() {
+                assert!(Instant::now() < deadline, "the HTTP server did not listen");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let token = |subject: &str, scope: &str| {
+                key.sign(&issuer.claims(&resource, subject, scope, json!({})))
+            };
+            command
+                .arg("oauth")
+                .arg(&resource)
+                .env("PEDELEC_TOKEN_WRITER", token("writer", "counter:write"))
+                .env("PEDELEC_TOKEN_READER", token("reader", "counter:read"));
+            let report = run_client(&mut command);
+            check_oauth(&report, &resource);
+        }
     }
 }
 
@@ -382,6 +427,89 @@ fn wait_for(addr: SocketAddr) {
         assert!(Instant::now() < deadline, "the HTTP server did not listen");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// What each caller saw with OAuth: its own tools, its permitted calls answered, a
+/// forbidden call refused with the step-up challenge, no token refused with the 401 one.
+fn check_oauth(report: &Value, resource: &str) {
+    let metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let names = |who: &str| -> Vec<String> {
+        report[who]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{who} listed no tools: {}", report[who]))
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let writer = &report["writer"];
+    assert_eq!(
+        names("writer"),
+        [
+            "count_to",
+            "get_current_page",
+            "render_page",
+            "reset_counter",
+            "update_counter"
+        ],
+        "{writer}"
+    );
+    assert_eq!(writer["update_counter"]["isError"], false, "{writer}");
+    assert_eq!(
+        writer["update_counter"]["structuredContent"],
+        json!({"value": 1}),
+        "{writer}"
+    );
+    // Never refused (a `405` for the optional GET stream is not a refusal).
+    assert!(
+        writer["responses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r[0] != 401 && r[0] != 403 && r[1].is_null()),
+        "{writer}"
+    );
+
+    let reader = &report["reader"];
+    assert_eq!(
+        names("reader"),
+        [
+            "count_to",
+            "get_current_page",
+            "render_page",
+            "reset_counter"
+        ],
+        "the reader does not see update_counter: {reader}"
+    );
+    assert_eq!(reader["get_current_page"]["isError"], false, "{reader}");
+    assert!(
+        reader["update_counter"].get("raised").is_some(),
+        "the forbidden call fails in the SDK: {reader}"
+    );
+    let refused: Vec<&Value> = reader["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[0] == 403)
+        .collect();
+    assert_eq!(refused.len(), 1, "{reader}");
+    assert_eq!(
+        refused[0][1],
+        format!(
+            "Bearer error=\"insufficient_scope\", error_description=\"this call requires the \
+             scopes: counter:write\", scope=\"counter:write\", resource_metadata=\"{metadata}\""
+        ),
+        "{reader}"
+    );
+
+    let nobody = &report["nobody"];
+    assert!(nobody.get("tools").is_none(), "{nobody}");
+    let first = &nobody["responses"][0];
+    assert_eq!(first[0], 401, "{nobody}");
+    assert_eq!(
+        first[1],
+        format!("Bearer resource_metadata=\"{metadata}\""),
+        "{nobody}"
+    );
 }
 
 /// Runs the client script (two minutes at most) and parses its report.
@@ -738,7 +866,7 @@ mod policy {
 
     pub async fn serve(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
         let session = pedelec::Session::builder(PolicyTools::skills())
-            .rate_limit(RateLimit::per_caller(3, Duration::from_secs(3600)))
+            .rate_limit(RateLimit::per_caller(3, Duration::from_hours(1)))
             .create()?;
         session.serve(pedelec::bridge::McpHttp::bind(addr)).await?;
         Ok(())

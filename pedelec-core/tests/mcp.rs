@@ -227,3 +227,63 @@ async fn progress_reaches_the_client_before_the_result() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A client of `skills` with `update_counter` requiring `counter:write`, served with
+/// `caller` (or anonymous).
+async fn client_of(
+    caller: Option<pedelec_core::context::Caller>,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let mut skills = ToolName::skills().untyped();
+    for tool in skills.tools_mut() {
+        if tool.name() == "update_counter" {
+            *tool = tool.clone().with_scopes(["counter:write"]);
+        }
+    }
+    let session = Session::builder(skills)
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_end);
+    let mut bridge = Mcp::from_parts(r, w);
+    if let Some(caller) = caller {
+        bridge = bridge.caller(caller);
+    }
+    tokio::spawn(session.serve(bridge));
+    ().serve(client_end).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_connections_caller_makes_every_call_and_sees_its_tools() {
+    use pedelec_core::context::Caller;
+    // Anonymous (no `Mcp::caller`): the tool with scopes is neither listed nor callable.
+    let anonymous = client_of(None).await;
+    let names: Vec<String> = anonymous
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(!names.iter().any(|n| n == "update_counter"), "{names:?}");
+    assert!(names.iter().any(|n| n == "echo"), "{names:?}");
+    let r = anonymous
+        .call_tool(call("update_counter", json!({"delta": 1})))
+        .await
+        .unwrap();
+    let error = error_of(&r);
+    assert_eq!(error["code"], "TOOL_FORBIDDEN", "{error}");
+    assert_eq!(error["details"]["missingScopes"], json!(["counter:write"]));
+    anonymous.cancel().await.unwrap();
+
+    // A caller holding the scope: listed and called.
+    let editor = client_of(Some(Caller::new("editor").with_scopes(["counter:write"]))).await;
+    let tools = editor.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "update_counter"));
+    let r = editor
+        .call_tool(call("update_counter", json!({"delta": 1})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    editor.cancel().await.unwrap();
+}

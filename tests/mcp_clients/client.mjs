@@ -5,6 +5,8 @@
 //     node client.mjs http URL                 # streamable HTTP; token in PEDELEC_MCP_TOKEN
 //     node client.mjs features stdio|http TARGET [ARG...]
 //                                              # icons, and elicitation answered accept / decline / cancel
+//     node client.mjs oauth URL                # OAuth access tokens in PEDELEC_TOKEN_WRITER
+//                                              # (counter:write) and PEDELEC_TOKEN_READER
 //
 // The SDK validates every tool result against the tool's outputSchema itself (callTool
 // throws when structuredContent does not conform); this script only records what happened.
@@ -111,6 +113,41 @@ async function features(transport) {
   return report;
 }
 
+// What a caller with `token` sees: its tools, a call of each kind, and every HTTP answer's
+// status with its `WWW-Authenticate` challenge.
+async function oauthScenario(url, token) {
+  const responses = [];
+  const report = { responses };
+  const fetchRecording = async (input, init) => {
+    const response = await fetch(input, init);
+    responses.push([response.status, response.headers.get("www-authenticate")]);
+    return response;
+  };
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchRecording,
+  });
+  let client;
+  try {
+    client = await connect(transport);
+    const { tools } = await client.listTools();
+    report.tools = tools.map((t) => t.name).sort();
+    for (const [name, args] of [["get_current_page", {}], ["update_counter", { delta: 1 }]]) {
+      try {
+        report[name] = await client.callTool({ name, arguments: args });
+      } catch (e) {
+        report[name] = { raised: failure(e) };
+      }
+    }
+  } catch (e) {
+    report.error = failure(e);
+  } finally {
+    await client?.close();
+  }
+  return report;
+}
+
 async function main() {
   const [mode, target, ...rest] = process.argv.slice(2);
   let report;
@@ -146,6 +183,11 @@ async function main() {
       ? new StdioClientTransport({ command: args[0], args: args.slice(1), env: process.env })
       : new StreamableHTTPClientTransport(new URL(args[0]), { requestInit: { headers } });
     report = await features(transport);
+  } else if (mode === "oauth") {
+    report = {};
+    for (const [who, variable] of [["writer", "PEDELEC_TOKEN_WRITER"], ["reader", "PEDELEC_TOKEN_READER"], ["nobody", null]]) {
+      report[who] = await oauthScenario(target, variable ? process.env[variable] : null);
+    }
   } else {
     throw new Error(`unknown mode ${mode}`);
   }

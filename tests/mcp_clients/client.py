@@ -5,6 +5,8 @@ as one JSON object; `tests/mcp_clients.rs` checks it.
     python client.py http URL                   # streamable HTTP; token in PEDELEC_MCP_TOKEN
     python client.py features stdio|http TARGET # icons, elicitation, a task (`Client`, auto mode)
     python client.py policy URL                 # a rate limit and a tool the caller may not call
+    python client.py oauth URL                  # OAuth access tokens in PEDELEC_TOKEN_WRITER
+                                                # (counter:write) and PEDELEC_TOKEN_READER
 
 Every tool result is validated by the SDK itself against the tool's outputSchema (it raises
 when structuredContent does not conform); this script only records what happened.
@@ -229,6 +231,35 @@ async def policy(url):
     return report
 
 
+async def oauth_scenario(url, token):
+    """What a caller with `token` sees: its tools, a call of each kind, and every HTTP
+    answer's status with its `WWW-Authenticate` challenge."""
+    responses = []
+
+    async def record(response):
+        responses.append([response.status_code, response.headers.get("www-authenticate")])
+
+    report = {"responses": responses}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    client = create_mcp_http_client(headers=headers)
+    client.event_hooks = {**client.event_hooks, "response": [record]}
+    try:
+        async with client:
+            async with streamable_http_client(url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    report["tools"] = sorted(t.name for t in listed.tools)
+                    for name, args in [("get_current_page", {}), ("update_counter", {"delta": 1})]:
+                        try:
+                            report[name] = dump(await asyncio.wait_for(session.call_tool(name, args), 20))
+                        except Exception as e:
+                            report[name] = {"raised": failure(e)}
+    except Exception as e:
+        report["error"] = failure(e)
+    return report
+
+
 async def main():
     mode = sys.argv[1]
     if mode == "stdio":
@@ -261,6 +292,12 @@ async def main():
         report = await features(target)
     elif mode == "policy":
         report = await policy(sys.argv[2])
+    elif mode == "oauth":
+        url = sys.argv[2]
+        report = {}
+        for who, var in [("writer", "PEDELEC_TOKEN_WRITER"), ("reader", "PEDELEC_TOKEN_READER"), ("nobody", None)]:
+            token = os.environ[var] if var else None
+            report[who] = await asyncio.wait_for(oauth_scenario(url, token), 60)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     print(json.dumps(report))

@@ -13,7 +13,8 @@
 //! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
-//! - `mcp-clients`: install the official MCP clients the tests drive (`mcp_clients.rs`).
+//! - `mcp-clients`: install the official MCP clients the tests drive, and the OAuth
+//!   authorization server of the end-to-end test (`mcp_clients.rs`).
 //! - `conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`: the official
 //!   MCP conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
 //!   server scenario that applies to a tools server at each revision (`conformance.rs`).
@@ -53,7 +54,8 @@ tasks:
   compile-bench [N] [--runs R] [--profile]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
-  mcp-clients      install the official MCP clients (Python, TypeScript) into target/
+  mcp-clients      install the official MCP clients (Python, TypeScript) and the OAuth
+                   authorization server (oidc-provider) the tests drive into target/
   conformance [--scenario NAME]... [--spec-version 2025-11-25|2026-07-28|extension]...
               [--stateless] [--list]
                    the official MCP conformance suite (npm, pinned, into target/) against

@@ -2,10 +2,13 @@
 //! drives, pinned, into `target/mcp-clients/` (or `$CARGO_TARGET_DIR/mcp-clients/`):
 //!
 //! - `py/`: a Python virtual environment with the `mcp` package from `PyPI`;
-//! - `node/`: `@modelcontextprotocol/sdk` from the npm registry.
+//! - `node/`: `@modelcontextprotocol/sdk` from the npm registry;
+//! - `oidc/`: `oidc-provider` from the npm registry, the `OpenID` Connect / OAuth 2.0
+//!   authorization server `pedelec-core/tests/oauth_e2e.rs` starts (`oauth_e2e/issuer.mjs`)
+//!   to issue real access tokens.
 //!
 //! Each is skipped when the pinned version is already there, so CI runs it before every
-//! test run at the cost of two version checks.
+//! test run at the cost of three version checks.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,6 +17,8 @@ use std::process::{Command, Output};
 pub const PYTHON_SDK: (&str, &str) = ("mcp", "2.3.0");
 /// The TypeScript SDK (npm `@modelcontextprotocol/sdk`).
 pub const NODE_SDK: (&str, &str) = ("@modelcontextprotocol/sdk", "1.32.2");
+/// The authorization server of the OAuth end-to-end test (npm `oidc-provider`).
+pub const OIDC_PROVIDER: (&str, &str) = ("oidc-provider", "9.13.3");
 
 /// Where the clients live: `<target dir>/mcp-clients`.
 pub fn clients_dir(root: &Path) -> PathBuf {
@@ -27,7 +32,8 @@ pub fn install(root: &Path) -> Result<(), String> {
     let dir = clients_dir(root);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     install_python(&dir.join("py"))?;
-    install_node(&dir.join("node"))?;
+    install_npm(&dir.join("node"), NODE_SDK)?;
+    install_npm(&dir.join("oidc"), OIDC_PROVIDER)?;
     Ok(())
 }
 
@@ -73,8 +79,7 @@ fn install_python(venv: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn install_node(dir: &Path) -> Result<(), String> {
-    let (package, version) = NODE_SDK;
+fn install_npm(dir: &Path, (package, version): (&str, &str)) -> Result<(), String> {
     let manifest = dir.join("node_modules").join(package).join("package.json");
     let installed = || {
         std::fs::read_to_string(&manifest)

@@ -134,7 +134,11 @@ fn target_dir(root: &Path) -> PathBuf {
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_counter","arguments":{"delta":1}}}"#;
 const READ: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_current_page","arguments":{}}}"#;
-const HEADERS: [(&str, &str); 1] = [("MCP-Protocol-Version", "2025-11-25")];
+const HEADERS: [(&str, &str); 2] = [
+    ("MCP-Protocol-Version", "2025-11-25"),
+    // `update_counter` requires a scope: the replicas' static token holds every one.
+    ("Authorization", "Bearer replicas"),
+];
 
 /// The counter a replica shows (`get_current_page`).
 fn counter_of(addr: SocketAddr) -> Result<i64, String> {
@@ -179,6 +183,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
             &format!("replica {i} (counter --mcp-http {addr})"),
             Command::new(&counter)
                 .args(["--mcp-http", &addr.to_string()])
+                .env("PEDELEC_MCP_TOKEN", "replicas")
                 .stdout(Stdio::null()),
         )?;
         wait_for_port(addr, &mut replica)?;

@@ -5,6 +5,8 @@
 //! - `Mcp` and `McpHttp` (cargo feature `mcp`): the Model Context Protocol over stdio and
 //!   streamable HTTP (revisions 2025-11-25 and 2026-07-28, on `rmcp`'s model types), so
 //!   that any MCP client can use the tools.
+//! - `OAuth` (cargo feature `oauth`): `McpHttp` as an OAuth 2.1 resource server, so that
+//!   each call knows its caller and each tool's scopes are enforced.
 //!
 //! Core embedded in the process needs no bridge: call the session directly
 //! ([`Session::call`](crate::Session::call), [`call_with`](crate::Session::call_with)).
@@ -20,6 +22,9 @@ mod json_lines;
 mod mcp;
 #[cfg(feature = "mcp")]
 pub mod mcp_http;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub mod oauth;
 
 pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
@@ -27,5 +32,8 @@ pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 pub use mcp::{Mcp, TraceParent};
 #[cfg(feature = "mcp")]
 pub use mcp_http::McpHttp;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub use oauth::OAuth;
 
 pub use crate::session::Bridge;

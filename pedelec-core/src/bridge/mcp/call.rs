@@ -391,6 +391,9 @@ pub(super) async fn call_tool(
     if message.id().is_some() {
         options = options.call_id(id);
     }
+    if let Some(caller) = &x.caller {
+        options = options.caller(caller.clone());
+    }
     let span = meta
         .traceparent
         .as_ref()

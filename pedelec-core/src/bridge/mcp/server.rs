@@ -22,7 +22,7 @@ use super::call::{self, CallSettings};
 use super::meta::{self, Meta, Revision, TraceParent};
 use super::tasks::TaskStore;
 use super::wire::{self, Kind, Message, Method};
-use crate::context::{Cancellation, InputFuture, LogLevel};
+use crate::context::{Caller, Cancellation, InputFuture, LogLevel};
 use crate::output::OutputSchema;
 use crate::session::Session;
 use crate::tool::{TaskSupport, ToolDefinition};
@@ -91,6 +91,9 @@ pub(super) struct Inner {
     /// hints) and before.
     list_current: Vec<u8>,
     list_legacy: Vec<u8>,
+    /// The tools as listed, for lists filtered by the caller's scopes (when some tool has
+    /// scopes; otherwise the lists above serve every caller).
+    scoped: Option<Vec<Tool>>,
     /// `server/discover`'s result.
     discover: Vec<u8>,
     capabilities: ServerCapabilities,
@@ -103,6 +106,8 @@ pub(super) struct Inner {
 /// A tool as the server knows it: what a call needs beyond the session.
 pub(super) struct Listed {
     pub(super) name: Box<str>,
+    /// The scopes a caller must hold to see and call it (`#[tool(scopes = [...])]`).
+    pub(super) scopes: Box<[Box<str>]>,
     pub(super) output: Option<OutputSchema>,
     pub(super) task: TaskSupport,
 }
@@ -168,6 +173,17 @@ pub(crate) struct Exchange {
     /// Cancels the request's call (stdio's `notifications/cancelled`; rmcp's token). Over
     /// HTTP, dropping the answer's future cancels it.
     pub(crate) cancellation: Option<Cancellation>,
+    /// Who makes the request's calls: the HTTP request's authenticated caller, or the
+    /// stdio connection's (`Mcp::caller`); `None`: anonymous.
+    pub(crate) caller: Option<Arc<Caller>>,
+}
+
+/// Whether a caller may see a tool that requires `scopes` (`tools/list`): a tool without
+/// scopes is open to every caller, one with scopes to a caller holding them all (an
+/// anonymous caller holds none). A call of a tool not listed is refused all the same
+/// (`TOOL_FORBIDDEN`; over HTTP with OAuth, `403 insufficient_scope`).
+pub(crate) fn may_list<S: AsRef<str>>(caller: Option<&Caller>, scopes: &[S]) -> bool {
+    scopes.is_empty() || caller.is_some_and(|c| c.holds_all(scopes))
 }
 
 /// The answer to a request: a whole JSON-RPC response and the HTTP status it goes with.
@@ -215,6 +231,7 @@ impl Server {
             .iter()
             .map(|d| Listed {
                 name: d.name().into(),
+                scopes: d.scopes().iter().map(|s| Box::from(&**s)).collect(),
                 output: d.output_schema().copied(),
                 task: d.task_support(),
             })
@@ -233,6 +250,8 @@ impl Server {
         let guidance = session.manifest().guidance;
         let instructions = (!guidance.is_empty()).then_some(guidance);
 
+        let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
+        let scoped = any_scopes.then(|| tools.clone());
         let mut list = ListToolsResult::with_all_items(tools);
         list.result_type = None;
         let list_legacy = serde_json::to_vec(&list).unwrap_or_default();
@@ -258,6 +277,7 @@ impl Server {
                 tools: listed,
                 list_current,
                 list_legacy,
+                scoped,
                 discover,
                 capabilities,
                 instructions,
@@ -266,6 +286,50 @@ impl Server {
                 settings,
             }),
         }
+    }
+
+    /// `tools/list` for `caller`: the tools whose scopes it holds (the 2026-07-28 revision
+    /// lets the list depend on the caller: `cacheScope` is then `private`).
+    fn list_for(
+        &self,
+        id: &str,
+        tools: &[Tool],
+        caller: Option<&Caller>,
+        current: bool,
+    ) -> Vec<u8> {
+        let visible = tools
+            .iter()
+            .zip(&self.inner.tools)
+            .filter(|(_, listed)| may_list(caller, &listed.scopes))
+            .map(|(tool, _)| tool.clone())
+            .collect();
+        let mut list = ListToolsResult::with_all_items(visible);
+        if current {
+            list.result_type = Some(ResultType::COMPLETE);
+            list.ttl_ms = Some(self.inner.settings.list_ttl_ms);
+            list.cache_scope = Some(CacheScope::Private);
+        } else {
+            list.result_type = None;
+        }
+        wire::result(id, &list)
+    }
+
+    /// The scopes the tool named `name` requires (`None`: no such tool).
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "OAuth's step-up"))]
+    pub(crate) fn scopes_of(&self, name: &str) -> Option<&[Box<str>]> {
+        self.tool(name).map(|t| &*t.scopes)
+    }
+
+    /// Every scope some tool requires, once each, in skill-set order.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "OAuth's metadata"))]
+    pub(crate) fn all_scopes(&self) -> Vec<String> {
+        let mut all: Vec<String> = Vec::new();
+        for scope in self.inner.tools.iter().flat_map(|t| t.scopes.iter()) {
+            if !all.iter().any(|s| **s == **scope) {
+                all.push(scope.to_string());
+            }
+        }
+        all
     }
 
     pub(crate) fn session(&self) -> &Session {
@@ -310,14 +374,17 @@ impl Server {
                 };
                 return Some(call::call_tool(self, id, message, meta, &life, x).await);
             }
-            Method::ToolsList => Ok(wire::raw_result(
-                id,
-                if current {
-                    &self.inner.list_current
-                } else {
-                    &self.inner.list_legacy
-                },
-            )),
+            Method::ToolsList => Ok(match &self.inner.scoped {
+                Some(tools) => self.list_for(id, tools, x.caller.as_deref(), current),
+                None => wire::raw_result(
+                    id,
+                    if current {
+                        &self.inner.list_current
+                    } else {
+                        &self.inner.list_legacy
+                    },
+                ),
+            }),
             Method::Initialize => self.initialize(id, message, x),
             Method::Discover => Ok(wire::raw_result(id, &self.inner.discover)),
             Method::Ping if !current => Ok(wire::raw_result(id, b"{}")),

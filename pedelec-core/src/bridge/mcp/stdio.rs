@@ -27,7 +27,7 @@ use crate::bridge::json_lines::framing::{Line, LineReader, too_deep};
 use crate::bridge::json_lines::queue::{
     CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, write_loop,
 };
-use crate::context::{Cancellation, InputError, InputFuture};
+use crate::context::{Caller, Cancellation, InputError, InputFuture};
 use crate::error::{Error, ErrorCode};
 use crate::session::{Bridge, Session};
 
@@ -58,6 +58,7 @@ pub struct Mcp<R, W> {
     writer: W,
     settings: Settings,
     max_line_bytes: usize,
+    caller: Option<Arc<Caller>>,
 }
 
 impl<R, W> std::fmt::Debug for Mcp<R, W> {
@@ -65,6 +66,7 @@ impl<R, W> std::fmt::Debug for Mcp<R, W> {
         f.debug_struct("Mcp")
             .field("settings", &self.settings)
             .field("max_line_bytes", &self.max_line_bytes)
+            .field("caller", &self.caller)
             .finish_non_exhaustive()
     }
 }
@@ -85,7 +87,21 @@ impl<R, W> Mcp<R, W> {
             writer,
             settings: Settings::default(),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            caller: None,
         }
+    }
+
+    /// The caller of every call on this connection (`ctx.caller()`; scopes and per-caller
+    /// rate limits apply to it). The stdio transport has no tokens: the client that
+    /// started this process is trusted to be who you say. Without one, calls are
+    /// anonymous: `tools/list` shows only the tools without scopes, and a call of a tool
+    /// with scopes answers `TOOL_FORBIDDEN`. A local server started by the user's own
+    /// MCP host usually trusts it with everything:
+    /// `Mcp::stdio().caller(Caller::new("local").with_every_scope())`.
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<Caller>>) -> Self {
+        self.caller = Some(caller.into());
+        self
     }
 
     /// The longest message accepted, in bytes (4 MiB by default); a longer line is
@@ -247,6 +263,7 @@ where
         inflight_bytes: Arc::default(),
         queue: queue.clone(),
         session: session.clone(),
+        caller: bridge.caller,
     };
     let read = reader.run(&stop).await;
     queue.reader_done();
@@ -279,6 +296,8 @@ struct Reader<R> {
     inflight_bytes: Arc<std::sync::atomic::AtomicUsize>,
     queue: Arc<OutQueue>,
     session: Session,
+    /// The caller of every call (`Mcp::caller`).
+    caller: Option<Arc<Caller>>,
 }
 
 enum Wake {
@@ -409,6 +428,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             header_version: None,
             link: self.link.clone(),
             cancellation: Some(cancel),
+            caller: self.caller.clone(),
         };
         let server = self.server.clone();
         let inflight = self.inflight.clone();

@@ -23,11 +23,13 @@ use http_body::Frame;
 use http_body_util::BodyExt;
 use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion};
 
+use super::Access;
 use super::guard::{Guard, Refusal, bearer_matches};
 use super::legacy::Legacy;
 use crate::bridge::mcp::meta::{self, Meta, Revision};
 use crate::bridge::mcp::server::{Exchange, Link, Reply, Server};
 use crate::bridge::mcp::wire::{self, Kind, Message, Method, NameField};
+use crate::context::Caller;
 
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
@@ -40,7 +42,7 @@ const HEADER_SESSION: &str = "mcp-session-id";
 pub(super) struct Endpoint {
     pub(super) server: Server,
     pub(super) guard: Guard,
-    pub(super) bearer_token: Option<Arc<[u8]>>,
+    pub(super) access: Access,
     pub(super) max_body_bytes: usize,
     pub(super) body_timeout: Duration,
     /// rmcp's session transport, when sessions are kept.
@@ -147,12 +149,40 @@ impl Endpoint {
     /// required). This is where an authenticated caller (`Caller`, from the token) will be
     /// attached to the request for every call it makes, and where a scope failure becomes
     /// `403` with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+    /// The caller of a request: `None` (anonymous) without authentication, the static
+    /// token's holder, or the one the OAuth layer in front admitted.
     #[allow(clippy::result_large_err, reason = "the error is the response")]
-    fn authenticate(&self, headers: &HeaderMap) -> Result<(), Response> {
-        match &self.bearer_token {
-            Some(token) if !bearer_matches(headers, token) => Err(unauthorized()),
-            _ => Ok(()),
+    fn authenticate(&self, request: &Request) -> Result<Option<Arc<Caller>>, Response> {
+        match &self.access {
+            Access::Anonymous => Ok(None),
+            Access::Static(token, caller) => {
+                if bearer_matches(request.headers(), token) {
+                    Ok(Some(caller.clone()))
+                } else {
+                    Err(unauthorized())
+                }
+            }
+            #[cfg(feature = "oauth")]
+            Access::OAuth(_) => Ok(request.extensions().get::<Arc<Caller>>().cloned()),
         }
+    }
+
+    /// With OAuth, `403 insufficient_scope` (step-up) for a `tools/call` of a tool whose
+    /// scopes the caller lacks.
+    #[cfg_attr(
+        not(feature = "oauth"),
+        allow(clippy::unused_self, unused_variables, reason = "OAuth's step-up only")
+    )]
+    fn step_up(&self, message: &Message, caller: Option<&Caller>) -> Option<Response> {
+        #[cfg(feature = "oauth")]
+        if let Access::OAuth(auth) = &self.access
+            && message.method == Method::ToolsCall
+            && let Ok(Some(name)) = message.string(&message.params.name)
+            && let Some(required) = self.server.scopes_of(&name)
+        {
+            return auth.insufficient_scope(caller, required);
+        }
+        None
     }
 
     pub(super) async fn handle(self: Arc<Self>, request: Request) -> Response {
@@ -166,8 +196,14 @@ impl Endpoint {
             }
             Err(Refusal::Forbidden(why)) => return plain(StatusCode::FORBIDDEN, why),
         }
-        if let Err(response) = self.authenticate(request.headers()) {
-            return response;
+        let caller = match self.authenticate(&request) {
+            Ok(caller) => caller,
+            Err(response) => return response,
+        };
+        let mut request = request;
+        if let Some(caller) = &caller {
+            // rmcp's sessions read it from the request (`legacy`).
+            request.extensions_mut().insert(caller.clone());
         }
         let header_version: Option<Box<str>> = request
             .headers()
@@ -273,12 +309,16 @@ impl Endpoint {
         if let Err(response) = Self::check_headers(&parts.headers, &message, header_version) {
             return response;
         }
+        if let Some(response) = self.step_up(&message, caller.as_deref()) {
+            return response;
+        }
         let link = Arc::new(HttpLink::default());
         let exchange = Exchange {
             connection: None,
             header_version: header_version.map(Box::from),
             link: link.clone(),
             cancellation: None,
+            caller,
         };
         answer(self.server.clone(), message, link, exchange).await
     }

@@ -33,7 +33,7 @@ use tokio::sync::mpsc;
 
 use crate::bridge::mcp::server::{Connection, Exchange, Link, Server, capabilities, server_info};
 use crate::bridge::mcp::wire::Message;
-use crate::context::{Cancellation, InputError, InputFuture};
+use crate::context::{Caller, Cancellation, InputError, InputFuture};
 
 /// rmcp's session transport over the core.
 pub(super) struct Legacy {
@@ -126,6 +126,13 @@ impl Adapter {
                 peer: context.peer.clone(),
             }),
             cancellation: Some(cancellation.clone()),
+            // The caller the HTTP request was authenticated as (the endpoint or the OAuth
+            // layer put it in the request's extensions).
+            caller: context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+                .cloned(),
         };
         let reply = {
             let handled = self.server.handle(&message, &exchange);

@@ -16,7 +16,12 @@
 //!   names (`localhost`, `127.0.0.1`, `::1`, any port);
 //! - with [`bearer_token`](McpHttp::bearer_token), every request must carry
 //!   `Authorization: Bearer <token>` (`401 Unauthorized` otherwise; compared in constant
-//!   time);
+//!   time), and its calls' caller (`ctx.caller()`) is `"bearer"`, holding every scope;
+//!   with `oauth` (cargo feature `oauth`), the server is an OAuth 2.1 resource server
+//!   (`bridge::OAuth`): each request's access token says who calls and with which scopes,
+//!   `tools/list` shows the tools the caller may call, and a call of another one is
+//!   answered `403` with `WWW-Authenticate: Bearer error="insufficient_scope"`. Without
+//!   either, calls are anonymous (a tool with scopes answers `TOOL_FORBIDDEN`);
 //! - a body that is not JSON is answered `400` with the JSON-RPC error `-32700`, one that
 //!   is not a JSON-RPC message `400` with `-32600` (both `id: null`); 2026-07-28's header
 //!   rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) are checked against the body
@@ -57,6 +62,9 @@ use tokio_util::sync::CancellationToken;
 use super::Bridge;
 use super::mcp::TraceParent;
 use super::mcp::server::{Server, Settings, TraceSpanFn};
+#[cfg(feature = "oauth")]
+use super::oauth::{OAuth, OAuthLayer};
+use crate::context::Caller;
 use crate::error::{Error, ErrorCode};
 use crate::session::Session;
 use endpoint::Endpoint;
@@ -122,6 +130,8 @@ struct Options {
     body_timeout: Duration,
     write_timeout: Duration,
     settings: Settings,
+    #[cfg(feature = "oauth")]
+    oauth: Option<OAuth>,
 }
 
 impl fmt::Debug for McpHttp {
@@ -165,6 +175,8 @@ impl McpHttp {
                 body_timeout: DEFAULT_TIMEOUT,
                 write_timeout: DEFAULT_TIMEOUT,
                 settings: Settings::default(),
+                #[cfg(feature = "oauth")]
+                oauth: None,
             },
             shutdown: None,
         }
@@ -201,10 +213,27 @@ impl McpHttp {
     }
 
     /// Requires `Authorization: Bearer <token>` on every request (`401 Unauthorized`
-    /// otherwise, with `WWW-Authenticate: Bearer`).
+    /// otherwise, with `WWW-Authenticate: Bearer`). Whoever holds the token may call
+    /// every tool: the calls' caller is `Caller::new("bearer").with_every_scope()`.
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.options.bearer_token = Some(Arc::from(token.into().into_bytes()));
+        self
+    }
+
+    /// Serves as an OAuth 2.1 resource server (the MCP authorization specification):
+    /// the RFC 9728 metadata at `/.well-known/oauth-protected-resource` (and its path
+    /// form), an access token checked on every request (`401` with a challenge
+    /// otherwise), `tools/list` filtered by the token's scopes, a call of a tool whose
+    /// scopes it lacks answered `403 insufficient_scope`, and the token's caller in every
+    /// call (`ctx.caller()`). When `auth` lists no `scopes_supported`, the metadata lists
+    /// the tools' scopes. The configuration is checked when serving starts
+    /// ([`Session::serve`] fails with the reason).
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    #[must_use]
+    pub fn oauth(mut self, auth: OAuth) -> Self {
+        self.options.oauth = Some(auth);
         self
     }
 
@@ -312,6 +341,11 @@ impl McpHttp {
 
     /// The MCP endpoint of `session` at `/mcp` with these options, to mount into an existing
     /// axum app. The allowed hosts and origins default to the loopback names.
+    ///
+    /// # Panics
+    /// When the options cannot be served (an `oauth` configuration that
+    /// [`Session::serve`] would refuse, or both `oauth` and `bearer_token`), with the
+    /// reason.
     pub fn into_router<N>(self, session: Session<N>) -> Router {
         let bound = match &self.listen {
             Listen::Listener(l) => l.local_addr().ok(),
@@ -326,6 +360,7 @@ impl McpHttp {
             origins,
             CancellationToken::new(),
         )
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -353,7 +388,7 @@ fn build_router(
     default_hosts: Option<Vec<String>>,
     default_origins: Vec<String>,
     shutdown: CancellationToken,
-) -> Router {
+) -> Result<Router, Error> {
     let hosts = options
         .allowed_hosts
         .clone()
@@ -361,6 +396,7 @@ fn build_router(
         .unwrap_or_default();
     let origins = options.allowed_origins.clone().unwrap_or(default_origins);
     let server = Server::new(session, options.settings.clone());
+    let access = Access::of(options, &server)?;
     let legacy = options.stateful.then(|| {
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts.clone())
@@ -375,15 +411,67 @@ fn build_router(
     let endpoint = Arc::new(Endpoint {
         server,
         guard: Guard::new(&hosts, &origins),
-        bearer_token: options.bearer_token.clone(),
+        access: access.clone(),
         max_body_bytes: options.max_body_bytes,
         body_timeout: options.body_timeout,
         legacy,
     });
-    Router::new().route(
+    let router = Router::new().route(
         MCP_PATH,
         axum::routing::any(move |request: Request| endpoint.clone().handle(request)),
-    )
+    );
+    // With OAuth, the layer answers the metadata and the challenges, and gives every
+    // request it lets through its caller.
+    Ok(match access {
+        #[cfg(feature = "oauth")]
+        Access::OAuth(auth) => router.layer(auth),
+        _ => router,
+    })
+}
+
+/// How the requests are authenticated.
+#[derive(Clone)]
+pub(super) enum Access {
+    /// Anonymous calls.
+    Anonymous,
+    /// `bearer_token`: its holder may call anything.
+    Static(Arc<[u8]>, Arc<Caller>),
+    /// `oauth`: access tokens (checked by the layer) and their scopes.
+    #[cfg(feature = "oauth")]
+    OAuth(OAuthLayer),
+}
+
+impl Access {
+    #[cfg_attr(
+        not(feature = "oauth"),
+        allow(
+            clippy::unnecessary_wraps,
+            unused_variables,
+            reason = "OAuth's setup can fail"
+        )
+    )]
+    fn of(options: &Options, server: &Server) -> Result<Self, Error> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &options.oauth {
+            if options.bearer_token.is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    "`McpHttp` has both a `bearer_token` and `oauth`: choose one (a static \
+                     token would bypass the access tokens' scopes)",
+                ));
+            }
+            return Ok(Access::OAuth(
+                oauth.clone().default_scopes(server.all_scopes()).layer()?,
+            ));
+        }
+        Ok(match &options.bearer_token {
+            Some(token) => Access::Static(
+                token.clone(),
+                Arc::new(Caller::new("bearer").with_every_scope()),
+            ),
+            None => Access::Anonymous,
+        })
+    }
 }
 
 impl Bridge for McpHttp {
@@ -444,7 +532,7 @@ impl Bridge for McpHttp {
                 hosts,
                 origins,
                 stop_sessions.child_token(),
-            );
+            )?;
             let signal = shutdown.unwrap_or_else(|| {
                 Box::pin(async {
                     // Without a signal handler, serve until the process ends.
