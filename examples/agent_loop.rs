@@ -8,7 +8,7 @@
 //! It prints the request's `tools` (what [`Export::tools`] gives), then takes a recorded
 //! model response (the JSON each provider sends back, tool calls included: a valid call,
 //! arguments the session rejects, a tool that does not exist), hands every tool call to
-//! [`Session::call_provider`], and prints the messages to send back on the next turn.
+//! [`Session::call_provider_with`] (as the counter's editor), and prints the messages to send back on the next turn.
 
 #![allow(
     clippy::doc_markdown,
@@ -17,8 +17,8 @@
 
 use std::fmt::Write as _;
 
-use pedelec::Session;
 use pedelec::export::{Export, ExportOptions, Target};
+use pedelec::{CallOptions, Session};
 use serde_json::{Value, json};
 
 #[allow(dead_code, reason = "only the skills and the counter are used here")]
@@ -177,7 +177,9 @@ pub async fn transcript(target: Target) -> Result<String, Box<dyn std::error::Er
             i + 1,
             serde_json::to_string(call)?
         )?;
-        let message = session.call_provider(&export, call).await;
+        // The agent acts for the counter's editor (`update_counter` requires `counter:write`).
+        let options = CallOptions::new().caller(counter::editor());
+        let message = session.call_provider_with(&export, call, options).await;
         writeln!(out, "-> {}", serde_json::to_string(&message)?)?;
         results.push(message);
     }

@@ -232,7 +232,8 @@ pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
 }
 
 /// The transcript's caller: it may update the counter.
-fn editor() -> Caller {
+#[must_use]
+pub fn editor() -> Caller {
     Caller::new("editor").with_scopes(["counter:write"])
 }
 

@@ -18,10 +18,12 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use pedelec::context::Caller;
 use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
 use pedelec::manifest::SerializableSkillsManifest;
 use pedelec::{
-    SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult, skills, tool,
+    CallOptions, SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult,
+    skills, tool,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -589,19 +591,21 @@ fn malformed_payloads_say_what_is_wrong() {
 #[tokio::test]
 async fn call_provider_answers_every_payload_in_the_providers_form() {
     let session = counter::demo_session().unwrap();
+    // `update_counter` requires `counter:write`: the calls are the editor's.
+    let editor = || CallOptions::new().caller(Caller::new("editor").with_scopes(["counter:write"]));
     let manifest = counter::ToolName::manifest();
     let export = manifest
         .export(Target::Anthropic, ExportOptions::default())
         .unwrap();
     let ok = session
-        .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 2}}))
+        .call_provider_with(&export, &json!({"type": "tool_use", "id": "toolu_1", "name": "update_counter", "input": {"delta": 2}}), editor())
         .await;
     assert_eq!(
         ok,
         json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"ok\":true,\"value\":{\"value\":2}}"})
     );
     let bad = session
-        .call_provider(&export, &json!({"type": "tool_use", "id": "toolu_2", "name": "update_counter", "input": {"delta": "2"}}))
+        .call_provider_with(&export, &json!({"type": "tool_use", "id": "toolu_2", "name": "update_counter", "input": {"delta": "2"}}), editor())
         .await;
     assert_eq!(bad["is_error"], true);
     assert_eq!(bad["tool_use_id"], "toolu_2");
@@ -612,9 +616,10 @@ async fn call_provider_answers_every_payload_in_the_providers_form() {
             .contains("TOOL_ARGS_INVALID")
     );
     let unknown = session
-        .call_provider(
+        .call_provider_with(
             &export,
             &json!({"type": "tool_use", "id": "toolu_3", "name": "reset", "input": {}}),
+            editor(),
         )
         .await;
     assert_eq!(unknown["tool_use_id"], "toolu_3");
@@ -624,7 +629,9 @@ async fn call_provider_answers_every_payload_in_the_providers_form() {
             .unwrap()
             .contains("TOOL_HANDLER_NOT_FOUND")
     );
-    let garbage = session.call_provider(&export, &json!([1, 2])).await;
+    let garbage = session
+        .call_provider_with(&export, &json!([1, 2]), editor())
+        .await;
     assert_eq!(garbage["is_error"], true);
     assert!(
         garbage["content"]
@@ -637,7 +644,7 @@ async fn call_provider_answers_every_payload_in_the_providers_form() {
         .export(Target::OpenAiChat, ExportOptions::default())
         .unwrap();
     let not_json = session
-        .call_provider(&export, &json!({"id": "call_9", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\": 2"}}))
+        .call_provider_with(&export, &json!({"id": "call_9", "type": "function", "function": {"name": "update_counter", "arguments": "{\"delta\": 2"}}), editor())
         .await;
     assert_eq!(not_json["tool_call_id"], "call_9");
     assert!(

@@ -576,6 +576,18 @@ impl<N> Session<N> {
     /// an error result that says what is wrong (`INVALID_INPUT`, `TOOL_ARGS_INVALID` or
     /// `TOOL_HANDLER_NOT_FOUND`), carrying the call's id when one can be read.
     pub async fn call_provider(&self, export: &Export, payload: &Value) -> Value {
+        self.call_provider_with(export, payload, CallOptions::default())
+            .await
+    }
+
+    /// [`call_provider`](Self::call_provider) with options: the caller whose scopes and
+    /// limits apply, the call's id, its progress sink.
+    pub async fn call_provider_with(
+        &self,
+        export: &Export,
+        payload: &Value,
+        options: CallOptions,
+    ) -> Value {
         // When there is nothing to restore, the arguments go to the session as JSON text
         // (OpenAI's as sent, Anthropic's object written once), validated on the fast path,
         // and the result text comes back as the message's content: no `Value` of the args
@@ -589,21 +601,24 @@ impl<N> Session<N> {
                     &written
                 }
             };
-            let content = self
-                .call_raw_with(call.tool, text, CallOptions::default())
-                .await;
+            let content = self.call_raw_with(call.tool, text, options).await;
             return export.text_message(call.id, content);
         }
-        self.call_provider_decoded(export, payload).await
+        self.call_provider_decoded(export, payload, options).await
     }
 
     /// The full route of [`call_provider`](Self::call_provider): decode (restoring what the
     /// provider form changed), call, encode.
-    async fn call_provider_decoded(&self, export: &Export, payload: &Value) -> Value {
+    async fn call_provider_decoded(
+        &self,
+        export: &Export,
+        payload: &Value,
+        options: CallOptions,
+    ) -> Value {
         match export.decode_call(payload) {
             Ok(mut call) => {
                 let args = std::mem::take(&mut call.args);
-                let result = self.call(&call.name, args).await;
+                let result = self.call_with(&call.name, args, options).await;
                 export.encode_result(&call, &result)
             }
             Err(error) => {
