@@ -254,7 +254,13 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         return Err("no scenario matches the filters".into());
     }
 
-    super::run(super::cargo(root).args(["build", "--example", "mcp_conformance"]))?;
+    // The features of the README's test command: CI's test run has built all of it.
+    super::run(super::cargo(root).args([
+        "build",
+        "--all-features",
+        "--example",
+        "mcp_conformance",
+    ]))?;
     let server_bin = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), PathBuf::from)
         .join("debug/examples/mcp_conformance");

@@ -86,9 +86,13 @@ http {{
     )
 }
 
-/// `--calls N` (300 by default) and `--failover N` (3,000 by default; 0 skips it).
-fn parse_args(args: &[OsString]) -> Result<(usize, usize), String> {
+/// `--calls N` (300 by default), `--failover N` (3,000 by default; 0 skips it) and
+/// `--debug` (debug builds of the replicas: what CI runs, whose test run built them
+/// already; the properties checked do not depend on speed).
+fn parse_args(args: &[OsString]) -> Result<(usize, usize, bool), String> {
     let (mut calls, mut failover) = (300, 3000);
+    let debug = args.iter().any(|a| a == "--debug");
+    let args: Vec<OsString> = args.iter().filter(|a| *a != "--debug").cloned().collect();
     for pair in args.chunks(2) {
         match pair {
             [flag, n] if flag == "--calls" || flag == "--failover" => {
@@ -107,12 +111,12 @@ fn parse_args(args: &[OsString]) -> Result<(usize, usize), String> {
             }
             _ => {
                 return Err(format!(
-                    "unknown arguments for replicas: {args:?} (expected --calls N, --failover N)"
+                    "unknown arguments for replicas: {args:?} (expected --calls N, --failover N, --debug)"
                 ));
             }
         }
     }
-    Ok((calls, failover))
+    Ok((calls, failover, debug))
 }
 
 #[allow(dead_code, reason = "the flags' first form, kept for its tests")]
@@ -159,11 +163,20 @@ fn counter_of(addr: SocketAddr) -> Result<i64, String> {
 
 /// Runs `cargo xtask replicas`.
 pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
-    let (calls, failover_calls) = parse_args(args)?;
+    let (calls, failover_calls, debug) = parse_args(args)?;
     let nginx = debs::install(root, debs::NGINX)?;
-    println!("replicas: building the counter example (release)");
-    super::run(super::cargo(root).args(["build", "--release", "--quiet", "--example", "counter"]))?;
-    let counter = target_dir(root).join("release/examples/counter");
+    let (profile, flags): (&str, &[&str]) = if debug {
+        ("debug", &["build", "--quiet"])
+    } else {
+        ("release", &["build", "--release", "--quiet"])
+    };
+    println!("replicas: building the counter example ({profile})");
+    super::run(
+        super::cargo(root)
+            .args(flags)
+            .args(["--all-features", "--example", "counter"]),
+    )?;
+    let counter = target_dir(root).join(profile).join("examples/counter");
     let dir = target_dir(root).join("replicas");
     for sub in [
         "tmp/body",
@@ -250,7 +263,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     }
     println!("replicas: ok: every call answered, spread over all three replicas");
     if failover_calls > 0 {
-        failover(root, &nginx, &dir, failover_calls)?;
+        failover(root, &nginx, &dir, failover_calls, (profile, flags))?;
     }
     Ok(())
 }
@@ -333,14 +346,20 @@ fn journal_of(path: &Path) -> Result<Vec<i64>, String> {
 }
 
 /// The failover run (see the module docs).
-fn failover(root: &Path, nginx: &debs::Tree, dir: &Path, calls: usize) -> Result<(), String> {
+fn failover(
+    root: &Path,
+    nginx: &debs::Tree,
+    dir: &Path,
+    calls: usize,
+    (profile, flags): (&str, &[&str]),
+) -> Result<(), String> {
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
-    println!("replicas: failover: building pedelec-load (release)");
-    super::run(super::cargo(root).args(["build", "--release", "--quiet", "-p", "pedelec-load"]))?;
-    let server = target_dir(root).join("release/load-server");
+    println!("replicas: failover: building pedelec-load ({profile})");
+    super::run(super::cargo(root).args(flags).args(["-p", "pedelec-load"]))?;
+    let server = target_dir(root).join(profile).join("load-server");
     let mut replicas = Vec::new();
     let mut journals = Vec::new();
     for i in 0..3 {
