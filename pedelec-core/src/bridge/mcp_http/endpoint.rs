@@ -185,6 +185,59 @@ impl Endpoint {
         None
     }
 
+    /// A request's body, within the size limit and the deadline.
+    #[allow(clippy::result_large_err, reason = "the error is the response")]
+    async fn read_body(&self, body: Body) -> Result<Bytes, Response> {
+        let read = tokio::time::timeout(
+            self.body_timeout,
+            http_body_util::Limited::new(body, self.max_body_bytes).collect(),
+        )
+        .await;
+        match read {
+            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: the request body is over the limit",
+            )),
+            Ok(Err(_)) => Err(plain(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read",
+            )),
+            Err(_) => Err(plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the request body did not arrive in time",
+            )),
+        }
+    }
+
+    /// A request to rmcp's sessions; with OAuth, a `tools/call` of a tool whose scopes
+    /// the caller lacks is answered `403` first, as on the stateless path.
+    async fn to_legacy(
+        &self,
+        legacy: &Legacy,
+        request: Request,
+        caller: Option<&Caller>,
+    ) -> Response {
+        #[cfg(feature = "oauth")]
+        if matches!(self.access, Access::OAuth(_)) && request.method() == HttpMethod::POST {
+            let (parts, body) = request.into_parts();
+            let bytes = match self.read_body(body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            if let Ok(message) = Message::parse(bytes.clone())
+                && let Some(response) = self.step_up(&message, caller)
+            {
+                return response;
+            }
+            return legacy
+                .handle(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+        }
+        let _ = caller;
+        legacy.handle(request).await
+    }
+
     pub(super) async fn handle(self: Arc<Self>, request: Request) -> Response {
         match self.guard.check(request.uri(), request.headers()) {
             Ok(()) => {}
@@ -217,7 +270,7 @@ impl Endpoint {
             && (request.method() != HttpMethod::POST
                 || request.headers().contains_key(HEADER_SESSION))
         {
-            return legacy.handle(request).await;
+            return self.to_legacy(legacy, request, caller.as_deref()).await;
         }
         if request.method() != HttpMethod::POST {
             let mut response = plain(
@@ -252,32 +305,9 @@ impl Endpoint {
             );
         }
         let (parts, body) = request.into_parts();
-        let limit = self.max_body_bytes;
-        let read = tokio::time::timeout(
-            self.body_timeout,
-            http_body_util::Limited::new(body, limit).collect(),
-        )
-        .await;
-        let bytes = match read {
-            Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
-                return plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload Too Large: the request body is over the limit",
-                );
-            }
-            Ok(Err(_)) => {
-                return plain(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the request body could not be read",
-                );
-            }
-            Err(_) => {
-                return plain(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "Request Timeout: the request body did not arrive in time",
-                );
-            }
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
         };
         let message = match Message::parse(bytes.clone()) {
             Ok(message) => message,
