@@ -130,7 +130,8 @@ pub(crate) struct Unreadable {
 struct Envelope<'a> {
     #[serde(borrow)]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow)]
+    /// `Some("null")` for `"id": null` (kept: a request's id must not be null).
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(borrow)]
     method: Option<&'a RawValue>,
@@ -176,6 +177,12 @@ fn range_in(whole: &str, part: &RawValue) -> Range<usize> {
     start..start + part.get().len()
 }
 
+/// A field's raw JSON when present, `null` included (serde reads a `null` into `None`
+/// for an `Option` by itself).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as Deserialize>::deserialize(d).map(Some)
+}
+
 fn is_null(raw: &RawValue) -> bool {
     raw.get() == "null"
 }
@@ -217,9 +224,18 @@ impl Message {
         let id = match envelope.id {
             Some(id) if is_null(id) => None,
             Some(id) => {
-                let first = id.get().as_bytes().first().copied();
+                let text = id.get();
+                let first = text.as_bytes().first().copied();
                 if !matches!(first, Some(b'"' | b'-' | b'0'..=b'9')) {
                     return Err(invalid("`id` must be a string or a number"));
+                }
+                // A number id is an integer a client can read back (MCP: `string |
+                // number`; JSON-RPC: no fractional part): `1e4001` is not echoed.
+                if first != Some(b'"')
+                    && text.parse::<i64>().is_err()
+                    && text.parse::<u64>().is_err()
+                {
+                    return Err(invalid("a number `id` must be an integer within 64 bits"));
                 }
                 Some(range_in(str, id))
             }

@@ -12,7 +12,17 @@ struct Authority {
 }
 
 fn authority(text: &str) -> Option<Authority> {
-    let authority = axum::http::uri::Authority::try_from(text.trim()).ok()?;
+    let text = text.trim();
+    // An allow-list entry may name a bare IPv6 address (`::1`), which an authority writes
+    // in brackets.
+    let bracketed;
+    let text = if text.parse::<std::net::Ipv6Addr>().is_ok() {
+        bracketed = format!("[{text}]");
+        bracketed.as_str()
+    } else {
+        text
+    };
+    let authority = axum::http::uri::Authority::try_from(text).ok()?;
     Some(Authority {
         host: authority
             .host()
