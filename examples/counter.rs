@@ -165,8 +165,9 @@ pub fn demo_session() -> Result<pedelec::Session, pedelec::Error> {
 }
 
 // The MCP server (`--mcp`, `--mcp-http`) also serves `count_to`: a long call that reports
-// its progress (`notifications/progress`, when the client asked for it) and can be
-// cancelled.
+// its progress (`notifications/progress`, when the client asked for it), can be cancelled,
+// and runs as a task for clients of the tasks extension; and `reset_counter`, which asks
+// the user first (`ctx.elicit`) and has an icon.
 
 /// The arguments of `count_to`.
 #[derive(Debug, Deserialize, ToolArgs)]
@@ -177,7 +178,7 @@ struct CountToArgs {
 }
 
 /// Count to n, one step every 10 ms, reporting progress at each step.
-#[tool(timeout_ms = 60_000, title = "Count", read_only)]
+#[tool(timeout_ms = 60_000, title = "Count", read_only, task = optional)]
 async fn count_to(args: CountToArgs, ctx: ToolCallContext) -> Result<u64, ToolError> {
     for i in 1..=args.n {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -186,7 +187,36 @@ async fn count_to(args: CountToArgs, ctx: ToolCallContext) -> Result<u64, ToolEr
     Ok(args.n)
 }
 
-/// The session served over MCP: the demo session's tools, plus `count_to`.
+/// The answer `reset_counter` asks the user for.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct ResetConfirm {
+    /// Reset the counter to 0?
+    confirm: bool,
+}
+
+/// Reset the counter to 0, once the user confirms.
+#[tool(
+    title = "Reset the counter",
+    icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciLz48L3N2Zz4="
+)]
+async fn reset_counter(ctx: ToolCallContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<ResetConfirm>("confirm", "Reset the counter to 0?")
+        .await?;
+    Ok(match answer {
+        pedelec::context::Elicited::Accepted(ResetConfirm { confirm: true }) => {
+            let counter = ctx.state::<Counter>()?;
+            counter.add(-counter.get());
+            "reset to 0".to_owned()
+        }
+        pedelec::context::Elicited::Accepted(_) => "kept: not confirmed".to_owned(),
+        pedelec::context::Elicited::Declined => "kept: declined".to_owned(),
+        pedelec::context::Elicited::Cancelled => "kept: cancelled".to_owned(),
+    })
+}
+
+/// The session served over MCP: the demo session's tools, plus `count_to` and
+/// `reset_counter`.
 ///
 /// # Errors
 /// When the skill set is invalid (it is not).
@@ -195,6 +225,7 @@ pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
     let tools = skills.tools_mut();
     tools.push(pedelec::ToolDefinition::of::<render_page>());
     tools.push(pedelec::ToolDefinition::of::<count_to>());
+    tools.push(pedelec::ToolDefinition::of::<reset_counter>());
     pedelec::Session::builder(skills)
         .state(Counter::default())
         .create()
@@ -321,8 +352,8 @@ fn option(args: &[String], flag: &str, var: &str) -> Option<String> {
 /// the process is trusted with every scope); `--mcp-http ADDR`: over streamable HTTP at
 /// `http://ADDR/mcp`, as an OAuth resource server with `--issuer URL --resource URL` (or
 /// `PEDELEC_OAUTH_ISSUER`, `PEDELEC_OAUTH_RESOURCE`), with a static bearer token when
-/// `PEDELEC_MCP_TOKEN` is set, anonymous otherwise; until Ctrl-C. `Ok(false)` when `args`
-/// asks for neither.
+/// `PEDELEC_MCP_TOKEN` is set, anonymous otherwise; with sessions for 2025-11-25 clients
+/// with `--stateful`; until Ctrl-C. `Ok(false)` when `args` asks for neither.
 ///
 /// # Errors
 /// When the session cannot be created, the options are wrong, or the transport fails.
@@ -339,7 +370,8 @@ pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Erro
         return Ok(false);
     };
     let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
-    let mut bridge = pedelec::bridge::McpHttp::bind(addr);
+    let stateful = args.iter().any(|a| a == "--stateful");
+    let mut bridge = pedelec::bridge::McpHttp::bind(addr).stateful(stateful);
     let issuer = option(args, "--issuer", "PEDELEC_OAUTH_ISSUER");
     let resource = option(args, "--resource", "PEDELEC_OAUTH_RESOURCE");
     let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();

@@ -6,8 +6,8 @@
 //! (b) JSON Lines over `tokio::io::duplex` on a current-thread runtime: sequential calls
 //!     (latency) and 256 in flight (throughput), against a hand-written `serde_json` line
 //!     protocol doing the least possible work.
-//! (c) With `--features mcp`: the same calls through `rmcp` (the MCP bridge) over the same
-//!     kind of in-memory transport.
+//! (c) With `--features mcp`: the same calls over MCP's stdio transport (`bridge::Mcp`)
+//!     beside JSON Lines, driven the same way over the same kind of in-memory pipe.
 //! (d) Call policy: `call_raw` with no layers, through one pass-through layer, and under a
 //!     per-caller rate limit that never refuses, in one group (the ratios are the point).
 
@@ -191,7 +191,10 @@ where
         }
         writer.flush().await.unwrap();
         let line = lines.next_line().await.unwrap().unwrap();
-        debug_assert!(line.contains("\"ok\":true"), "{line}");
+        debug_assert!(
+            line.contains("\"ok\":true") || line.contains("\"isError\":false"),
+            "{line}"
+        );
         black_box(line);
         received += 1;
     }
@@ -260,53 +263,103 @@ fn json_lines(c: &mut Criterion) {
     group.finish();
 }
 
+/// MCP `tools/call` lines with distinct ids (unique among 256 in flight).
+#[cfg(feature = "mcp")]
+fn mcp_requests() -> Vec<Vec<u8>> {
+    (0..1024)
+        .map(|i| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"update_counter\",\"arguments\":{{\"delta\":1}}}}}}\n"
+            )
+            .into_bytes()
+        })
+        .collect()
+}
+
+/// A server on one end of an in-memory pipe, the client's reader and writer on the other:
+/// `json_lines` (its manifest read) or `mcp` (its `initialize` handshake done).
+#[cfg(feature = "mcp")]
+fn connect(
+    rt: &tokio::runtime::Runtime,
+    server: &str,
+) -> (
+    tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    BufWriter<tokio::io::WriteHalf<tokio::io::DuplexStream>>,
+) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(client_end);
+    let mut writer = BufWriter::new(w);
+    let mut lines = BufReader::new(r).lines();
+    rt.block_on(async {
+        if server == "mcp" {
+            let (sr, sw) = tokio::io::split(server_end);
+            tokio::spawn(session().serve(pedelec_core::bridge::Mcp::from_parts(sr, sw)));
+            writer
+                .write_all(concat!(
+                    r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
+                    "\n",
+                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                    "\n"
+                ).as_bytes())
+                .await
+                .unwrap();
+            writer.flush().await.unwrap();
+            let initialized = lines.next_line().await.unwrap().unwrap();
+            assert!(initialized.contains("\"protocolVersion\""), "{initialized}");
+        } else {
+            tokio::spawn(session().serve(JsonLines::new(server_end)));
+            let manifest = lines.next_line().await.unwrap().unwrap();
+            assert!(manifest.starts_with("{\"type\":\"manifest\""));
+        }
+    });
+    (lines, writer)
+}
+
+/// MCP over stdio against JSON Lines, the same calls over the same kind of in-memory pipe,
+/// driven the same way (pre-encoded lines, every answer read), in the same run.
 #[cfg(feature = "mcp")]
 fn mcp(c: &mut Criterion) {
-    use rmcp::ServiceExt;
-    use rmcp::model::CallToolRequestParams;
-
     let rt = runtime();
-    let mut group = c.benchmark_group("mcp");
+    let mut group = c.benchmark_group("mcp_stdio");
     group.throughput(Throughput::Elements(1));
-    let client = rt.block_on(async {
-        let (client_end, server_end) = tokio::io::duplex(1 << 16);
-        let (r, w) = tokio::io::split(server_end);
-        tokio::spawn(session().serve(pedelec_core::bridge::Mcp::from_parts(r, w)));
-        ().serve(client_end).await.unwrap()
-    });
-    let args = serde_json::json!({"delta": 1});
-    let params = || {
-        CallToolRequestParams::new("update_counter")
-            .with_arguments(args.as_object().unwrap().clone())
-    };
-    group.bench_function("pedelec_rmcp_sequential", |b| {
-        b.to_async(&rt).iter(|| async {
-            let r = client.call_tool(params()).await.unwrap();
-            debug_assert_ne!(r.is_error, Some(true));
-            r
-        });
-    });
-    group.bench_function("pedelec_rmcp_pipelined_256", |b| {
-        b.iter_custom(|iters| {
-            rt.block_on(async {
-                let start = Instant::now();
-                let mut set = tokio::task::JoinSet::new();
-                for i in 0..iters {
-                    if i >= 256 {
-                        set.join_next().await.unwrap().unwrap();
-                    }
-                    let peer = client.peer().clone();
-                    let p = params();
-                    set.spawn(async move { peer.call_tool(p).await.unwrap() });
-                }
-                while let Some(r) = set.join_next().await {
-                    r.unwrap();
-                }
-                start.elapsed()
-            })
-        });
-    });
+    let json_lines_requests = requests();
+    let mcp_requests = mcp_requests();
+    let mut timed = Vec::new();
+    for (label, window) in [("sequential", 1), ("pipelined_256", 256)] {
+        for server in ["json_lines", "mcp"] {
+            let (mut lines, mut writer) = connect(&rt, server);
+            let requests = if server == "mcp" {
+                &mcp_requests
+            } else {
+                &json_lines_requests
+            };
+            group.bench_function(format!("{server}_{label}"), |b| {
+                b.iter_custom(|iters| {
+                    rt.block_on(drive(&mut lines, &mut writer, requests, iters, window))
+                });
+            });
+            // The ratio at a glance: the best of 5 rounds of 20,000 calls, right after.
+            let best = (0..5)
+                .map(|_| rt.block_on(drive(&mut lines, &mut writer, requests, 20_000, window)))
+                .min()
+                .unwrap();
+            timed.push((server, label, best.as_secs_f64() * 1e9 / 20_000.0));
+        }
+    }
     group.finish();
+    for label in ["sequential", "pipelined_256"] {
+        let of = |server: &str| {
+            timed
+                .iter()
+                .find(|(s, l, _)| *s == server && *l == label)
+                .map_or(f64::NAN, |t| t.2)
+        };
+        let (json_lines, mcp) = (of("json_lines"), of("mcp"));
+        println!(
+            "mcp_stdio {label}: MCP {mcp:.0} ns/call, JSON Lines {json_lines:.0} ns/call, ratio {:.2}×",
+            mcp / json_lines
+        );
+    }
 }
 
 #[cfg(not(feature = "mcp"))]

@@ -35,6 +35,11 @@ use crate::schema::{Literal, MapKey, SchemaNode, ToolArgs};
 pub trait ToolOutput: Serialize {
     /// The schema of the serialized value, fully inlined.
     const OUTPUT_SCHEMA: SchemaNode;
+
+    /// `true` for [`Content`]: the value is a list of MCP content blocks (text, images,
+    /// audio, resources), which the MCP bridges answer as the call's `content` instead of
+    /// JSON text and `structuredContent`.
+    const CONTENT: bool = false;
 }
 
 /// Leaf types: their output schema is their argument schema (one type mapping).
@@ -123,19 +128,33 @@ impl<T: ToolOutput + ?Sized> ToolOutput for &T {
 #[derive(Clone, Copy)]
 pub struct OutputSchema {
     node: &'static SchemaNode,
+    content: bool,
 }
 
 impl OutputSchema {
     /// The output schema of a result whose serialized form `node` describes.
     #[must_use]
     pub const fn new(node: &'static SchemaNode) -> Self {
-        OutputSchema { node }
+        OutputSchema {
+            node,
+            content: false,
+        }
     }
 
     /// The output schema of `T`.
     #[must_use]
     pub const fn of<T: ToolOutput + ?Sized>() -> Self {
-        OutputSchema::new(const { &T::OUTPUT_SCHEMA })
+        OutputSchema {
+            node: const { &T::OUTPUT_SCHEMA },
+            content: T::CONTENT,
+        }
+    }
+
+    /// `true` when the result is [`Content`] (MCP content blocks): MCP lists no
+    /// `outputSchema` for it and answers the blocks themselves.
+    #[must_use]
+    pub const fn is_content(&self) -> bool {
+        self.content
     }
 
     /// The schema of the result itself (before any wrapping).
@@ -183,6 +202,170 @@ impl OutputSchema {
     }
 }
 
+/// What a tool shows a person or a model beyond JSON: text, images, audio and embedded
+/// resources, in any mix (MCP content blocks). A tool returning `Content` is answered over
+/// MCP with these blocks as the call's `content`; over JSON Lines and in process its value
+/// is the list of blocks in their MCP form.
+///
+/// ```
+/// use pedelec_core::output::Content;
+/// let png: &[u8] = &[0x89, b'P', b'N', b'G'];
+/// let content = Content::text("Here is the chart:")
+///     .and(Content::image(png, "image/png"))
+///     .and(Content::resource_text("file:///data.json", "application/json", "{}"));
+/// assert_eq!(serde_json::to_value(&content).unwrap()[1]["data"], "iVBORw==");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Content {
+    blocks: Vec<Block>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Block {
+    Text {
+        text: String,
+    },
+    Image {
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    Audio {
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    Resource {
+        resource: Resource,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+struct Resource {
+    uri: String,
+    #[serde(rename = "mimeType")]
+    mime_type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blob: Option<String>,
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+impl Content {
+    fn one(block: Block) -> Self {
+        Content {
+            blocks: vec![block],
+        }
+    }
+
+    /// Text.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::one(Block::Text { text: text.into() })
+    }
+
+    /// An image: its bytes (sent base64-encoded) and MIME type (`image/png`).
+    #[must_use]
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Content::one(Block::Image {
+            data: base64(bytes),
+            mime_type: mime_type.into(),
+        })
+    }
+
+    /// Audio: its bytes (sent base64-encoded) and MIME type (`audio/wav`).
+    #[must_use]
+    pub fn audio(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Content::one(Block::Audio {
+            data: base64(bytes),
+            mime_type: mime_type.into(),
+        })
+    }
+
+    /// An embedded text resource: its URI, MIME type and text.
+    #[must_use]
+    pub fn resource_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Content::one(Block::Resource {
+            resource: Resource {
+                uri: uri.into(),
+                mime_type: mime_type.into(),
+                text: Some(text.into()),
+                blob: None,
+            },
+        })
+    }
+
+    /// An embedded binary resource: its URI, MIME type and bytes (sent base64-encoded).
+    #[must_use]
+    pub fn resource_blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: &[u8],
+    ) -> Self {
+        Content::one(Block::Resource {
+            resource: Resource {
+                uri: uri.into(),
+                mime_type: mime_type.into(),
+                text: None,
+                blob: Some(base64(bytes)),
+            },
+        })
+    }
+
+    /// These blocks followed by `more`'s.
+    #[must_use]
+    pub fn and(mut self, more: Content) -> Self {
+        self.blocks.extend(more.blocks);
+        self
+    }
+
+    /// How many blocks.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// `true` when there is no block.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+}
+
+impl Serialize for Content {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.blocks.serialize(serializer)
+    }
+}
+
+/// The schema of a content block: an object with a `type`.
+impl ToolOutput for Content {
+    const OUTPUT_SCHEMA: SchemaNode = SchemaNode::array(
+        const {
+            &SchemaNode::object(
+                const {
+                    &[crate::schema::Property::new(
+                        "type",
+                        SchemaNode::string(),
+                        true,
+                    )]
+                },
+            )
+        },
+    );
+    const CONTENT: bool = true;
+}
+
 /// The property a non-object result is wrapped in.
 const RESULT: &str = "result";
 
@@ -191,6 +374,7 @@ impl fmt::Debug for OutputSchema {
         f.debug_struct("OutputSchema")
             .field("node", self.node)
             .field("wrapped", &self.is_wrapped())
+            .field("content", &self.content)
             .finish()
     }
 }

@@ -67,9 +67,10 @@ async fn calls_succeed_and_fail_like_everywhere_else() {
         .unwrap();
     assert_eq!(r.is_error, Some(false));
     assert_eq!(r.structured_content, None, "not an object: text only");
+    // A string is its own text, not its JSON (a host shows the text to the model as is).
     assert_eq!(
         serde_json::to_value(&r.content).unwrap()[0]["text"],
-        json!("\"hi\"")
+        json!("hi")
     );
 
     for (name, args, code) in [
@@ -78,7 +79,6 @@ async fn calls_succeed_and_fail_like_everywhere_else() {
         ("explode", json!({}), "TOOL_HANDLER_ERROR"),
         ("slow", json!({}), "TOOL_TIMEOUT"),
         ("nan", json!({}), "TOOL_RESULT_INVALID"),
-        ("nope", json!({}), "TOOL_HANDLER_NOT_FOUND"),
     ] {
         let r = client.call_tool(call(name, args)).await.unwrap();
         assert_eq!(r.is_error, Some(true), "{name}");
@@ -89,6 +89,12 @@ async fn calls_succeed_and_fail_like_everywhere_else() {
         assert_eq!(error["code"], code, "{name}: {error}");
         assert!(error["message"].is_string());
     }
+    // An unknown tool is a protocol error (`-32602`), not a tool's failure.
+    let unknown = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    assert!(
+        unknown.to_string().contains("-32602") || unknown.to_string().contains("Unknown tool"),
+        "{unknown}"
+    );
     client.cancel().await.unwrap();
 }
 

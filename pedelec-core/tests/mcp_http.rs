@@ -118,13 +118,12 @@ async fn the_rmcp_client_lists_and_calls_tools_over_http() {
     assert_eq!(r.is_error, Some(false));
     assert_eq!(r.structured_content, Some(json!({"value": 2})));
 
-    // Bad args, a failing handler, a timeout, an unknown tool: `isError` results (never
-    // JSON-RPC errors), without `structuredContent`, the error as JSON text.
+    // Bad args, a failing handler, a timeout: `isError` results (never JSON-RPC errors),
+    // without `structuredContent`, the error as JSON text.
     for (name, args, code) in [
         ("update_counter", json!({"delta": "2"}), "TOOL_ARGS_INVALID"),
         ("fail", json!({}), "TOOL_HANDLER_ERROR"),
         ("slow", json!({}), "TOOL_TIMEOUT"),
-        ("nope", json!({}), "TOOL_HANDLER_NOT_FOUND"),
     ] {
         let r = client.call_tool(call(name, args)).await.unwrap();
         assert_eq!(r.is_error, Some(true), "{name}");
@@ -133,6 +132,12 @@ async fn the_rmcp_client_lists_and_calls_tools_over_http() {
         let error: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
         assert_eq!(error["code"], code, "{name}: {error}");
     }
+    // An unknown tool is a protocol error: `-32602`.
+    let unknown = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    assert!(
+        unknown.to_string().contains("Unknown tool: nope"),
+        "{unknown}"
+    );
     client.cancel().await.unwrap();
 }
 

@@ -1020,3 +1020,75 @@ async fn the_layer_protects_an_axum_app_of_your_own() {
     assert_eq!(r.status(), 403);
     assert!(challenge(&r).contains("scope=\"notes:read\""));
 }
+
+#[tokio::test]
+async fn a_session_call_without_the_tools_scopes_is_answered_403_too() {
+    // `McpHttp::stateful(true)`: 2025-11-25 clients keep a session (rmcp's transport);
+    // a call in that session is checked for scopes before it reaches the session.
+    let issuer = Issuer::start().await;
+    let rsa = SigningKey::rsa("rsa-1");
+    issuer.publish(&rsa);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = OAuth::new(&resource).issuer(&issuer.url);
+    let server = serve_with(listener, resource.clone(), |b| b.oauth(auth).stateful(true));
+    let reader = rsa.sign(&issuer.claims(&resource, "alice", "counter:read", json!({})));
+    let writer =
+        rsa.sign(&issuer.claims(&resource, "alice", "counter:read counter:write", json!({})));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    let r = post(addr, Some(&bearer(&reader)), &initialize).await;
+    assert_eq!(r.status(), 200, "{r:?}");
+    let session = r
+        .headers()
+        .get("mcp-session-id")
+        .expect("a session")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let in_session = |token: String, body: Value| {
+        let session = session.clone();
+        async move {
+            reqwest::Client::new()
+                .post(format!("http://{addr}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .header("mcp-session-id", session)
+                .header("authorization", bearer(&token))
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let r = in_session(
+        reader.clone(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert!(r.status().is_success(), "{r:?}");
+    let r = in_session(reader, call("write_counter", "w")).await;
+    assert_eq!(r.status(), 403);
+    assert!(
+        challenge(&r).starts_with("Bearer error=\"insufficient_scope\""),
+        "{}",
+        challenge(&r)
+    );
+    assert_eq!(server.calls.of("alice"), 0, "the handler never ran");
+    // With the scopes, the same call runs in the session (answered as JSON or as an
+    // event stream, as rmcp's session transport chooses).
+    let r = in_session(writer, call("write_counter", "w")).await;
+    assert_eq!(r.status(), 200, "{r:?}");
+    let text = r.text().await.unwrap();
+    let answer: Value = text
+        .lines()
+        .map(|l| l.strip_prefix("data:").unwrap_or(l).trim())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no answer in {text}"));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(server.calls.of("alice"), 1);
+}

@@ -7,6 +7,9 @@
 #[path = "../examples/soak/driver.rs"]
 #[allow(dead_code, reason = "the example uses the rest")]
 mod driver;
+#[cfg(feature = "mcp")]
+#[path = "../examples/soak/mcp_http.rs"]
+mod mcp_http;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_thousand_calls_are_each_answered_exactly_once() {
@@ -30,6 +33,43 @@ async fn twenty_thousand_calls_are_each_answered_exactly_once() {
         "TOOL_HANDLER_ERROR",
         "TOOL_TIMEOUT",
         "TOOL_CANCELLED",
+    ] {
+        assert!(
+            report.codes.get(code).is_some_and(|&n| n > 0),
+            "no {code}: {report}"
+        );
+    }
+    assert!(report.abandoned > 0, "{report}");
+}
+
+/// The same over MCP's streamable HTTP transport (`cargo xtask soak --mcp-http` runs
+/// 1,000,000).
+#[cfg(feature = "mcp")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_thousand_mcp_http_calls_are_each_answered_exactly_once() {
+    driver::quiet_deliberate_panics();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(mcp_http::serve(listener, driver::session(), async move {
+        let _ = stopped.await;
+    }));
+    let report = mcp_http::run(addr, driver::Config::new(20_000))
+        .await
+        .unwrap();
+    let _ = stop.send(());
+    let _ = server.await;
+    println!("{report}");
+    assert!(report.problems.is_empty(), "{report}");
+    assert_eq!(report.answered + report.abandoned, report.sent, "{report}");
+    for code in [
+        "OK",
+        "TOOL_ARGS_INVALID",
+        "TOOL_HANDLER_ERROR",
+        "TOOL_TIMEOUT",
+        "-32602",
+        "-32700",
+        "-32600",
     ] {
         assert!(
             report.codes.get(code).is_some_and(|&n| n > 0),

@@ -3,6 +3,8 @@
 //
 //     node client.mjs stdio COMMAND [ARG...]   # spawns the server, talks over stdio
 //     node client.mjs http URL                 # streamable HTTP; token in PEDELEC_MCP_TOKEN
+//     node client.mjs features stdio|http TARGET [ARG...]
+//                                              # icons, and elicitation answered accept / decline / cancel
 //     node client.mjs oauth URL                # OAuth access tokens in PEDELEC_TOKEN_WRITER
 //                                              # (counter:write) and PEDELEC_TOKEN_READER
 //
@@ -17,6 +19,7 @@ const require = createRequire(path.resolve(process.env.MCP_CLIENTS_NODE ?? ".", 
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 
@@ -76,6 +79,38 @@ async function overHttp(url, headers, statuses) {
   } finally {
     await client.close();
   }
+}
+
+// Icons in `tools/list`, and `reset_counter` asking the user (`elicitation/create`, the SDK
+// being on 2025-11-25) answered accept, decline, cancel.
+async function features(transport) {
+  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"]];
+  const asked = [];
+  const client = new Client({ name: "pedelec-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    const [action, content] = plan.shift();
+    return content ? { action, content } : { action };
+  });
+  await client.connect(transport);
+  const report = { asked };
+  const call = async (name, args) => {
+    try {
+      return await client.callTool({ name, arguments: args });
+    } catch (e) {
+      return { raised: failure(e) };
+    }
+  };
+  try {
+    report.tools = (await client.listTools()).tools;
+    report.before_reset = await call("update_counter", { delta: 5 });
+    report.elicited = [];
+    for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
+    report.after_reset = await call("get_current_page", {});
+  } finally {
+    await client.close();
+  }
+  return report;
 }
 
 // What a caller with `token` sees: its tools, a call of each kind, and every HTTP answer's
@@ -140,6 +175,14 @@ async function main() {
         report[name] = { error: failure(e), statuses };
       }
     }
+  } else if (mode === "features") {
+    const [where, ...args] = [target, ...rest];
+    const token = process.env.PEDELEC_MCP_TOKEN ?? "";
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    const transport = where === "stdio"
+      ? new StdioClientTransport({ command: args[0], args: args.slice(1), env: process.env })
+      : new StreamableHTTPClientTransport(new URL(args[0]), { requestInit: { headers } });
+    report = await features(transport);
   } else if (mode === "oauth") {
     report = {};
     for (const [who, variable] of [["writer", "PEDELEC_TOKEN_WRITER"], ["reader", "PEDELEC_TOKEN_READER"], ["nobody", null]]) {

@@ -3,6 +3,8 @@ as one JSON object; `tests/mcp_clients.rs` checks it.
 
     python client.py stdio COMMAND [ARG...]     # spawns the server, talks over stdio
     python client.py http URL                   # streamable HTTP; token in PEDELEC_MCP_TOKEN
+    python client.py features stdio|http TARGET # icons, elicitation, a task (`Client`, auto mode)
+    python client.py policy URL                 # a rate limit and a tool the caller may not call
     python client.py oauth URL                  # OAuth access tokens in PEDELEC_TOKEN_WRITER
                                                 # (counter:write) and PEDELEC_TOKEN_READER
 
@@ -15,8 +17,14 @@ import json
 import os
 import sys
 import traceback
+from typing import Any, Literal
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from pydantic import ConfigDict, Field, TypeAdapter
+
+import mcp.types as types
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.extension import ClientExtension, ResultClaim
+from mcp_types import Request, RequestParams, Result
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -87,6 +95,142 @@ async def over_http(url, headers, statuses=None):
                 return await scenario(session)
 
 
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+class TaskParams(RequestParams):
+    task_id: str
+
+
+class GetTask(Request[TaskParams, Literal["tasks/get"]]):
+    name_param = "taskId"
+
+
+class CancelTask(Request[TaskParams, Literal["tasks/cancel"]]):
+    name_param = "taskId"
+
+
+class CreatedTask(Result):
+    """A `tools/call` answered with a task (`resultType: "task"`)."""
+
+    model_config = ConfigDict(extra="allow")
+    result_type: Literal["task"] = Field(alias="resultType")
+    task_id: str
+    status: str
+
+
+ANY = TypeAdapter(dict[str, Any])
+
+
+class Tasks(ClientExtension):
+    """The tasks extension, as a host would write it with the SDK's extension API: a task
+    is polled with `tasks/get` until it ends; with `cancel_next`, it is cancelled with
+    `tasks/cancel` after its first poll. Every step is recorded in `log`."""
+
+    identifier = TASKS
+
+    def __init__(self):
+        self.log = []
+        self.cancel_next = False
+
+    def claims(self):
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self.resolve)]
+
+    async def resolve(self, created, ctx):
+        log = {"created": created.status, "polled": []}
+        self.log.append(log)
+        params = TaskParams(task_id=created.task_id)
+        cancel, self.cancel_next = self.cancel_next, False
+        for _ in range(2000):
+            got = await ctx.session.send_request(GetTask(method="tasks/get", params=params), ANY)
+            log["polled"].append(got.get("status"))
+            if got.get("status") in ("completed", "failed", "cancelled"):
+                log["final"] = got
+                break
+            if cancel:
+                cancel = False
+                log["cancel"] = await ctx.session.send_request(
+                    CancelTask(method="tasks/cancel", params=params), ANY
+                )
+            await asyncio.sleep(got.get("pollIntervalMs", 50) / 1000)
+        final = log.get("final", {})
+        if final.get("status") == "completed":
+            return types.CallToolResult.model_validate(final["result"])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"task {final.get('status')}")],
+            is_error=True,
+        )
+
+
+async def features(target):
+    """Icons in `tools/list`, `reset_counter` answered accept / decline / cancel, and
+    `count_to` as a task: completed, then cancelled."""
+    plan = [("accept", {"confirm": True}), ("decline", None), ("cancel", None)]
+    asked = []
+
+    async def elicit(context, params):
+        asked.append(dump(params))
+        action, content = plan.pop(0)
+        return types.ElicitResult(action=action, content=content)
+
+    tasks = Tasks()
+    report = {"asked": asked, "tasks": tasks.log}
+    mode = os.environ.get("PEDELEC_CLIENT_MODE", "auto")
+    token = os.environ.get("PEDELEC_MCP_TOKEN", "")
+    http = None
+    if isinstance(target, str) and token:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        target = streamable_http_client(target, http_client=http)
+    async with http if http is not None else _nothing():
+        return await features_with(target, mode, elicit, tasks, report)
+
+
+class _nothing:
+    async def __aenter__(self):
+        return None
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+async def features_with(target, mode, elicit, tasks, report):
+    async with Client(target, mode=mode, elicitation_callback=elicit, extensions=[tasks]) as client:
+        report["protocol"] = client.protocol_version
+        listed = await client.list_tools()
+        report["tools"] = [dump(t) for t in listed.tools]
+
+        async def call(name, args):
+            try:
+                return dump(await asyncio.wait_for(client.call_tool(name, args), 60))
+            except Exception as e:
+                return {"raised": failure(e)}
+
+        report["before_reset"] = await call("update_counter", {"delta": 5})
+        report["elicited"] = [await call("reset_counter", {}) for _ in range(3)]
+        report["after_reset"] = await call("get_current_page", {})
+        report["task"] = await call("count_to", {"n": 20})
+        tasks.cancel_next = True
+        report["task_cancelled"] = await call("count_to", {"n": 100000})
+    return report
+
+
+async def policy(url):
+    """Four calls of `hello` under a limit of three per caller, and a call of
+    `reset_counter`, which needs a scope this anonymous caller lacks."""
+    report = {}
+    async with Client(url) as client:
+        listed = await client.list_tools()
+        report["tools"] = sorted(t.name for t in listed.tools)
+        report["calls"] = []
+        for _ in range(4):
+            report["calls"].append(dump(await client.call_tool("hello", {})))
+        try:
+            report["forbidden"] = dump(await client.call_tool("reset_counter", {}))
+        except Exception as e:
+            report["forbidden"] = {"raised": failure(e)}
+    return report
+
+
 async def oauth_scenario(url, token):
     """What a caller with `token` sees: its tools, a call of each kind, and every HTTP
     answer's status with its `WWW-Authenticate` challenge."""
@@ -140,6 +284,14 @@ async def main():
                 report[name] = {"connected": True, "statuses": statuses}
             except Exception as e:
                 report[name] = {"error": failure(e), "statuses": statuses}
+    elif mode == "features":
+        if sys.argv[2] == "stdio":
+            target = StdioServerParameters(command=sys.argv[3], args=sys.argv[4:], env=dict(os.environ))
+        else:
+            target = sys.argv[3]
+        report = await features(target)
+    elif mode == "policy":
+        report = await policy(sys.argv[2])
     elif mode == "oauth":
         url = sys.argv[2]
         report = {}

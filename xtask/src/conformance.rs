@@ -120,6 +120,33 @@ pub const NOT_APPLICABLE: &[(&str, &str)] = &[
     ),
 ];
 
+/// Applicable scenarios that fail today, each with what it needs: pedelec's argsSchema
+/// model (DESIGN §1) has no way to say it yet. They run and are shown; the task fails when
+/// any other applicable scenario fails, and when one of these passes (the entry is then
+/// stale: remove it).
+pub const KNOWN_FAILURES: &[(&str, &str)] = &[
+    (
+        "json-schema-2020-12",
+        "the tool `json_schema_2020_12_tool` lists `$schema`, `$defs` with `$anchor`,          `allOf`/`anyOf` and `if`/`then`/`else`: keywords an argsSchema cannot hold (its wire          form is the subset of DESIGN §1), so the tool is not served",
+    ),
+    (
+        "elicitation-sep1330-enums",
+        "titled enums (`oneOf` of `const`/`title`, `enumNames`, `items.anyOf`) in the form a          tool asks for: an argsSchema has untitled `enum`s only, so `ctx.elicit::<T>` cannot          ask for them",
+    ),
+    (
+        "http-custom-header-server-validation",
+        "a tool with an `x-mcp-header` property (SEP-2243 `Mcp-Param-*` headers): an          argsSchema has no annotation for it, so no tool declares one and the header checks          are not exercised",
+    ),
+];
+
+/// Why an applicable scenario is expected to fail, if it is in [`KNOWN_FAILURES`].
+fn known_failure(name: &str) -> Option<&'static str> {
+    KNOWN_FAILURES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, why)| *why)
+}
+
 /// The Node.js module hooks that let the suite run on Node 20: its bundle imports
 /// `globSync` from `fs`, which Node 22 added; where `fs.globSync` is missing, the import is
 /// taken from the `glob` package instead (same name, same signature for the suite's use).
@@ -227,7 +254,13 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         return Err("no scenario matches the filters".into());
     }
 
-    super::run(super::cargo(root).args(["build", "--example", "mcp_conformance"]))?;
+    // The features of the README's test command: CI's test run has built all of it.
+    super::run(super::cargo(root).args([
+        "build",
+        "--all-features",
+        "--example",
+        "mcp_conformance",
+    ]))?;
     let server_bin = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), PathBuf::from)
         .join("debug/examples/mcp_conformance");
@@ -287,13 +320,37 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
             vacuous.join(", ")
         );
     }
-    let failed: Vec<String> = outcomes
+    let expected: Vec<String> = outcomes
         .iter()
-        .filter(|o| o.applies && !o.passed())
+        .filter(|o| o.applies && !o.passed() && known_failure(&o.scenario).is_some())
         .map(|o| format!("{} ({})", o.scenario, o.version))
         .collect();
+    if !expected.is_empty() {
+        println!(
+            "conformance: {} run(s) fail as expected (KNOWN_FAILURES, reasons: `--list`): {}",
+            expected.len(),
+            expected.join(", ")
+        );
+    }
+    let stale: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.applies && o.passed() && !o.vacuous() && known_failure(&o.scenario).is_some())
+        .map(|o| format!("{} ({})", o.scenario, o.version))
+        .collect();
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.applies && !o.passed() && known_failure(&o.scenario).is_none())
+        .map(|o| format!("{} ({})", o.scenario, o.version))
+        .collect();
+    if !stale.is_empty() {
+        return Err(format!(
+            "{} run(s) in KNOWN_FAILURES passed: remove them from the table: {}",
+            stale.len(),
+            stale.join(", ")
+        ));
+    }
     if failed.is_empty() {
-        println!("conformance: every applicable scenario passed");
+        println!("conformance: every other applicable scenario passed");
         Ok(())
     } else {
         Err(format!(
@@ -495,12 +552,13 @@ fn parse_list(text: &str) -> Result<Vec<Listed>, String> {
 fn check_table(listed: &[Listed]) -> Result<(), String> {
     let stale: Vec<&str> = NOT_APPLICABLE
         .iter()
+        .chain(KNOWN_FAILURES)
         .map(|(name, _)| *name)
         .filter(|name| !listed.iter().any(|l| l.name == *name))
         .collect();
     if !stale.is_empty() {
         return Err(format!(
-            "NOT_APPLICABLE in xtask/src/conformance.rs names scenarios the suite does not list: {}",
+            "NOT_APPLICABLE or KNOWN_FAILURES in xtask/src/conformance.rs names scenarios the suite does not list: {}",
             stale.join(", ")
         ));
     }
@@ -594,10 +652,11 @@ fn render_plan(listed: &[Listed]) -> String {
             columns.join(", ")
         };
         let columns = format!("{:w$}", format!("[{columns}]"), w = all.len());
-        let status = match not_applicable(&l.name) {
-            Some(why) => format!("not applicable: {why}"),
-            None if columns.starts_with("[(") => "not run: no revision pedelec serves".into(),
-            None => "runs".into(),
+        let status = match (not_applicable(&l.name), known_failure(&l.name)) {
+            (Some(why), _) => format!("not applicable: {why}"),
+            (None, _) if columns.starts_with("[(") => "not run: no revision pedelec serves".into(),
+            (None, Some(why)) => format!("runs, fails as expected: {why}"),
+            (None, None) => "runs".into(),
         };
         let _ = writeln!(out, "  {:width$}  {columns}  {status}", l.name);
     }

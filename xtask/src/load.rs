@@ -52,6 +52,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Run under `perf record`.
     pub profile: bool,
+    /// Another build's `load-server`, run as the server `before` (`--kind pedelec`): the
+    /// same workload against pedelec as it was, in the same run.
+    pub baseline: Option<PathBuf>,
 }
 
 /// The workloads.
@@ -75,7 +78,8 @@ impl Workload {
 /// The flags' help.
 pub const USAGE: &str = "[--workload counter|tmdevlab] [--rounds N] [--clients 1,16,64]
                    [--kinds pedelec,rmcp,floor] [--warmup SECS] [--secs SECS]
-                   [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile]";
+                   [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile]
+                   [--baseline PATH/TO/load-server]";
 
 fn list<T: std::str::FromStr>(flag: &str, value: &str) -> Result<Vec<T>, String> {
     value
@@ -114,6 +118,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             protocol: "2025-11-25".into(),
             threads: None,
             profile: false,
+            baseline: None,
         },
         Workload::TmDevLab => Options {
             workload,
@@ -125,6 +130,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             protocol: "2025-11-25".into(),
             threads: None,
             profile: false,
+            baseline: None,
         },
     };
     let mut it = args.iter();
@@ -150,6 +156,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--clients" => options.clients = list(flag, value)?,
             "--kinds" => options.kinds = list(flag, value)?,
+            "--baseline" => options.baseline = Some(PathBuf::from(value)),
             "--warmup" => options.warmup = number(value)?,
             "--secs" => options.secs = number(value)?,
             "--protocol" => options.protocol.clone_from(value),
@@ -163,12 +170,15 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
     if options.secs <= 0.0 {
         return Err("`--secs` must be above 0".into());
     }
+    if options.baseline.is_some() && !options.kinds.iter().any(|k| k == "before") {
+        options.kinds.push("before".into());
+    }
     for kind in &options.kinds {
         let known: &[&str] = match workload {
-            Workload::Counter => &["pedelec", "rmcp", "floor"],
-            Workload::TmDevLab => &["pedelec", "rmcp"],
+            Workload::Counter => &["pedelec", "rmcp", "floor", "before"],
+            Workload::TmDevLab => &["pedelec", "rmcp", "before"],
         };
-        if !known.contains(&kind.as_str()) {
+        if !known.contains(&kind.as_str()) || (kind == "before" && options.baseline.is_none()) {
             return Err(format!(
                 "no `{kind}` server for the {} workload (servers: {})",
                 workload.name(),
@@ -326,9 +336,13 @@ impl Environment {
         clients: usize,
         round: usize,
     ) -> Result<Measure, String> {
-        let mut server = Command::new(self.bins.join("load-server"));
+        let (program, server_kind) = match (&options.baseline, kind) {
+            (Some(baseline), "before") => (baseline.clone(), "pedelec"),
+            _ => (self.bins.join("load-server"), kind),
+        };
+        let mut server = Command::new(program);
         server
-            .args(["--kind", kind, "--workload", options.workload.name()])
+            .args(["--kind", server_kind, "--workload", options.workload.name()])
             .stdout(Stdio::piped());
         if let (Some((_, port)), Some((_, api))) = (&self.redis, &self.api) {
             let redis = format!("redis://127.0.0.1:{port}");

@@ -9,7 +9,7 @@
 //!   those whose name contains `FILTER` when given.
 //! - `manifest`: print the counter example's manifest (`cargo run --example counter -- --manifest`).
 //! - `bench [ARGS]`: `cargo bench --workspace [ARGS]`.
-//! - `soak [--calls N]`: the soak test (`soak.rs`).
+//! - `soak [--calls N] [--mcp-http]`: the soak test, over JSON Lines or MCP HTTP (`soak.rs`).
 //! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
 //!   (`compile_profile.rs`).
@@ -22,7 +22,8 @@
 //! - `load [FLAGS]`: MCP over HTTP under load, pedelec beside rmcp and the transport floor,
 //!   or the TM Dev Lab v2 workload against Redis (`load.rs`; the servers and the generator
 //!   are the `xtask/load` crate).
-//! - `replicas [--calls N]`: three `McpHttp` counters behind nginx (`replicas.rs`).
+//! - `replicas [--calls N] [--failover N]`: three `McpHttp` counters behind nginx, calls
+//!   spread over them, and the failover property with one killed (`replicas.rs`).
 
 mod compile_bench;
 mod compile_profile;
@@ -47,7 +48,9 @@ tasks:
   expand [FILTER]  print the expansion snapshots (names containing FILTER)
   manifest         print the counter example's manifest
   bench [ARGS]     cargo bench --workspace [ARGS]
-  soak [--calls N] N calls (default 1,000,000) over loopback TCP: exactly once, RSS, latency
+  soak [--calls N] [--mcp-http]
+                   N calls (default 1,000,000) over loopback TCP, JSON Lines or MCP HTTP:
+                   each answered exactly once, RSS flat, latency
   compile-bench [N] [--runs R] [--profile]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
@@ -62,13 +65,14 @@ tasks:
   layers           check that pedelec-core's modules form layers (no cycle)
   load [--workload counter|tmdevlab] [--rounds N] [--clients 1,16,64]
        [--kinds pedelec,rmcp,floor] [--warmup SECS] [--secs SECS]
-       [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile]
+       [--protocol 2025-11-25|2026-07-28] [--threads N] [--profile] [--baseline PATH]
                    MCP over HTTP under load: pedelec's McpHttp, rmcp's own server and
                    a bare axum floor (counter), or the TM Dev Lab v2 tools against Redis
                    (tmdevlab); interleaved rounds, medians, ratios; --profile: perf
-  replicas [--calls N]
+  replicas [--calls N] [--failover N]
                    three McpHttp counters behind nginx (Debian's, under target/debs/):
-                   calls spread over all three";
+                   calls spread over all three; then one replica killed mid-run: every
+                   call answered once or failed visibly, none run twice";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);

@@ -10,10 +10,15 @@
 //! server's RSS grew more than 10% after the warm-up.
 //!
 //! ```text
-//! cargo run --release -p pedelec-core --example soak -- [--calls N] [--connections C] [--window W]
+//! cargo run --release -p pedelec-core --example soak -- [--calls N] [--connections C] [--window W] [--mcp-http]
 //! ```
+//!
+//! With `--mcp-http` the server is the same session over MCP's streamable HTTP transport
+//! (`McpHttp`), and the mix adds unknown tools and bodies that are not JSON or not
+//! JSON-RPC; a client that gives up closes its connection mid-call (`mcp_http.rs`).
 
 mod driver;
+mod mcp_http;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
@@ -32,8 +37,9 @@ fn flag(args: &[String], name: &str) -> Option<u64> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let over_http = args.iter().any(|a| a == "--mcp-http");
     if args.iter().any(|a| a == "--server") {
-        server();
+        server(over_http);
         return ExitCode::SUCCESS;
     }
     let mut config = driver::Config::new(flag(&args, "--calls").unwrap_or(1_000_000));
@@ -47,6 +53,7 @@ fn main() -> ExitCode {
     let exe = std::env::current_exe().expect("the soak executable");
     let mut child = Command::new(exe)
         .arg("--server")
+        .args(over_http.then_some("--mcp-http"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -59,19 +66,32 @@ fn main() -> ExitCode {
         .trim()
         .parse()
         .unwrap_or_else(|e| panic!("the server printed {first:?}: {e}"));
-    println!(
-        "soak: {} calls over {} connections ({} in flight each) to pid {} at {addr}",
-        config.calls,
-        config.connections,
-        config.window,
-        child.id()
-    );
+    if over_http {
+        println!(
+            "soak: {} calls over MCP HTTP, {} kept-alive connections (one request in flight each), to pid {} at {addr}",
+            config.calls,
+            config.connections * config.window.min(4),
+            child.id()
+        );
+    } else {
+        println!(
+            "soak: {} calls over {} connections ({} in flight each) to pid {} at {addr}",
+            config.calls,
+            config.connections,
+            config.window,
+            child.id()
+        );
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let report = runtime.block_on(driver::run(addr, config));
+    let report = if over_http {
+        runtime.block_on(mcp_http::run(addr, config))
+    } else {
+        runtime.block_on(driver::run(addr, config))
+    };
     drop(child.stdin.take()); // the server exits at the end of its input
     let _ = child.wait();
     let report = match report {
@@ -106,7 +126,7 @@ fn main() -> ExitCode {
 }
 
 /// The server: prints its address, serves until its standard input ends.
-fn server() {
+fn server(over_http: bool) {
     driver::quiet_deliberate_panics();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -117,14 +137,21 @@ fn server() {
             .await
             .expect("a loopback port");
         println!("{}", listener.local_addr().expect("the address"));
-        let serving = tokio::spawn(driver::serve(listener, driver::session()));
         // The driver closes our stdin when it is done (or dies).
-        let _ = tokio::task::spawn_blocking(|| {
+        let input_closed = tokio::task::spawn_blocking(|| {
             let mut sink = String::new();
             while std::io::stdin().read_line(&mut sink).is_ok_and(|n| n > 0) {}
-        })
-        .await;
-        serving.abort();
+        });
+        if over_http {
+            let stop = async {
+                let _ = input_closed.await;
+            };
+            mcp_http::serve(listener, driver::session(), stop).await;
+        } else {
+            let serving = tokio::spawn(driver::serve(listener, driver::session()));
+            let _ = input_closed.await;
+            serving.abort();
+        }
     });
     runtime.shutdown_background();
 }

@@ -2,9 +2,9 @@
 //!
 //! - [`JsonLines`]: one JSON message per line over any async reader/writer (stdio, TCP);
 //!   the protocol is specified in `docs/protocol.md`.
-//! - `Mcp` (cargo feature `mcp`): the Model Context Protocol over stdio, through the
-//!   official `rmcp` crate, so that any MCP client can use the tools; `McpHttp` over
-//!   streamable HTTP.
+//! - `Mcp` and `McpHttp` (cargo feature `mcp`): the Model Context Protocol over stdio and
+//!   streamable HTTP (revisions 2025-11-25 and 2026-07-28, on `rmcp`'s model types), so
+//!   that any MCP client can use the tools.
 //! - `OAuth` (cargo feature `oauth`): `McpHttp` as an OAuth 2.1 resource server, so that
 //!   each call knows its caller and each tool's scopes are enforced.
 //!
@@ -29,7 +29,7 @@ pub mod oauth;
 pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
-pub use mcp::Mcp;
+pub use mcp::{Mcp, TraceParent};
 #[cfg(feature = "mcp")]
 pub use mcp_http::McpHttp;
 #[cfg(feature = "oauth")]

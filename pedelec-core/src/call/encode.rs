@@ -69,6 +69,15 @@ pub(crate) fn to_tool_result(result: Result<Encoded, ToolError>) -> ToolResult {
     }
 }
 
+/// A call's outcome as the value's JSON text, or the error.
+pub(crate) fn to_value_text(result: Result<Encoded, ToolError>) -> Result<String, ToolError> {
+    match result? {
+        Encoded::Text(text) => Ok(text),
+        // A `Value` serializes to text without failing.
+        Encoded::Value(v) => Ok(v.to_string()),
+    }
+}
+
 const OK_PREFIX: &str = r#"{"ok":true,"value":"#;
 
 /// A call's outcome as the wire text `{"ok":true,"value":…}` or `{"ok":false,"error":…}`.

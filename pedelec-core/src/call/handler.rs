@@ -396,6 +396,7 @@ pub(crate) fn panic_error(payload: &(dyn Any + Send)) -> ToolError {
         "(a panic payload that is not a string)".to_owned()
     };
     ToolError::new(format!("the handler panicked: {message}"))
+        .with_details(serde_json::json!({ "panic": true }))
 }
 
 #[cfg(test)]

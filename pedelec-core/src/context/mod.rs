@@ -5,12 +5,15 @@
 //! - `caller`: [`Caller`], who makes the call and which scopes they hold;
 //! - `cancel`: [`Cancellation`], the call's cancellation flag;
 //! - `state`: [`StateMap`], the session's shared state;
-//! - `progress`: [`ProgressUpdate`] and where reports go ([`ProgressSink`]).
+//! - `progress`: [`ProgressUpdate`] and where reports go ([`ProgressSink`]);
+//! - `client`: what a handler can ask of the client ([`ClientChannel`]): log messages,
+//!   elicitation, sampling, roots.
 //!
 //! It knows nothing of handlers, tools or sessions.
 
 mod caller;
 mod cancel;
+mod client;
 mod progress;
 mod state;
 
@@ -21,6 +24,10 @@ use std::time::{Duration, Instant};
 pub use caller::Caller;
 use cancel::CancelFlag;
 pub use cancel::Cancellation;
+pub use client::{
+    ClientChannel, Elicited, InputError, InputFuture, InputKind, InputRequest, LogLevel, Root,
+    SampleRequest, Sampled,
+};
 pub use progress::{ProgressSink, ProgressUpdate};
 pub use state::StateMap;
 
@@ -96,8 +103,12 @@ struct ContextInner {
     cancellation: CallCancel,
     state: Arc<StateMap>,
     progress: Option<ProgressFn>,
+    client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
 }
+
+/// A call's channel to its client.
+pub(crate) type ClientFn = Arc<dyn ClientChannel>;
 
 /// A call's progress sink.
 pub(crate) type ProgressFn = Arc<dyn ProgressSink>;
@@ -111,6 +122,7 @@ pub(crate) struct CallParts {
     /// The caller's handle; without one, the call's flag lives in the context.
     pub(crate) cancellation: Option<Cancellation>,
     pub(crate) progress: Option<ProgressFn>,
+    pub(crate) client: Option<ClientFn>,
     pub(crate) caller: Option<Arc<Caller>>,
 }
 
@@ -148,6 +160,7 @@ impl ToolCallContext {
                 timeout,
                 cancellation: Some(cancellation),
                 progress: None,
+                client: None,
                 caller: None,
             },
             tool_name.into(),
@@ -165,6 +178,7 @@ impl ToolCallContext {
             timeout,
             cancellation,
             progress,
+            client,
             caller,
         } = parts;
         ToolCallContext {
@@ -180,6 +194,7 @@ impl ToolCallContext {
                 },
                 state,
                 progress,
+                client,
                 caller,
             }),
         }
@@ -211,6 +226,7 @@ impl ToolCallContext {
             reused.state = state.clone();
         }
         reused.progress = parts.progress;
+        reused.client = parts.client;
         reused.caller = parts.caller;
         self
     }
@@ -230,6 +246,7 @@ impl ToolCallContext {
             CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
         }
         inner.progress = None;
+        inner.client = None;
         inner.caller = None;
         Some(self)
     }
@@ -354,6 +371,131 @@ impl ToolCallContext {
     #[must_use]
     pub fn wants_progress(&self) -> bool {
         self.inner.progress.is_some()
+    }
+
+    /// Logs a message for the client: an MCP `notifications/message` when the client
+    /// asked for messages of this level (`logging/setLevel`, or the request's `logLevel`),
+    /// and always a `tracing` event (target `pedelec::tool`) with the call's span.
+    /// Reports after the call's result was delivered are dropped.
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        let message = message.as_ref();
+        match level {
+            LogLevel::Debug => tracing::debug!(target: "pedelec::tool", "{message}"),
+            LogLevel::Info | LogLevel::Notice => {
+                tracing::info!(target: "pedelec::tool", level = %level, "{message}");
+            }
+            LogLevel::Warning => tracing::warn!(target: "pedelec::tool", "{message}"),
+            _ => tracing::error!(target: "pedelec::tool", level = %level, "{message}"),
+        }
+        if let Some(client) = &self.inner.client
+            && client.log_enabled(level)
+        {
+            client.log(level, message);
+        }
+    }
+
+    /// Whether a [`log`](Self::log) message at `level` reaches the client (to skip
+    /// building messages nobody reads).
+    #[must_use]
+    pub fn wants_log(&self, level: LogLevel) -> bool {
+        self.inner
+            .client
+            .as_ref()
+            .is_some_and(|client| client.log_enabled(level))
+    }
+
+    /// Whether the client can answer requests for `kind` of input (it declared the
+    /// capability, and the transport carries the request).
+    #[must_use]
+    pub fn client_supports(&self, kind: InputKind) -> bool {
+        self.inner
+            .client
+            .as_ref()
+            .is_some_and(|client| client.supports(kind))
+    }
+
+    /// Asks the person using the client to fill in a form of type `T` (MCP elicitation),
+    /// with `message` telling them why. `key` names the request among this call's requests
+    /// (unique per call, for instance `"confirm"`).
+    ///
+    /// `T`'s argsSchema is the form: it must be an object of strings, numbers, integers,
+    /// booleans and multiple choices (arrays of an enum), which is checked at compile
+    /// time. Declining or cancelling the form are answers ([`Elicited`]), not errors.
+    ///
+    /// Over MCP 2025-11-25 this sends `elicitation/create` while the call waits (on stdio,
+    /// or `McpHttp::stateful(true)`); over 2026-07-28 the call is answered with an
+    /// input-required result and the client calls again with the answer: **the handler then
+    /// runs again from its start**, so work before the first `elicit` runs twice (keep it
+    /// idempotent, or ask first). Several `elicit`s awaited together
+    /// (`tokio::join!`) become one round.
+    ///
+    /// # Errors
+    /// When the client cannot be asked (it did not declare `elicitation`: over MCP the call
+    /// then answers the protocol error `-32021`; the transport carries no requests to the
+    /// client), the request failed, or the answer does not match `T`.
+    pub async fn elicit<T>(
+        &self,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, ToolError>
+    where
+        T: crate::schema::ToolArgs + serde::de::DeserializeOwned,
+    {
+        const {
+            assert!(
+                const { &T::SCHEMA }.is_flat_form(),
+                "`ctx.elicit::<T>` asks a person to fill in a form: `T` must be a struct of strings, numbers, integers, booleans and multiple choices (a `Vec` of a unit enum), with nothing nested"
+            );
+        }
+        let schema = const { &T::SCHEMA };
+        let request = InputRequest::Elicit {
+            message: message.into(),
+            requested_schema: client::form_schema(schema),
+        };
+        let answer = self.ask(key, request).await?;
+        client::read_elicited(key, schema, answer)
+    }
+
+    /// Asks the client's model for a completion (MCP sampling): the answer's text, the
+    /// model's name and why it stopped. `key` names the request among this call's
+    /// requests. Over 2026-07-28 the handler runs again from its start with the answer (see
+    /// [`elicit`](Self::elicit)).
+    ///
+    /// # Errors
+    /// As [`elicit`](Self::elicit), with the `sampling` capability.
+    pub async fn sample(&self, key: &str, request: SampleRequest) -> Result<Sampled, ToolError> {
+        let answer = self
+            .ask(key, InputRequest::Sample(request.to_json()))
+            .await?;
+        client::read_sampled(key, &answer)
+    }
+
+    /// The client's roots (MCP `roots/list`): the `file://` locations it lets the server
+    /// work in. `key` names the request among this call's requests. Over 2026-07-28 the
+    /// handler runs again from its start with the answer (see [`elicit`](Self::elicit)).
+    ///
+    /// # Errors
+    /// As [`elicit`](Self::elicit), with the `roots` capability.
+    pub async fn roots(&self, key: &str) -> Result<Vec<Root>, ToolError> {
+        let answer = self.ask(key, InputRequest::ListRoots).await?;
+        client::read_roots(key, answer)
+    }
+
+    async fn ask(&self, key: &str, request: InputRequest) -> Result<serde_json::Value, ToolError> {
+        let kind = request.kind();
+        let Some(client) = &self.inner.client else {
+            return Err(client::input_error(
+                key,
+                kind,
+                &InputError::Unsupported(
+                    "this call's caller cannot be asked for input (it is not an MCP client)".into(),
+                ),
+            ));
+        };
+        client
+            .ask(key, request)
+            .await
+            .map_err(|e| client::input_error(key, kind, &e))
     }
 
     /// Who makes the call: the caller a bridge authenticated (`McpHttp` from the access
@@ -504,6 +646,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             cancellation,
             progress: None,
+            client: None,
             caller: None,
         }
     }

@@ -685,6 +685,49 @@ impl SchemaNode {
         self.is_kind(SchemaKind::Object)
     }
 
+    /// `true` when the node is a form a person can fill in: an object whose properties
+    /// are strings, numbers, integers or booleans, or arrays of strings from an `enum`
+    /// (a multiple choice), with no `oneOf` and nothing nested. MCP's elicitation asks only
+    /// for such schemas. Usable in a `const`: `ctx.elicit::<T>` checks it at compile time.
+    #[must_use]
+    pub const fn is_flat_form(&self) -> bool {
+        if !self.is_object() || self.one_of.is_some() {
+            return false;
+        }
+        let properties: &[Property] = match &self.properties {
+            None => &[],
+            Some(Cow::Borrowed(properties)) => properties,
+            Some(Cow::Owned(properties)) => properties.as_slice(),
+        };
+        let mut i = 0;
+        while i < properties.len() {
+            let node = &properties[i].schema;
+            let flat = match node.kind {
+                Some(
+                    SchemaKind::String
+                    | SchemaKind::Number
+                    | SchemaKind::Integer
+                    | SchemaKind::Boolean,
+                ) => node.one_of.is_none(),
+                Some(SchemaKind::Array) => match &node.items {
+                    Some(SchemaRef::Static(items)) => {
+                        items.is_kind(SchemaKind::String) && items.enum_values.is_some()
+                    }
+                    Some(SchemaRef::Owned(items)) => {
+                        items.is_kind(SchemaKind::String) && items.enum_values.is_some()
+                    }
+                    None => false,
+                },
+                _ => false,
+            };
+            if !flat {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     /// `description`
     #[must_use]
     pub fn description(&self) -> Option<&str> {

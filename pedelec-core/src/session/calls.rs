@@ -22,9 +22,11 @@ use serde_json::value::RawValue;
 
 use super::Session;
 use super::dispatch::{CallSetup, Shared, cancelled_error};
-use crate::call::encode::{Encoding, to_json_text, to_tool_result};
+use crate::call::encode::{Encoding, to_json_text, to_tool_result, to_value_text};
 use crate::call::handler::panic_error;
-use crate::context::{CallId, Caller, Cancellation, ProgressFn, ProgressSink, ProgressUpdate};
+use crate::context::{
+    CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink, ProgressUpdate,
+};
 use crate::error::ToolResult;
 use crate::schema::decode::ArgsIn;
 
@@ -48,6 +50,7 @@ pub struct CallOptions {
     call_id: Option<Arc<str>>,
     cancellation: Option<Cancellation>,
     progress: Option<ProgressFn>,
+    client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
 }
 
@@ -91,6 +94,17 @@ impl CallOptions {
         self
     }
 
+    /// The call's channel to its client: where the handler's
+    /// [`log`](crate::ToolCallContext::log) messages and requests for input
+    /// ([`elicit`](crate::ToolCallContext::elicit), [`sample`](crate::ToolCallContext::sample),
+    /// [`roots`](crate::ToolCallContext::roots)) go. Bridges to clients that can answer
+    /// them set it; without one, requests for input fail.
+    #[must_use]
+    pub fn client_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
+        self.client = Some(channel);
+        self
+    }
+
     /// Who makes the call: the handler sees it (`ctx.caller()`), a tool declared with
     /// `#[tool(scopes = [...])]` answers `TOOL_FORBIDDEN` unless the caller holds them all,
     /// and a per-caller rate limit counts the call against the caller's subject. Without a
@@ -110,6 +124,7 @@ impl CallOptions {
             },
             cancel: self.cancellation,
             progress: self.progress,
+            client: self.client,
             caller: self.caller,
         }
     }
@@ -121,6 +136,7 @@ impl fmt::Debug for CallOptions {
             .field("call_id", &self.call_id)
             .field("cancellation", &self.cancellation)
             .field("on_progress", &self.progress.is_some())
+            .field("client_channel", &self.client.is_some())
             .field("caller", &self.caller)
             .finish()
     }
@@ -191,6 +207,26 @@ impl<N> Session<N> {
         )
     }
 
+    /// [`call_raw_with`](Self::call_raw_with) for a bridge that frames results its own
+    /// way (MCP): the value's JSON text on success (no `{"ok":…}` envelope), the error on
+    /// failure. Same fast path: args from text straight to the handler's type, the output
+    /// straight to text.
+    pub fn call_text_with(
+        &self,
+        name: &str,
+        args: &str,
+        options: CallOptions,
+    ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
+        let setup = options.into_setup(&self.shared);
+        self.shared.run(
+            setup,
+            name,
+            ArgsIn::Text(args),
+            Encoding::Text,
+            to_value_text,
+        )
+    }
+
     /// Starts a call on the runtime and returns at once: the [`PendingCall`] can be awaited
     /// for the result, or cancelled (the result is then `TOOL_CANCELLED`).
     ///
@@ -213,6 +249,7 @@ impl<N> Session<N> {
             call_id: CallId::Given(call_id.clone()),
             cancel: Some(cancel.clone()),
             progress: options.progress,
+            client: options.client,
             caller: options.caller,
         };
         let shared = self.shared.clone();

@@ -27,7 +27,7 @@ use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::start_in;
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
 use crate::context::{
-    CallId, CallParts, Caller, Cancellation, ProgressFn, StateMap, ToolCallContext,
+    CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
 };
 use crate::error::ToolResult;
 use crate::error::{Error, ErrorCode, Problem, ToolError};
@@ -101,6 +101,7 @@ pub(super) struct CallSetup {
     /// The caller's handle; without one, the call's flag lives in its context.
     pub(super) cancel: Option<Cancellation>,
     pub(super) progress: Option<ProgressFn>,
+    pub(super) client: Option<ClientFn>,
     pub(super) caller: Option<Arc<Caller>>,
 }
 
@@ -224,7 +225,7 @@ impl Shared {
                         }
                         Poll::Pending => {
                             let mut waiting =
-                                Box::pin(wait(future, &ctx, timeout, name, &self.shutdown));
+                                Box::pin(wait(future, &ctx, timeout, name, self, started));
                             poll_fn(|cx| {
                                 let _entered = span.enter();
                                 waiting.as_mut().poll(cx)
@@ -272,6 +273,7 @@ impl Shared {
             call_id,
             cancel,
             progress,
+            client,
             caller,
         } = setup;
         let tool = self.tool(name);
@@ -292,6 +294,7 @@ impl Shared {
             timeout,
             cancellation: cancel,
             progress,
+            client,
             caller,
         };
         // The context and handler future of the last call, reused (see `spare`).
@@ -557,11 +560,13 @@ async fn wait(
     ctx: &ToolCallContext,
     timeout: Duration,
     tool: &str,
-    shutdown: &ShutdownState,
+    shared: &Shared,
+    started: Instant,
 ) -> Result<Encoded, ToolError> {
+    let shutdown = &shared.shutdown;
     // Counted until it ends, so a shutdown knows when every call in flight is answered.
     let _waiting = shutdown.enter();
-    let mut guard = CancelOnDrop(Some(ctx));
+    let mut guard = CancelOnDrop(Some((ctx, tool, &shared.events, started)));
     // Declared after the guard: dropped before it, as before.
     let mut future = future;
     let result = tokio::select! {
@@ -615,13 +620,22 @@ where
 }
 
 /// Cancels the call if its future is dropped before it finished (the caller stopped
-/// waiting, or the bridge went away).
-struct CancelOnDrop<'a>(Option<&'a ToolCallContext>);
+/// waiting, or the bridge went away), and says so to the session's events: the call
+/// finished, `TOOL_CANCELLED`.
+struct CancelOnDrop<'a>(Option<(&'a ToolCallContext, &'a str, &'a EventHub, Instant)>);
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(ctx) = self.0.take() {
+        if let Some((ctx, tool, events, started)) = self.0.take() {
             ctx.cancel();
+            if events.enabled() {
+                events.send(SessionEvent::CallFinished {
+                    call_id: ctx.call_id_raw().to_string(),
+                    tool: tool.to_owned(),
+                    error: Some(ErrorCode::ToolCancelled),
+                    elapsed: started.elapsed(),
+                });
+            }
         }
     }
 }

@@ -269,6 +269,18 @@ impl<N> Session<N> {
         self
     }
 
+    /// Whether a fallback handler is set ([`set_fallback`](Self::set_fallback)): then a
+    /// call of a name outside the skill set is served, not refused (bridges that list
+    /// tools ask before answering "unknown tool").
+    #[must_use]
+    pub fn has_fallback(&self) -> bool {
+        self.shared
+            .fallback
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// Subscribes to the session's events: calls started and finished, and results that
     /// could not be delivered (`SubmitToolResultFailed`).
     #[must_use]

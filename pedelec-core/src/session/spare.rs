@@ -107,6 +107,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             cancellation: None,
             progress: None,
+            client: None,
             caller: None,
         }
     }

@@ -10,15 +10,15 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
 
 /// Reads lines up to a limit without buffering longer ones. A line read in part is kept
 /// across calls of [`next`](Self::next), so an interrupted read loses nothing.
-pub(super) struct LineReader<R> {
-    pub(super) inner: BufReader<R>,
-    pub(super) max: usize,
-    pub(super) line: Vec<u8>,
-    pub(super) len: usize,
-    pub(super) too_long: bool,
+pub(in crate::bridge) struct LineReader<R> {
+    pub(in crate::bridge) inner: BufReader<R>,
+    pub(in crate::bridge) max: usize,
+    pub(in crate::bridge) line: Vec<u8>,
+    pub(in crate::bridge) len: usize,
+    pub(in crate::bridge) too_long: bool,
 }
 
-pub(super) enum Line {
+pub(in crate::bridge) enum Line {
     Text(Vec<u8>),
     TooLong(usize),
     Eof,
@@ -27,7 +27,7 @@ pub(super) enum Line {
 impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The next line, or what `interrupt` returned when it became ready while waiting for
     /// input (the line read so far is kept for the next call).
-    pub(super) async fn next<T>(
+    pub(in crate::bridge) async fn next<T>(
         &mut self,
         mut interrupt: impl FnMut(&mut Context<'_>) -> Poll<T>,
     ) -> io::Result<Result<Line, T>> {
@@ -81,7 +81,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
 /// Whether arrays and objects nest deeper than `max` (strings skipped). Cheap for the usual
 /// line: the exact scan runs only when the line has more than `max` openers at all.
-pub(super) fn too_deep(bytes: &[u8], max: usize) -> bool {
+pub(in crate::bridge) fn too_deep(bytes: &[u8], max: usize) -> bool {
     if memchr::memchr2_iter(b'[', b'{', bytes).count() <= max {
         return false;
     }

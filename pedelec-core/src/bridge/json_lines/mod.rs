@@ -120,10 +120,10 @@ macro_rules! limit_setters {
 }
 
 mod connection;
-mod framing;
+pub(super) mod framing;
 mod listener;
 mod messages;
-mod queue;
+pub(super) mod queue;
 
 /// The JSON Lines bridge over a reader and a writer: `JsonLines::stdio()`,
 /// `JsonLines::tcp(stream)`, `JsonLines::new(any_stream)` or

@@ -14,16 +14,18 @@ use crate::session::Session;
 
 /// The calls in flight on one connection, by id.
 #[derive(Default)]
-pub(super) struct Inflight {
-    pub(super) calls: Mutex<HashMap<Arc<str>, Cancellation>>,
+pub(in crate::bridge) struct Inflight {
+    pub(in crate::bridge) calls: Mutex<HashMap<Arc<str>, Cancellation>>,
 }
 
 impl Inflight {
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Cancellation>> {
+    pub(in crate::bridge) fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Cancellation>> {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(super) fn cancel_all(&self) {
+    pub(in crate::bridge) fn cancel_all(&self) {
         for cancel in self.lock().values() {
             cancel.cancel();
         }
@@ -31,7 +33,7 @@ impl Inflight {
 }
 
 /// Cancels every call still in flight when serving stops (or its future is dropped).
-pub(super) struct CancelAll(pub(super) Arc<Inflight>);
+pub(in crate::bridge) struct CancelAll(pub(in crate::bridge) Arc<Inflight>);
 
 impl Drop for CancelAll {
     fn drop(&mut self) {
@@ -42,36 +44,36 @@ impl Drop for CancelAll {
 /// What waits to be written to Core: lines appended by the reader and by call tasks,
 /// taken in one piece by the writer (one write and one flush per batch, no allocation per
 /// message).
-pub(super) struct OutQueue {
-    pub(super) state: Mutex<OutState>,
+pub(in crate::bridge) struct OutQueue {
+    pub(in crate::bridge) state: Mutex<OutState>,
     /// More than this many bytes waiting makes the reader wait (`max_queued_bytes`).
-    pub(super) limit: usize,
+    pub(in crate::bridge) limit: usize,
     /// Wakes the writer: something to write, or the end.
-    pub(super) ready: Notify,
+    pub(in crate::bridge) ready: Notify,
     /// Wakes producers waiting for room.
-    pub(super) room: Notify,
+    pub(in crate::bridge) room: Notify,
 }
 
 #[derive(Default)]
-pub(super) struct OutState {
-    pub(super) bytes: Vec<u8>,
+pub(in crate::bridge) struct OutState {
+    pub(in crate::bridge) bytes: Vec<u8>,
     /// The calls whose results are in `bytes` (to report them if they cannot be written).
-    pub(super) calls: Vec<(Arc<str>, Box<str>)>,
+    pub(in crate::bridge) calls: Vec<(Arc<str>, Box<str>)>,
     /// Calls started whose result is not in the queue yet.
-    pub(super) pending: usize,
-    pub(super) reader_done: bool,
+    pub(in crate::bridge) pending: usize,
+    pub(in crate::bridge) reader_done: bool,
     /// Why writing failed; from then on every result is undeliverable.
-    pub(super) failed: Option<String>,
+    pub(in crate::bridge) failed: Option<String>,
 }
 
 /// A call named in the queue: its id and tool.
-pub(super) type CallName = (Arc<str>, Box<str>);
+pub(in crate::bridge) type CallName = (Arc<str>, Box<str>);
 
 /// Why a line could not be queued, and the call it carried.
-pub(super) type Undelivered = (String, Option<CallName>);
+pub(in crate::bridge) type Undelivered = (String, Option<CallName>);
 
 impl OutQueue {
-    pub(super) fn new(limit: usize) -> Self {
+    pub(in crate::bridge) fn new(limit: usize) -> Self {
         OutQueue {
             state: Mutex::new(OutState::default()),
             limit,
@@ -80,12 +82,12 @@ impl OutQueue {
         }
     }
 
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
+    pub(in crate::bridge) fn lock(&self) -> std::sync::MutexGuard<'_, OutState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits until the queue has room (or writing failed).
-    pub(super) async fn room(&self) {
+    pub(in crate::bridge) async fn room(&self) {
         loop {
             let notified = self.room.notified();
             tokio::pin!(notified);
@@ -102,7 +104,7 @@ impl OutQueue {
 
     /// Appends a line written by `write`; `call` (and `finishes`, for a call counted in
     /// `pending`) when it is a call's result. Returns why it cannot be delivered, if so.
-    pub(super) fn push(
+    pub(in crate::bridge) fn push(
         &self,
         call: Option<(Arc<str>, Box<str>)>,
         finishes: bool,
@@ -136,7 +138,11 @@ impl OutQueue {
     /// Appends a call's progress line unless its result was already queued (`answered`,
     /// set under the same lock as the result is appended), writing failed, or the queue is
     /// full (Core reads too slowly: progress is dropped rather than let grow without bound).
-    pub(super) fn push_progress(&self, answered: &AtomicBool, write: impl FnOnce(&mut Vec<u8>)) {
+    pub(in crate::bridge) fn push_progress(
+        &self,
+        answered: &AtomicBool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) {
         let mut state = self.lock();
         if answered.load(Ordering::Relaxed)
             || state.failed.is_some()
@@ -152,12 +158,12 @@ impl OutQueue {
         }
     }
 
-    pub(super) fn start_call(&self) {
+    pub(in crate::bridge) fn start_call(&self) {
         self.lock().pending += 1;
     }
 
     /// A started call that will never push its result (its future was dropped).
-    pub(super) fn abandon_call(&self) {
+    pub(in crate::bridge) fn abandon_call(&self) {
         let mut state = self.lock();
         state.pending -= 1;
         let last = state.pending == 0 && state.reader_done;
@@ -167,7 +173,7 @@ impl OutQueue {
         }
     }
 
-    pub(super) fn reader_done(&self) {
+    pub(in crate::bridge) fn reader_done(&self) {
         self.lock().reader_done = true;
         self.ready.notify_one();
     }
@@ -175,13 +181,13 @@ impl OutQueue {
 
 /// Tells the queue a started call is gone if its future is dropped before its result was
 /// queued (the serve future was dropped, or the runtime shut down).
-pub(super) struct PendingGuard {
-    pub(super) queue: Option<Arc<OutQueue>>,
+pub(in crate::bridge) struct PendingGuard {
+    pub(in crate::bridge) queue: Option<Arc<OutQueue>>,
 }
 
 impl PendingGuard {
     /// The result is about to be queued: nothing to undo.
-    pub(super) fn disarm(&mut self) {
+    pub(in crate::bridge) fn disarm(&mut self) {
         self.queue = None;
     }
 }
@@ -197,7 +203,7 @@ impl Drop for PendingGuard {
 /// Tells the writer no more calls will start when serving stops, however it stops: when
 /// the serve future is dropped, the writer still writes the results of the calls it
 /// cancelled (`TOOL_CANCELLED`), then ends instead of waiting forever.
-pub(super) struct ReaderDone(pub(super) Arc<OutQueue>);
+pub(in crate::bridge) struct ReaderDone(pub(in crate::bridge) Arc<OutQueue>);
 
 impl Drop for ReaderDone {
     fn drop(&mut self) {
@@ -207,15 +213,15 @@ impl Drop for ReaderDone {
 
 /// The writer's failure, seen by the reader.
 #[derive(Default)]
-pub(super) struct Stop {
-    pub(super) stopped: AtomicBool,
-    pub(super) notify: Notify,
+pub(in crate::bridge) struct Stop {
+    pub(in crate::bridge) stopped: AtomicBool,
+    pub(in crate::bridge) notify: Notify,
 }
 
 /// Writes what is queued, a batch at a time, until the reader is done and every call it
 /// started is answered. On a failure, reports the results of the batch as undeliverable
 /// and stops the reader.
-pub(super) async fn write_loop<W: AsyncWrite + Unpin>(
+pub(in crate::bridge) async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     queue: Arc<OutQueue>,
     session: Session,

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! load-server --kind pedelec|rmcp|floor|api [--addr 127.0.0.1:0] [--workload counter|tmdevlab]
-//!             [--redis redis://127.0.0.1:6379] [--api http://127.0.0.1:8100]
+//!             [--redis redis://127.0.0.1:6379] [--api http://127.0.0.1:8100] [--journal PATH]
 //! ```
 //!
 //! - `pedelec`: a session served by `pedelec::bridge::McpHttp` (stateless, its defaults);
@@ -13,6 +13,10 @@
 //! - `floor` (counter workload only): the transport floor, a bare axum handler that parses
 //!   the JSON-RPC `tools/call` with `serde_json` and builds the same result JSON;
 //! - `api`: the TM Dev Lab v2 catalog the tools of the `tmdevlab` workload call.
+//!
+//! `--journal PATH` (pedelec's counter): every `update_counter` appends its `delta` to
+//! `PATH`, one line per call, before it answers (`cargo xtask replicas` reads the journals of
+//! replicas it killed to check that no call ran twice).
 //!
 //! The `counter` workload serves `update_counter(delta) -> {value}`; `tmdevlab` serves the
 //! benchmark's three tools (`pedelec_load::tmdevlab`), which need `--redis` and `--api`.
@@ -39,12 +43,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-/// The counter every `update_counter` call moves.
+/// The counter every `update_counter` call moves, and its journal (`--journal`).
 #[derive(Debug, Default)]
-struct Counter(AtomicI64);
+struct Counter(AtomicI64, Option<std::sync::Mutex<std::fs::File>>);
 
 impl Counter {
     fn add(&self, delta: i64) -> i64 {
+        if let Some(journal) = &self.1 {
+            use std::io::Write as _;
+            // One `write` per call, in the kernel before the answer leaves: it survives a
+            // kill of this process.
+            let line = format!("{delta}\n");
+            let mut file = journal
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _ = file.write_all(line.as_bytes());
+        }
         self.0.fetch_add(delta, Ordering::Relaxed) + delta
     }
 }
@@ -265,6 +279,7 @@ struct Args {
     workload: String,
     redis: Option<String>,
     api: Option<String>,
+    journal: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -274,6 +289,7 @@ fn parse_args() -> Result<Args, String> {
         workload: "counter".into(),
         redis: None,
         api: None,
+        journal: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -284,6 +300,7 @@ fn parse_args() -> Result<Args, String> {
             "--workload" => args.workload = value()?,
             "--redis" => args.redis = Some(value()?),
             "--api" => args.api = Some(value()?),
+            "--journal" => args.journal = Some(value()?),
             _ => return Err(format!("unknown flag `{flag}`")),
         }
     }
@@ -305,9 +322,21 @@ async fn serve(args: Args) -> Result<(), String> {
     let app = match (args.kind.as_str(), args.workload.as_str()) {
         ("pedelec", workload) => {
             let session = match workload {
-                "counter" => Session::builder(pedelec_tools::CounterTools::skills().untyped())
-                    .state(Counter::default())
-                    .create(),
+                "counter" => {
+                    let journal = match &args.journal {
+                        Some(path) => Some(std::sync::Mutex::new(
+                            std::fs::OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(path)
+                                .map_err(|e| format!("cannot open the journal {path}: {e}"))?,
+                        )),
+                        None => None,
+                    };
+                    Session::builder(pedelec_tools::CounterTools::skills().untyped())
+                        .state(Counter(AtomicI64::new(0), journal))
+                        .create()
+                }
                 "tmdevlab" => Session::builder(pedelec_tools::TmDevLabTools::skills().untyped())
                     .state(deps(&args, "pedelec").await?)
                     .create(),

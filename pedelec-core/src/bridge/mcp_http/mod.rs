@@ -1,10 +1,15 @@
 //! The Model Context Protocol over streamable HTTP (cargo feature `mcp`): [`McpHttp`].
 //!
-//! The session is served at `/mcp` through `rmcp`'s streamable HTTP service, with the same
-//! server handler as the stdio bridge ([`Mcp`](super::Mcp)). Stateless by default: every
-//! request stands alone, so replicas behind any HTTP load balancer serve one skill set.
+//! The session is served at `/mcp` by the same protocol core as the stdio bridge
+//! ([`Mcp`](super::Mcp)), on pedelec's own stateless transport (axum and hyper; the call
+//! runs on the connection's task, its answer is plain JSON unless it sends notifications
+//! first). Stateless by default: every request stands alone, so replicas behind any HTTP
+//! load balancer serve one skill set. Both revisions are served, chosen per request:
+//! 2026-07-28 (`_meta` in every request, `server/discover`, input-required results, the
+//! tasks extension) and 2025-11-25 and before (`initialize`, answered statelessly, or with
+//! sessions: [`stateful`](McpHttp::stateful)).
 //!
-//! Security, as the MCP specification asks of HTTP servers:
+//! Security and limits, as the MCP specification asks of HTTP servers:
 //! - the `Host` header must name an allowed host, and a present `Origin` header an allowed
 //!   origin (`403 Forbidden` otherwise), so that a web page cannot reach a local server
 //!   through DNS rebinding. Bound to a loopback address, the defaults are the loopback
@@ -17,43 +22,65 @@
 //!   `tools/list` shows the tools the caller may call, and a call of another one is
 //!   answered `403` with `WWW-Authenticate: Bearer error="insufficient_scope"`. Without
 //!   either, calls are anonymous (a tool with scopes answers `TOOL_FORBIDDEN`);
+//! - a body that is not JSON is answered `400` with the JSON-RPC error `-32700`, one that
+//!   is not a JSON-RPC message `400` with `-32600` (both `id: null`); 2026-07-28's header
+//!   rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) are checked against the body
+//!   (`400`, `-32020`);
 //! - request bodies are limited ([`max_body_bytes`](McpHttp::max_body_bytes), 4 MiB by
-//!   default; `413 Payload Too Large` beyond);
-//! - shutdown is graceful: once the shutdown signal fires, no connection is accepted, and
-//!   every call in flight is answered before [`Session::serve`] returns.
+//!   default, `413` beyond) and must arrive within [`body_timeout`](McpHttp::body_timeout)
+//!   (30 s, `408`); headers within [`header_timeout`](McpHttp::header_timeout) (30 s, the
+//!   connection is closed); a peer that reads nothing of an answer for
+//!   [`write_timeout`](McpHttp::write_timeout) (30 s) is disconnected;
+//! - at most [`max_connections`](McpHttp::max_connections) (1,024) connections are served
+//!   at once; one more is answered `503` with `Retry-After` and closed. The memory a
+//!   connection holds is one request body at most (HTTP/1.1 serves one request at a time
+//!   per connection; its body is read as it arrives, never past the limit), so the bound is
+//!   `max_connections × max_body_bytes` (4 GiB with the defaults, reached only by clients
+//!   that send that much at once: lower either for a small machine);
+//! - shutdown is graceful: once the shutdown signal fires, or the session's
+//!   [`shutdown`](Session::shutdown) is over, no connection is accepted, and every call in
+//!   flight is answered before [`Session::serve`] returns.
+
+mod endpoint;
+mod guard;
+mod legacy;
+mod listen;
 
 use std::fmt;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::SessionManager;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use subtle::ConstantTimeEq;
+use rmcp::transport::StreamableHttpServerConfig;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::Bridge;
-use super::mcp::Handler;
+use super::mcp::TraceParent;
+use super::mcp::server::{Server, Settings, TraceSpanFn};
 #[cfg(feature = "oauth")]
 use super::oauth::{OAuth, OAuthLayer};
 use crate::context::Caller;
 use crate::error::{Error, ErrorCode};
 use crate::session::Session;
+use endpoint::Endpoint;
+use guard::Guard;
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
 
 /// The default request body limit: 4 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The default connection cap.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// The default time a request's headers, its body, or a write to a stalled peer may take.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -69,8 +96,8 @@ type ShutdownSignal = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// The MCP streamable HTTP bridge: `session.serve(McpHttp::bind("127.0.0.1:8080"))` serves
 /// the session at `http://127.0.0.1:8080/mcp` until Ctrl-C (or
-/// [`shutdown_on`](Self::shutdown_on)); [`McpHttp::router`] gives an `axum::Router` to
-/// mount into an existing app instead.
+/// [`shutdown_on`](Self::shutdown_on), or the session's shutdown); [`McpHttp::router`]
+/// gives an `axum::Router` to mount into an existing app instead.
 ///
 /// ```no_run
 /// use pedelec_core::bridge::McpHttp;
@@ -91,13 +118,18 @@ enum Listen {
     Nowhere,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct Options {
     bearer_token: Option<Arc<[u8]>>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
     max_body_bytes: usize,
     stateful: bool,
+    max_connections: usize,
+    header_timeout: Duration,
+    body_timeout: Duration,
+    write_timeout: Duration,
+    settings: Settings,
     #[cfg(feature = "oauth")]
     oauth: Option<OAuth>,
 }
@@ -111,16 +143,19 @@ impl fmt::Debug for McpHttp {
                 .map_or_else(|_| "a listener".into(), |a| a.to_string()),
             Listen::Nowhere => "nowhere (a router)".into(),
         };
+        let o = &self.options;
         f.debug_struct("McpHttp")
             .field("listen", &listen)
-            .field(
-                "bearer_token",
-                &self.options.bearer_token.as_ref().map(|_| "…"),
-            )
-            .field("allowed_hosts", &self.options.allowed_hosts)
-            .field("allowed_origins", &self.options.allowed_origins)
-            .field("max_body_bytes", &self.options.max_body_bytes)
-            .field("stateful", &self.options.stateful)
+            .field("bearer_token", &o.bearer_token.as_ref().map(|_| "…"))
+            .field("allowed_hosts", &o.allowed_hosts)
+            .field("allowed_origins", &o.allowed_origins)
+            .field("max_body_bytes", &o.max_body_bytes)
+            .field("stateful", &o.stateful)
+            .field("max_connections", &o.max_connections)
+            .field("header_timeout", &o.header_timeout)
+            .field("body_timeout", &o.body_timeout)
+            .field("write_timeout", &o.write_timeout)
+            .field("settings", &o.settings)
             .finish_non_exhaustive()
     }
 }
@@ -135,6 +170,11 @@ impl McpHttp {
                 allowed_origins: None,
                 max_body_bytes: DEFAULT_MAX_BODY_BYTES,
                 stateful: false,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                header_timeout: DEFAULT_TIMEOUT,
+                body_timeout: DEFAULT_TIMEOUT,
+                write_timeout: DEFAULT_TIMEOUT,
+                settings: Settings::default(),
                 #[cfg(feature = "oauth")]
                 oauth: None,
             },
@@ -166,7 +206,8 @@ impl McpHttp {
     /// The MCP endpoint of `session` at `/mcp`, with the default options (loopback hosts
     /// and origins, no token, 4 MiB bodies, stateless), to mount into an existing axum app
     /// (`app.merge(McpHttp::router(session))`). Configure it with
-    /// `McpHttp::options()….into_router(session)`.
+    /// `McpHttp::options()….into_router(session)`. Served by the app's server, it has the
+    /// app's connection limits; [`Session::serve`] with `McpHttp` adds its own.
     pub fn router<N>(session: Session<N>) -> Router {
         McpHttp::options().into_router(session)
     }
@@ -223,18 +264,75 @@ impl McpHttp {
         self
     }
 
-    /// Keeps a session per client that starts with `initialize` (`Mcp-Session-Id`), for
-    /// clients of protocol versions before 2026-07-28 that cancel calls with
-    /// `notifications/cancelled` on a separate request. Stateless (`false`) by default: a
-    /// stateless client cancels a call by closing its request.
+    /// Keeps a session per client of a revision before 2026-07-28 that starts with
+    /// `initialize` (`Mcp-Session-Id`): such clients can then be sent requests while a call
+    /// runs (`ctx.elicit`, `ctx.sample`, `ctx.roots`) and cancel calls with
+    /// `notifications/cancelled`. Sessions live in this process (route a client back to
+    /// the replica that gave it its session). Requests of 2026-07-28 are stateless either
+    /// way. Stateless (`false`) by default: a stateless client cancels a call by closing
+    /// its request.
     #[must_use]
     pub fn stateful(mut self, stateful: bool) -> Self {
         self.options.stateful = stateful;
         self
     }
 
+    /// The most connections served at once (1,024 by default, at least 1). One more is
+    /// answered `503 Service Unavailable` with `Retry-After: 1` and closed.
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.options.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long a request's headers may take to arrive once the connection is ready for
+    /// them (30 s by default): slower (or idle kept-alive) connections are closed.
+    #[must_use]
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.options.header_timeout = timeout;
+        self
+    }
+
+    /// How long a request's body may take to arrive (30 s by default; `408` beyond).
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.options.body_timeout = timeout;
+        self
+    }
+
+    /// How long an answer may wait for a peer that reads nothing of it (30 s by default):
+    /// past it the connection is closed and its call cancelled.
+    #[must_use]
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.options.write_timeout = timeout;
+        self
+    }
+
+    /// The key that signs the `requestState` of input-required results (2026-07-28). Give
+    /// every replica the same key (at least 32 random bytes) when a client's retry may
+    /// reach another replica; by default a random key per process.
+    #[must_use]
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.options.settings.request_state_key = Some(Arc::from(key.into()));
+        self
+    }
+
+    /// Makes the span a call runs in from the W3C `traceparent` its request carried in
+    /// `_meta` (the call's `tool_call` span is its child). By default an `mcp.request` span
+    /// with `trace_id`, `parent_span_id` and `traceparent` fields; with
+    /// `tracing-opentelemetry`, set the OpenTelemetry parent here (see the README).
+    #[must_use]
+    pub fn trace_span(
+        mut self,
+        make: impl Fn(&TraceParent) -> tracing::Span + Send + Sync + 'static,
+    ) -> Self {
+        self.options.settings.trace_span = Some(Arc::new(make) as TraceSpanFn);
+        self
+    }
+
     /// Stops serving when `signal` completes (instead of on Ctrl-C): no new connection is
     /// accepted, and every call in flight is answered before [`Session::serve`] returns.
+    /// Serving also stops once the session's [`shutdown`](Session::shutdown) is over.
     #[must_use]
     pub fn shutdown_on(mut self, signal: impl Future<Output = ()> + Send + 'static) -> Self {
         self.shutdown = Some(Box::pin(signal));
@@ -297,41 +395,43 @@ fn build_router(
         .or(default_hosts)
         .unwrap_or_default();
     let origins = options.allowed_origins.clone().unwrap_or(default_origins);
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_allowed_origins(origins)
-        // An `Origin` not in the list is refused even when the list is empty.
-        .enforce_origin_validation()
-        .with_max_request_body_bytes(options.max_body_bytes)
-        .with_legacy_session_mode(options.stateful)
-        // Plain JSON answers for calls that send nothing before their result; an SSE
-        // stream only when they do (progress).
-        .with_json_response(true)
-        .with_cancellation_token(shutdown);
-    let handler = Handler::new(session);
-    let auth = Access::of(options, &handler)?;
-    Ok(if options.stateful {
-        mount(
-            handler,
-            LocalSessionManager::default(),
-            config,
-            auth,
-            options.max_body_bytes,
-        )
-    } else {
-        mount(
-            handler,
-            NeverSessionManager::default(),
-            config,
-            auth,
-            options.max_body_bytes,
-        )
+    let server = Server::new(session, options.settings.clone());
+    let access = Access::of(options, &server)?;
+    let legacy = options.stateful.then(|| {
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts.clone())
+            .with_allowed_origins(origins.clone())
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(options.max_body_bytes)
+            .with_legacy_session_mode(true)
+            .with_json_response(true)
+            .with_cancellation_token(shutdown);
+        legacy::Legacy::new(server.clone(), config)
+    });
+    let endpoint = Arc::new(Endpoint {
+        server,
+        guard: Guard::new(&hosts, &origins),
+        access: access.clone(),
+        max_body_bytes: options.max_body_bytes,
+        body_timeout: options.body_timeout,
+        legacy,
+    });
+    let router = Router::new().route(
+        MCP_PATH,
+        axum::routing::any(move |request: Request| endpoint.clone().handle(request)),
+    );
+    // With OAuth, the layer answers the metadata and the challenges, and gives every
+    // request it lets through its caller.
+    Ok(match access {
+        #[cfg(feature = "oauth")]
+        Access::OAuth(auth) => router.layer(auth),
+        _ => router,
     })
 }
 
 /// How the requests are authenticated.
 #[derive(Clone)]
-enum Access {
+pub(super) enum Access {
     /// Anonymous calls.
     Anonymous,
     /// `bearer_token`: its holder may call anything.
@@ -350,7 +450,7 @@ impl Access {
             reason = "OAuth's setup can fail"
         )
     )]
-    fn of(options: &Options, handler: &Handler) -> Result<Self, Error> {
+    fn of(options: &Options, server: &Server) -> Result<Self, Error> {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &options.oauth {
             if options.bearer_token.is_some() {
@@ -361,7 +461,7 @@ impl Access {
                 ));
             }
             return Ok(Access::OAuth(
-                oauth.clone().default_scopes(handler.all_scopes()).layer()?,
+                oauth.clone().default_scopes(server.all_scopes()).layer()?,
             ));
         }
         Ok(match &options.bearer_token {
@@ -372,141 +472,6 @@ impl Access {
             None => Access::Anonymous,
         })
     }
-}
-
-#[cfg_attr(
-    not(feature = "oauth"),
-    allow(unused_variables, reason = "the body is read for OAuth's step-up only")
-)]
-fn mount<M: SessionManager>(
-    handler: Handler,
-    sessions: M,
-    config: StreamableHttpServerConfig,
-    auth: Access,
-    max_body_bytes: usize,
-) -> Router {
-    // The tools' scopes, for the step-up answer (`oauth`).
-    #[cfg(feature = "oauth")]
-    let tools = handler.clone();
-    let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.into(), config);
-    let router = Router::new().route(MCP_PATH, {
-        let auth = auth.clone();
-        axum::routing::any(move |mut request: Request| {
-            let service = service.clone();
-            let auth = auth.clone();
-            #[cfg(feature = "oauth")]
-            let tools = tools.clone();
-            async move {
-                match &auth {
-                    Access::Anonymous => {}
-                    Access::Static(token, caller) => {
-                        if !authorized(&request, token) {
-                            return unauthorized();
-                        }
-                        request.extensions_mut().insert(caller.clone());
-                    }
-                    // The layer below authenticated the request; a call of a tool whose
-                    // scopes the caller lacks is answered 403 (step-up).
-                    #[cfg(feature = "oauth")]
-                    Access::OAuth(auth) => {
-                        request = match step_up(auth, &tools, request, max_body_bytes).await {
-                            Ok(request) => request,
-                            Err(answer) => return answer,
-                        };
-                    }
-                }
-                service.handle(request).await.map(Body::new)
-            }
-        })
-    });
-    match auth {
-        #[cfg(feature = "oauth")]
-        Access::OAuth(auth) => router.layer(auth),
-        _ => router,
-    }
-}
-
-/// `403 insufficient_scope` for a `tools/call` of a tool whose scopes the request's caller
-/// lacks; otherwise the request, its body read (it is small: `max_body_bytes`).
-#[cfg(feature = "oauth")]
-async fn step_up(
-    auth: &OAuthLayer,
-    tools: &Handler,
-    request: Request,
-    max_body_bytes: usize,
-) -> Result<Request, Response> {
-    if request.method() != axum::http::Method::POST {
-        return Ok(request);
-    }
-    let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, max_body_bytes).await else {
-        return Err((
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Payload Too Large: the request body is over the server's limit, or broken",
-        )
-            .into_response());
-    };
-    if let Some(name) = called_tool(&bytes)
-        && let Some(required) = tools.scopes_of(&name)
-    {
-        let caller = parts.extensions.get::<Arc<Caller>>().map(AsRef::as_ref);
-        if let Some(answer) = auth.insufficient_scope(caller, required) {
-            return Err(answer);
-        }
-    }
-    Ok(Request::from_parts(parts, Body::from(bytes)))
-}
-
-/// The tool a JSON-RPC `tools/call` request calls.
-#[cfg(feature = "oauth")]
-fn called_tool(body: &[u8]) -> Option<String> {
-    use std::borrow::Cow;
-
-    #[derive(serde::Deserialize)]
-    struct Message<'a> {
-        #[serde(borrow)]
-        method: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        params: Option<Params<'a>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        name: Option<Cow<'a, str>>,
-    }
-    let message: Message = serde_json::from_slice(body).ok()?;
-    if message.method.as_deref() != Some("tools/call") {
-        return None;
-    }
-    Some(message.params?.name?.into_owned())
-}
-
-/// Whether the request carries `Authorization: Bearer <token>`. The comparison takes the
-/// same time whatever the bytes, so response timing cannot reveal a correct prefix of a
-/// guessed token (`subtle`'s `ConstantTimeEq`; only the length is not hidden, which tells
-/// nothing useful about a random token).
-fn authorized(request: &Request, token: &[u8]) -> bool {
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
-        return false;
-    };
-    let value = value.as_bytes();
-    let Some(scheme) = value.get(..7) else {
-        return false;
-    };
-    // The scheme is case-insensitive (RFC 9110 §11.1).
-    scheme.eq_ignore_ascii_case(b"bearer ") && bool::from(value[7..].ct_eq(token))
-}
-
-fn unauthorized() -> Response {
-    let mut response = (
-        StatusCode::UNAUTHORIZED,
-        "Unauthorized: this MCP server requires `Authorization: Bearer <token>`",
-    )
-        .into_response();
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    response
 }
 
 impl Bridge for McpHttp {
@@ -560,8 +525,14 @@ impl Bridge for McpHttp {
                 ));
             }
             // Cancelled once every connection has drained: it ends what rmcp still runs.
-            let stop = CancellationToken::new();
-            let router = build_router(&session, &options, hosts, origins, stop.child_token())?;
+            let stop_sessions = CancellationToken::new();
+            let router = build_router(
+                &session,
+                &options,
+                hosts,
+                origins,
+                stop_sessions.child_token(),
+            )?;
             let signal = shutdown.unwrap_or_else(|| {
                 Box::pin(async {
                     // Without a signal handler, serve until the process ends.
@@ -570,16 +541,21 @@ impl Bridge for McpHttp {
                     }
                 })
             });
-            let served = axum::serve(listener, router)
-                .with_graceful_shutdown(signal)
-                .await;
-            stop.cancel();
-            served.map_err(|e: std::io::Error| {
-                Error::new(
-                    ErrorCode::SubmitToolResultFailed,
-                    format!("the MCP HTTP server failed: {e}"),
-                )
-            })
+            let closed = session.closed();
+            let stop = async move {
+                tokio::select! {
+                    () = signal => {}
+                    () = closed => {}
+                }
+            };
+            let limits = listen::Limits {
+                max_connections: options.max_connections,
+                header_timeout: options.header_timeout,
+                write_timeout: options.write_timeout,
+            };
+            listen::serve(listener, router, limits, stop).await;
+            stop_sessions.cancel();
+            Ok(())
         }
     }
 }

@@ -1,0 +1,641 @@
+//! `tools/call`: one call run through the session's public call API, and its answer.
+//!
+//! - The args go to the session as the text they arrived in, and the value comes back as
+//!   its JSON text ([`Session::call_text_with`]); the `CallToolResult` is written around
+//!   it without building a `Value`: a string result is its own text, any other value its
+//!   JSON as text and (when it is an object, or the tool lists an `outputSchema`) as
+//!   `structuredContent`; [`Content`](crate::output::Content) becomes the content blocks.
+//! - A failed call is an `isError` result with the error `{"code","message","details"?}` as
+//!   text (bad args too: SEP-1303). An unknown tool, a tampered `requestState` and a
+//!   missing client capability are protocol errors.
+//! - The handler reaches the client through the call's [`CallChannel`]: progress and log
+//!   messages as notifications on the request's stream; input as requests to the client
+//!   (2025-11-25 on a connection that carries them), as an input-required result (2026-07-28,
+//!   the answers coming back with the retried call, sealed in `requestState`), or inside a
+//!   task.
+//! - A tool that supports tasks, called by a client that declared the tasks extension,
+//!   runs on the request until it first waits: if it asked for input by then, the answer
+//!   is an input-required result; if it finished, its result; otherwise it goes on as a
+//!   task and the answer is the task.
+
+use std::collections::BTreeMap;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ErrorData, RequestStateCodec, SealOptions};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tracing::Instrument;
+
+use super::meta::Meta;
+use super::server::{Exchange, Lifecycle, Link, Reply, Server, Settings};
+use super::wire::{self, Message};
+use crate::context::{
+    Cancellation, ClientChannel, InputError, InputFuture, InputKind, InputRequest, LogLevel,
+    ProgressSink, ProgressUpdate,
+};
+use crate::error::ToolError;
+use crate::output::OutputSchema;
+use crate::session::CallOptions;
+use crate::tool::TaskSupport;
+
+/// What every call shares: the key `requestState` is sealed with, and the trace hook.
+pub(crate) struct CallSettings {
+    codec: RequestStateCodec,
+    state_ttl: Duration,
+}
+
+impl CallSettings {
+    pub(crate) fn new(settings: &Settings) -> Self {
+        let key: Vec<u8> = match &settings.request_state_key {
+            Some(key) => key.to_vec(),
+            None => {
+                let mut key = vec![0; 32];
+                // Without an OS random source there is nothing to seal with: a fixed key
+                // would let anyone forge state. `getrandom` fails only on exotic targets.
+                getrandom::fill(&mut key).expect("no OS random source for the requestState key");
+                key
+            }
+        };
+        CallSettings {
+            codec: RequestStateCodec::new_unchecked(key),
+            state_ttl: settings.request_state_ttl,
+        }
+    }
+}
+
+/// The client's capabilities for input, as far as the call knows them.
+#[derive(Clone, Copy, Default)]
+struct Abilities {
+    elicitation: bool,
+    sampling: bool,
+    roots: bool,
+}
+
+impl Abilities {
+    fn of(capabilities: Option<&ClientCapabilities>) -> Self {
+        capabilities.map_or_else(Abilities::default, |c| Abilities {
+            elicitation: c.elicitation.is_some(),
+            sampling: c.sampling.is_some(),
+            roots: c.roots.is_some(),
+        })
+    }
+
+    fn has(self, kind: InputKind) -> bool {
+        match kind {
+            InputKind::Elicitation => self.elicitation,
+            InputKind::Sampling => self.sampling,
+            InputKind::Roots => self.roots,
+            #[allow(unreachable_patterns, reason = "the enum is non-exhaustive")]
+            _ => false,
+        }
+    }
+}
+
+/// How a call's requests for input are answered.
+enum Mode {
+    /// 2026-07-28: from the answers the retried call brought, or by ending the call with
+    /// an input-required result asking for `round`.
+    Rounds {
+        answers: Map<String, Value>,
+        round: BTreeMap<String, InputRequest>,
+    },
+    /// Running as a task: answered through `tasks/update`.
+    Task {
+        answers: Map<String, Value>,
+        task_id: String,
+    },
+    /// 2025-11-25 on a connection that carries requests to the client.
+    Direct,
+    /// Not at all, for this reason.
+    Unavailable(&'static str),
+}
+
+/// One call's channel to its client: its progress sink and [`ClientChannel`].
+pub(crate) struct CallChannel {
+    link: Arc<dyn Link>,
+    progress_token: Option<Box<RawValue>>,
+    log_threshold: Option<LogLevel>,
+    abilities: Abilities,
+    mode: Mutex<Mode>,
+    /// Set when the handler asked for input the client did not declare.
+    missing: Mutex<Option<InputKind>>,
+    /// The result is out: later notifications are dropped.
+    answered: AtomicBool,
+    server: Server,
+}
+
+impl CallChannel {
+    fn mode(&self) -> std::sync::MutexGuard<'_, Mode> {
+        self.mode.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The input requests of the round the call stopped for, if it asked for any.
+    fn round(&self) -> Option<BTreeMap<String, InputRequest>> {
+        match &mut *self.mode() {
+            Mode::Rounds { round, .. } if !round.is_empty() => Some(std::mem::take(round)),
+            _ => None,
+        }
+    }
+
+    fn asked(&self) -> bool {
+        matches!(&*self.mode(), Mode::Rounds { round, .. } if !round.is_empty())
+    }
+
+    fn answers(&self) -> Map<String, Value> {
+        match &*self.mode() {
+            Mode::Rounds { answers, .. } | Mode::Task { answers, .. } => answers.clone(),
+            _ => Map::new(),
+        }
+    }
+
+    fn missing(&self) -> Option<InputKind> {
+        *self.missing.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn finish(&self) {
+        self.answered.store(true, Ordering::Release);
+    }
+
+    fn notify(&self, message: Vec<u8>) {
+        if !self.answered.load(Ordering::Acquire) {
+            self.link.notify(message);
+        }
+    }
+}
+
+impl ProgressSink for CallChannel {
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "MCP counts progress in JSON numbers"
+    )]
+    fn report(&self, update: ProgressUpdate) {
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let mut params = serde_json::json!({
+            "progressToken": token,
+            "progress": update.done as f64,
+        });
+        if let Some(total) = update.total {
+            params["total"] = Value::from(total as f64);
+        }
+        if !update.message.is_empty() {
+            params["message"] = Value::from(update.message);
+        }
+        self.notify(wire::notification("notifications/progress", &params));
+    }
+}
+
+impl ClientChannel for CallChannel {
+    fn log_enabled(&self, level: LogLevel) -> bool {
+        self.log_threshold.is_some_and(|t| level >= t)
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        let params = serde_json::json!({
+            "level": level.as_str(),
+            "logger": "pedelec",
+            "data": message,
+        });
+        self.notify(wire::notification("notifications/message", &params));
+    }
+
+    fn supports(&self, kind: InputKind) -> bool {
+        !matches!(&*self.mode(), Mode::Unavailable(_)) && self.abilities.has(kind)
+    }
+
+    fn ask(&self, key: &str, request: InputRequest) -> InputFuture {
+        let kind = request.kind();
+        let mut mode = self.mode();
+        if let Mode::Unavailable(why) = &*mode {
+            return ready(Err(InputError::Unsupported((*why).to_owned())));
+        }
+        if !self.abilities.has(kind) {
+            *self.missing.lock().unwrap_or_else(PoisonError::into_inner) = Some(kind);
+            return ready(Err(InputError::MissingCapability(kind)));
+        }
+        match &mut *mode {
+            Mode::Rounds { answers, round } => {
+                if let Some(answer) = answers.get(key) {
+                    return ready(Ok(answer.clone()));
+                }
+                round.insert(key.to_owned(), request);
+                // The call ends with an input-required result before this completes.
+                Box::pin(std::future::pending())
+            }
+            Mode::Task { answers, task_id } => {
+                if let Some(answer) = answers.get(key) {
+                    return ready(Ok(answer.clone()));
+                }
+                let task_id = task_id.clone();
+                drop(mode);
+                self.server.inner.tasks.ask(&task_id, key, &request)
+            }
+            Mode::Direct => {
+                drop(mode);
+                match self.link.request(request.method(), request.params()) {
+                    Some(answer) => answer,
+                    None => ready(Err(InputError::Unsupported(
+                        self.link.why_no_requests().to_owned(),
+                    ))),
+                }
+            }
+            Mode::Unavailable(_) => unreachable!("answered above"),
+        }
+    }
+}
+
+fn ready(answer: Result<Value, InputError>) -> InputFuture {
+    Box::pin(std::future::ready(answer))
+}
+
+/// Why a call cannot ask for input on a transport without requests to the client.
+const NO_REQUESTS: &str = "this request cannot carry a request to the client: over MCP 2025-11-25, asking the user (elicitation), the client's model (sampling) or its roots needs a session (stdio, or `McpHttp::stateful(true)`), or a client on MCP 2026-07-28";
+
+/// The associated data a `requestState` is bound to: the tool and its args.
+fn bound_to(name: &str, args: &str) -> Vec<u8> {
+    let args: String =
+        serde_json::from_str::<Value>(args).map_or_else(|_| args.to_owned(), |v| v.to_string());
+    let mut data = Vec::with_capacity(name.len() + args.len() + 1);
+    data.extend_from_slice(name.as_bytes());
+    data.push(0);
+    data.extend_from_slice(args.as_bytes());
+    data
+}
+
+pub(super) async fn call_tool(
+    server: &Server,
+    id: &str,
+    message: &Message,
+    meta: Meta,
+    life: &Lifecycle<'_>,
+    x: &Exchange,
+) -> Reply {
+    let current = life.revision.is_current();
+    let fail =
+        |error: ErrorData, malformed: bool| Reply::error(Some(id), &error, current, malformed);
+    let Ok(Some(name)) = message.string(&message.params.name) else {
+        return fail(
+            ErrorData::invalid_params("Invalid params: `tools/call` needs `name`, a string", None),
+            false,
+        );
+    };
+    let tool = server.tool(&name);
+    if tool.is_none() && !server.session().has_fallback() {
+        return fail(
+            ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                Some(serde_json::json!({ "name": &*name })),
+            ),
+            false,
+        );
+    }
+    let output = tool.and_then(|t| t.output);
+    let task_support = tool.map_or(TaskSupport::Forbidden, |t| t.task);
+    let args = message.raw(&message.params.arguments).unwrap_or("null");
+    let declared_tasks = life
+        .capabilities
+        .is_some_and(ClientCapabilities::supports_tasks);
+    if task_support == TaskSupport::Required && !declared_tasks {
+        return fail(
+            ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ),
+            false,
+        );
+    }
+
+    // How input is answered.
+    let mode = if current {
+        let mut answers = Map::new();
+        if let Some(state) = message.string(&message.params.request_state).ok().flatten() {
+            let opened = server
+                .inner
+                .call
+                .codec
+                .open_json_with::<Map<String, Value>>(&state, &bound_to(&name, args));
+            match opened {
+                Ok(earlier) => answers = earlier,
+                Err(e) => {
+                    return fail(
+                        ErrorData::invalid_params(
+                            format!(
+                                "Invalid params: `requestState` failed its integrity check ({e}): it was altered, has expired, or belongs to another call"
+                            ),
+                            None,
+                        ),
+                        true,
+                    );
+                }
+            }
+        }
+        match message.raw(&message.params.input_responses) {
+            None => {}
+            Some(raw) => match serde_json::from_str::<Map<String, Value>>(raw) {
+                Ok(responses) => answers.extend(responses),
+                Err(_) => {
+                    return fail(
+                        ErrorData::invalid_params(
+                            "Invalid params: `inputResponses` must be an object of answers by request key",
+                            None,
+                        ),
+                        true,
+                    );
+                }
+            },
+        }
+        Mode::Rounds {
+            answers,
+            round: BTreeMap::new(),
+        }
+    } else if x.connection.is_some() {
+        Mode::Direct
+    } else {
+        Mode::Unavailable(NO_REQUESTS)
+    };
+    let abilities = Abilities::of(life.capabilities);
+    let log_threshold = if current {
+        meta.log_level
+    } else {
+        // Before 2026-07-28 the level is the connection's (`logging/setLevel`); a client
+        // that never set one gets informational messages and above.
+        Some(
+            x.connection
+                .as_deref()
+                .and_then(super::server::Connection::log_level)
+                .unwrap_or(LogLevel::Info),
+        )
+    };
+    let channel = Arc::new(CallChannel {
+        link: x.link.clone(),
+        progress_token: meta.progress_token,
+        log_threshold,
+        abilities,
+        mode: Mutex::new(mode),
+        missing: Mutex::new(None),
+        answered: AtomicBool::new(false),
+        server: server.clone(),
+    });
+    let cancel = x.cancellation.clone().unwrap_or_default();
+    let mut options = CallOptions::new()
+        .cancellation(cancel.clone())
+        .client_channel(channel.clone());
+    if channel.progress_token.is_some() {
+        options = options.progress_sink(channel.clone());
+    }
+    if message.id().is_some() {
+        options = options.call_id(id);
+    }
+    if let Some(caller) = &x.caller {
+        options = options.caller(caller.clone());
+    }
+    let span = meta
+        .traceparent
+        .as_ref()
+        .map(|parent| match &server.inner.settings.trace_span {
+            Some(make) => make(parent),
+            None => tracing::info_span!(
+                "mcp.request",
+                trace_id = parent.trace_id(),
+                parent_span_id = parent.parent_id(),
+                traceparent = parent.as_str(),
+            ),
+        });
+
+    if current && declared_tasks && task_support != TaskSupport::Forbidden {
+        let reply = as_task(
+            server,
+            id,
+            &name,
+            args,
+            options,
+            channel.clone(),
+            cancel,
+            output,
+            span,
+        )
+        .await;
+        return reply;
+    }
+
+    let call = server.session().call_text_with(&name, args, options);
+    let outcome = match span {
+        None => run(call, &channel).await,
+        Some(span) => run(call, &channel).instrument(span).await,
+    };
+    channel.finish();
+    answer(server, id, &name, args, outcome, &channel, output, current)
+}
+
+/// What a call came to.
+enum Outcome {
+    Done(Result<String, ToolError>),
+    /// It asked for input (2026-07-28).
+    Input(BTreeMap<String, InputRequest>),
+}
+
+/// Runs a call until it finishes or asks for input it cannot have yet.
+async fn run(
+    call: impl Future<Output = Result<String, ToolError>>,
+    channel: &CallChannel,
+) -> Outcome {
+    let mut call = std::pin::pin!(call);
+    poll_fn(|cx| match call.as_mut().poll(cx) {
+        Poll::Ready(result) => Poll::Ready(Outcome::Done(result)),
+        Poll::Pending => match channel.round() {
+            Some(round) => Poll::Ready(Outcome::Input(round)),
+            None => Poll::Pending,
+        },
+    })
+    .await
+}
+
+#[allow(clippy::too_many_arguments, reason = "one call's parts, each needed")]
+fn answer(
+    server: &Server,
+    id: &str,
+    name: &str,
+    args: &str,
+    outcome: Outcome,
+    channel: &CallChannel,
+    output: Option<OutputSchema>,
+    current: bool,
+) -> Reply {
+    match outcome {
+        Outcome::Done(Err(_)) if channel.missing().is_some() => {
+            let kind = channel.missing().unwrap_or(InputKind::Elicitation);
+            Reply::error(Some(id), &missing_capability(kind), true, false)
+        }
+        Outcome::Done(result) => {
+            let mut out = Vec::with_capacity(256);
+            wire::open_result(&mut out, id);
+            write_call_result(&mut out, &result, output, current);
+            out.push(b'}');
+            Reply::ok(out)
+        }
+        Outcome::Input(round) => {
+            let answers = channel.answers();
+            let state = server.inner.call.codec.seal_json_with(
+                &answers,
+                &SealOptions::new()
+                    .associated_data(&bound_to(name, args))
+                    .ttl(server.inner.call.state_ttl),
+            );
+            let requests: Map<String, Value> = round
+                .into_iter()
+                .map(|(key, request)| (key, input_request(&request)))
+                .collect();
+            let mut result = serde_json::json!({
+                "resultType": "input_required",
+                "inputRequests": requests,
+            });
+            if let Ok(state) = state {
+                result["requestState"] = Value::from(state);
+            }
+            Reply::ok(wire::result(id, &result))
+        }
+    }
+}
+
+/// An input request on the wire: `{"method", "params"}`.
+pub(super) fn input_request(request: &InputRequest) -> Value {
+    serde_json::json!({ "method": request.method(), "params": request.params() })
+}
+
+/// `-32021` for input the client did not declare, naming the capability.
+pub(super) fn missing_capability(kind: InputKind) -> ErrorData {
+    let mut required = Map::new();
+    required.insert(kind.capability().to_owned(), Value::Object(Map::new()));
+    ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "Missing required client capability: the tool asked for `{}`, which the client did not declare",
+            kind.capability()
+        ),
+        Some(serde_json::json!({ "requiredCapabilities": required })),
+    )
+}
+
+/// A `CallToolResult`, written from the value's JSON text.
+pub(super) fn write_call_result(
+    out: &mut Vec<u8>,
+    result: &Result<String, ToolError>,
+    output: Option<OutputSchema>,
+    current: bool,
+) {
+    match result {
+        Ok(value) => {
+            if output.is_some_and(|o| o.is_content()) {
+                out.extend_from_slice(b"{\"content\":");
+                out.extend_from_slice(value.as_bytes());
+            } else {
+                out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+                if value.starts_with('"') {
+                    // A string is its own text: its JSON form is already the JSON string.
+                    out.extend_from_slice(value.as_bytes());
+                } else {
+                    wire::write_str(out, value);
+                }
+                out.extend_from_slice(b"}]");
+                match output {
+                    Some(schema) if schema.is_wrapped() => {
+                        out.extend_from_slice(b",\"structuredContent\":{\"result\":");
+                        out.extend_from_slice(value.as_bytes());
+                        out.push(b'}');
+                    }
+                    Some(_) => {
+                        out.extend_from_slice(b",\"structuredContent\":");
+                        out.extend_from_slice(value.as_bytes());
+                    }
+                    None if value.starts_with('{') => {
+                        out.extend_from_slice(b",\"structuredContent\":");
+                        out.extend_from_slice(value.as_bytes());
+                    }
+                    None => {}
+                }
+            }
+            out.extend_from_slice(b",\"isError\":false");
+        }
+        Err(error) => {
+            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+            let text = serde_json::to_string(error).unwrap_or_else(|_| error.to_string());
+            wire::write_str(out, &text);
+            out.extend_from_slice(b"}],\"isError\":true");
+        }
+    }
+    if current {
+        out.extend_from_slice(b",\"resultType\":\"complete\"");
+    }
+    out.push(b'}');
+}
+
+type BoxCall = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send>>;
+
+/// A call of a tool that supports tasks: run on the request until it first waits, then a
+/// task (see the module docs).
+#[allow(clippy::too_many_arguments, reason = "one call's parts, each needed")]
+async fn as_task(
+    server: &Server,
+    id: &str,
+    name: &str,
+    args: &str,
+    options: CallOptions,
+    channel: Arc<CallChannel>,
+    cancel: Cancellation,
+    output: Option<OutputSchema>,
+    span: Option<tracing::Span>,
+) -> Reply {
+    let session = server.session().clone();
+    let (owned_name, owned_args) = (name.to_owned(), args.to_owned());
+    let call = async move {
+        session
+            .call_text_with(&owned_name, &owned_args, options)
+            .await
+    };
+    let mut call: BoxCall = match span {
+        Some(span) => Box::pin(call.instrument(span)),
+        None => Box::pin(call),
+    };
+    let first = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+    let outcome = match first {
+        Poll::Ready(result) => Some(Outcome::Done(result)),
+        Poll::Pending if channel.asked() => channel.round().map(Outcome::Input),
+        Poll::Pending => None,
+    };
+    if let Some(outcome) = outcome {
+        channel.finish();
+        return answer(server, id, name, args, outcome, &channel, output, true);
+    }
+    // It waits: it goes on as a task.
+    let task = match server.inner.tasks.create(cancel) {
+        Ok(task) => task,
+        Err(error) => return Reply::error(Some(id), &error, true, false),
+    };
+    let task_id = task.task_id.clone();
+    {
+        let mut mode = channel.mode();
+        let answers = match &mut *mode {
+            Mode::Rounds { answers, .. } => std::mem::take(answers),
+            _ => Map::new(),
+        };
+        *mode = Mode::Task {
+            answers,
+            task_id: task_id.clone(),
+        };
+    }
+    let server_ = server.clone();
+    tokio::spawn(async move {
+        let result = call.await;
+        channel.finish();
+        server_
+            .inner
+            .tasks
+            .finish(&task_id, result, channel.missing(), output);
+    });
+    Reply::ok(wire::result(id, &rmcp::model::CreateTaskResult::new(task)))
+}

@@ -1,0 +1,225 @@
+//! Accepting connections and serving them over HTTP/1.1 (hyper), with the limits a server
+//! facing slow or hostile clients needs:
+//!
+//! - a connection cap: past `max_connections`, a connection is answered `503 Service
+//!   Unavailable` (`Retry-After: 1`, a JSON-RPC error saying why) and closed;
+//! - a header-read timeout: a request's headers must arrive within `header_timeout` of
+//!   the connection becoming ready for it (also what closes a kept-alive connection left
+//!   idle that long);
+//! - a write-stall timeout: a connection whose peer reads nothing for `write_timeout`
+//!   while an answer waits to be written is closed (its call cancelled);
+//! - the body timeout is the endpoint's (`body_timeout`);
+//! - graceful shutdown: on the signal (or once the session's shutdown is over) nothing
+//!   more is accepted, idle connections close, requests in flight are answered.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tokio::time::{Instant, Sleep};
+
+/// The connection-level limits.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    pub(super) max_connections: usize,
+    pub(super) header_timeout: Duration,
+    pub(super) write_timeout: Duration,
+}
+
+/// Serves `router` on every connection `listener` accepts until `stop` completes, then
+/// shuts down gracefully.
+pub(super) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    stop: impl Future<Output = ()>,
+) {
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let (shutdown, shutting_down) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        while connections.try_join_next().is_some() {}
+        let accepted = tokio::select! {
+            biased;
+            () = &mut stop => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was accepted:
+                // keep serving the others.
+                tracing::warn!(error = %e, "MCP over HTTP: cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            connections.spawn(refuse(stream, limits.max_connections));
+            continue;
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let mut shutting_down = shutting_down.clone();
+        connections.spawn(async move {
+            let io = TokioIo::new(Stall::new(stream, limits.write_timeout));
+            let connection = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .keep_alive(true)
+                .serve_connection(io, service);
+            let mut connection = std::pin::pin!(connection);
+            let served = tokio::select! {
+                served = connection.as_mut() => served,
+                () = async { let _ = shutting_down.wait_for(|down| *down).await; } => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = served {
+                tracing::debug!(error = %e, "MCP over HTTP: a connection ended");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let _ = shutdown.send(true);
+    while connections.join_next().await.is_some() {}
+}
+
+/// Tells a connection over the cap why it is closed (within a second), and closes it:
+/// its request's head is read first (up to 16 KiB), so that the client reads the `503` as
+/// the answer to its request.
+async fn refuse(mut stream: TcpStream, max: usize) {
+    use tokio::io::AsyncReadExt;
+    tracing::warn!(max, "MCP over HTTP: too many connections, one refused");
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut head = Vec::with_capacity(1024);
+        let mut buf = [0; 4096];
+        while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let body = super::endpoint::overloaded(&format!(
+        "the server serves at most {max} connections at once; try again shortly"
+    ));
+    let mut response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(&body);
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&response).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
+
+/// A stream whose writes fail once they have made no progress for `timeout`: a peer that
+/// stops reading cannot hold a connection (and the call behind it) forever.
+pub(super) struct Stall<S> {
+    inner: S,
+    timeout: Duration,
+    /// Armed while a write waits; reset whenever one makes progress.
+    deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl<S> Stall<S> {
+    pub(super) fn new(inner: S, timeout: Duration) -> Self {
+        Stall {
+            inner,
+            timeout,
+            deadline: None,
+        }
+    }
+
+    /// A write that could not proceed: armed (or still running) deadline; `Err` once past.
+    fn stalled(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let timeout = self.timeout;
+        let deadline = self
+            .deadline
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(Instant::now() + timeout)));
+        match deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the peer read nothing for {} ms", timeout.as_millis()),
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Stall<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Stall<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+            Poll::Ready(result) => {
+                self.deadline = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.stalled(cx),
+        }
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
+            Poll::Ready(result) => {
+                self.deadline = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.stalled(cx),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match Pin::new(&mut self.inner).poll_flush(cx) {
+            Poll::Ready(result) => {
+                self.deadline = None;
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.stalled(cx).map(|r| r.map(|_| ())),
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}

@@ -1,0 +1,303 @@
+//! `Mcp` (stdio) spoken to line by line, as a client would: both revisions on one
+//! connection, a handler asking the user (2025-11-25: a request to the client; 2026-07-28:
+//! an input-required result and a signed `requestState`, a tampered one refused), logs at
+//! the level asked, the in-flight byte bound, and the session's shutdown ending `serve`.
+
+mod support;
+
+use std::time::Duration;
+
+use pedelec_core::bridge::Mcp;
+use pedelec_core::context::{Elicited, LogLevel};
+use pedelec_core::schema::{Property, SchemaNode, ToolArgsRoot};
+use pedelec_core::skills::SkillSet;
+use pedelec_core::{Session, ToolArgs};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use support::*;
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
+
+const PATIENCE: Duration = Duration::from_secs(20);
+
+#[derive(Debug, Deserialize)]
+struct Confirm {
+    ok: bool,
+}
+
+impl ToolArgs for Confirm {
+    const SCHEMA: SchemaNode =
+        SchemaNode::object(const { &[Property::new("ok", SchemaNode::boolean(), true)] }).closed();
+}
+impl ToolArgsRoot for Confirm {}
+
+/// `manual` asks for a confirmation (logging before and after); `echo`'s handler sleeps
+/// `repeat` ms.
+fn session() -> Session<ToolName> {
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    session.on_tool_name(ToolName::Manual, |_args: Value, ctx| async move {
+        ctx.log(LogLevel::Debug, "asking");
+        let answer = ctx.elicit::<Confirm>("confirm", "Go ahead?").await?;
+        ctx.log(LogLevel::Info, "answered");
+        Ok(match answer {
+            Elicited::Accepted(Confirm { ok }) => format!("ok={ok}"),
+            other => other.action().to_owned(),
+        })
+    });
+    session.on_tool::<echo>(|args, _ctx| async move {
+        tokio::time::sleep(Duration::from_millis(u64::from(args.repeat.unwrap_or(0)))).await;
+        Ok(args.text)
+    });
+    session
+}
+
+struct Client {
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    writer: WriteHalf<DuplexStream>,
+}
+
+impl Client {
+    async fn send(&mut self, message: &Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
+            .await
+            .expect("the server answers")
+            .unwrap()
+            .expect("the server is still there");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The next message that is not a notification.
+    async fn next_answer(&mut self) -> Value {
+        loop {
+            let message = self.next().await;
+            if message.get("id").is_some() {
+                return message;
+            }
+        }
+    }
+}
+
+fn start(
+    session: &Session<ToolName>,
+) -> (
+    Client,
+    tokio::task::JoinHandle<Result<(), pedelec_core::Error>>,
+) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server_end);
+    let serving = tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let (r, writer) = tokio::io::split(client_end);
+    (
+        Client {
+            lines: BufReader::new(r).lines(),
+            writer,
+        },
+        serving,
+    )
+}
+
+fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+#[tokio::test]
+async fn a_2025_client_is_asked_with_a_request_and_its_answer_routed_back() {
+    let session = session();
+    let (mut client, _serving) = start(&session);
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        )
+        .await;
+    let init = client.next_answer().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    client
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": "l", "method": "logging/setLevel", "params": {"level": "debug"}}))
+        .await;
+    assert_eq!(client.next_answer().await["result"], json!({}));
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "manual", "arguments": {"text": "x"}}}))
+        .await;
+    // The debug message (the level the client set), then the request to the client.
+    let log = client.next().await;
+    assert_eq!(log["method"], "notifications/message", "{log}");
+    assert_eq!(log["params"]["level"], "debug");
+    let asked = client.next().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["message"], "Go ahead?");
+    assert_eq!(
+        asked["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+    );
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"ok": true}}}))
+        .await;
+    let answer = client.next_answer().await;
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "ok=true",
+        "{answer}"
+    );
+    assert!(
+        answer["result"].get("resultType").is_none(),
+        "not on 2025-11-25"
+    );
+}
+
+#[tokio::test]
+async fn a_2026_client_gets_an_input_required_result_and_a_signed_state() {
+    let session = session();
+    let (mut client, _serving) = start(&session);
+    let call = |extra: Value, capabilities: Value| {
+        let mut params =
+            json!({"name": "manual", "arguments": {"text": "x"}, "_meta": meta(capabilities)});
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    };
+    // Without the capability: the protocol error -32021, naming it.
+    client.send(&call(json!({}), json!({}))).await;
+    let refused = client.next_answer().await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
+    // With it: round 1 asks.
+    client
+        .send(&call(json!({}), json!({"elicitation": {}})))
+        .await;
+    let round = client.next_answer().await;
+    let result = &round["result"];
+    assert_eq!(result["resultType"], "input_required", "{round}");
+    assert_eq!(
+        result["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    // Round 2 with the answer and the state: the handler runs again and completes.
+    let answers = json!({"confirm": {"action": "decline"}});
+    client
+        .send(&call(
+            json!({"inputResponses": answers, "requestState": state}),
+            json!({"elicitation": {}}),
+        ))
+        .await;
+    let done = client.next_answer().await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "decline");
+    // A state altered by one character is refused.
+    let mut tampered = state.into_bytes();
+    let last = tampered.len() - 1;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    client
+        .send(&call(
+            json!({"inputResponses": answers, "requestState": tampered}),
+            json!({"elicitation": {}}),
+        ))
+        .await;
+    let refused = client.next_answer().await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // No log message without `logLevel` in `_meta` (the handler logged twice).
+}
+
+#[tokio::test]
+async fn requests_in_flight_are_bounded_in_bytes() {
+    // `echo` waits until the test opens the gate, so the first four calls are all in
+    // flight when the fifth arrives, however slowly the lines are read.
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let session = Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    let held = gate.clone();
+    session.on_tool::<echo>(move |args, _ctx| {
+        let held = held.clone();
+        async move {
+            let _permit = held.acquire().await.expect("the gate stays open");
+            Ok(args.text.len().to_string())
+        }
+    });
+    let (mut client, _serving) = start(&session);
+    // Five requests of 4 MiB (minus a little): the fifth is over the 16 MiB in flight.
+    let text = "y".repeat((4 << 20) - 200);
+    for id in 1..=5 {
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": text}}}))
+            .await;
+    }
+    let refused = client.next_answer().await;
+    assert_eq!(refused["id"], 5, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("16 MiB"),
+        "{refused}"
+    );
+    // Once the four are answered their bytes are free again: a sixth is served.
+    gate.add_permits(5);
+    let mut answered = Vec::new();
+    for _ in 0..4 {
+        let answer = client.next_answer().await;
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answered.push(answer["id"].as_i64().unwrap());
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, [1, 2, 3, 4]);
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": text}}}))
+        .await;
+    let sixth = client.next_answer().await;
+    assert_eq!(sixth["id"], 6, "{sixth}");
+    assert_eq!(sixth["result"]["isError"], false, "{sixth}");
+}
+
+#[tokio::test]
+async fn serving_ends_when_the_session_shuts_down() {
+    let session = session();
+    let (mut client, serving) = start(&session);
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "late", "repeat": 200}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let shutdown = tokio::spawn(session.shutdown(Duration::from_secs(10)));
+    // The call in flight is answered; then `serve` returns (the client still connected).
+    let answer = client.next_answer().await;
+    assert_eq!(answer["result"]["content"][0]["text"], "late");
+    tokio::time::timeout(PATIENCE, shutdown)
+        .await
+        .unwrap()
+        .unwrap();
+    let served = tokio::time::timeout(PATIENCE, serving)
+        .await
+        .expect("`serve` returns once the shutdown is over");
+    assert!(served.unwrap().is_ok());
+}
