@@ -15,7 +15,7 @@
     reason = "the seeded generator's numbers are small"
 )]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
@@ -104,6 +104,17 @@ enum Notify {
     },
 }
 
+/// A customs declaration.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Customs {
+    /// Declared value in euros.
+    #[arg(minimum = 0)]
+    value_eur: f64,
+    /// Country of origin.
+    #[arg(pattern = "^[A-Z]{2}$")]
+    origin: Option<String>,
+}
+
 /// One item of the parcel.
 #[derive(Debug, Deserialize, ToolArgs)]
 struct Item {
@@ -144,6 +155,8 @@ struct ShipParcelArgs {
     #[serde(default)]
     #[arg(default = false)]
     gift: bool,
+    /// Customs declarations, by SKU.
+    customs: Option<HashMap<String, Customs>>,
 }
 
 /// Ship a parcel.
@@ -281,11 +294,11 @@ fn export_errors_list_every_problem() {
         tool_json(&long, &"d".repeat(1025), EMPTY()),
         tool_json("deep", "Deep.", deep),
         tool_json(
-            "map",
-            "A map.",
+            "open",
+            "An open object.",
             json!({
                 "type": "object",
-                "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+                "properties": {"tags": {"type": "object", "properties": {"a": {"type": "string"}}}},
                 "required": ["tags"],
                 "additionalProperties": false
             })
@@ -316,7 +329,7 @@ fn export_errors_list_every_problem() {
             (long.as_str(), "", "name-length"),
             (long.as_str(), "", "description-length"),
             ("deep", "", "strict-depth"),
-            ("map", "/properties/tags", "strict-open-object"),
+            ("open", "/properties/tags", "strict-open-object"),
             ("union", "/properties/v", "ambiguous-one-of"),
         ]
     );
@@ -755,12 +768,24 @@ fn ship_parcel_instance(rng: &mut Rng) -> Value {
     if rng.chance() {
         args["gift"] = json!(rng.chance());
     }
+    if rng.chance() {
+        // Keys in no particular order: the round trip must keep it.
+        let mut customs = serde_json::Map::new();
+        for _ in 0..rng.below(4) {
+            let mut declaration = json!({"value_eur": rng.below(10_000) as f64 / 4.0});
+            if rng.chance() {
+                declaration["origin"] = json!(rng.string(upper, 2, 2));
+            }
+            customs.insert(rng.string(text, 0, 6), declaration);
+        }
+        args["customs"] = Value::Object(customs);
+    }
     args
 }
 
 /// Breaks a valid instance in one of several ways.
 fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
-    match rng.below(7) {
+    match rng.below(8) {
         0 => args["address"]["country"] = json!("usa"),
         1 => args["items"] = json!([]),
         2 => args["shape"] = json!({"kind": "sphere"}),
@@ -769,15 +794,25 @@ fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
         5 => {
             args["address"].as_object_mut().unwrap().remove("street");
         }
+        6 => args["customs"] = json!({"x": {"value_eur": -1}}),
         _ => args["insured_eur"] = json!(-1),
     }
     args
 }
 
 /// The provider form of an instance: for strict OpenAI every absent optional property is
-/// an explicit `null`, at every level (found through the exported schema itself).
+/// an explicit `null`, at every level, and in strict modes a map is a list of
+/// `{"key", "value"}` entries (found through the exported schema itself).
 fn provider_form(exported: &Value, value: &Value) -> Value {
     match value {
+        Value::Object(map) if entries_value(exported).is_some() => {
+            let value_schema = entries_value(exported).unwrap();
+            Value::Array(
+                map.iter()
+                    .map(|(k, v)| json!({"key": k, "value": provider_form(value_schema, v)}))
+                    .collect(),
+            )
+        }
         Value::Object(map) => {
             let schema = pick_branch(exported, value);
             let mut out = map.clone();
@@ -807,6 +842,14 @@ fn provider_form(exported: &Value, value: &Value) -> Value {
     }
 }
 
+/// The value schema of an exported map in the entries form.
+fn entries_value(schema: &Value) -> Option<&Value> {
+    let props = schema.pointer("/items/properties")?.as_object()?;
+    (props.len() == 2 && props.contains_key("key"))
+        .then(|| props.get("value"))
+        .flatten()
+}
+
 fn nullable(schema: &Value) -> bool {
     schema
         .get("type")
@@ -820,7 +863,7 @@ fn nullable(schema: &Value) -> bool {
 
 thread_local! {
     /// Compiled branch validators, by the branch's address in its (long-lived) export.
-    static BRANCHES: std::cell::RefCell<std::collections::HashMap<usize, jsonschema::Validator>> =
+    static BRANCHES: std::cell::RefCell<HashMap<usize, jsonschema::Validator>> =
         std::cell::RefCell::default();
 }
 
@@ -907,7 +950,8 @@ fn random_instances_round_trip_through_every_target() {
                 .decode_call(&decode_payload(*target, export, &form))
                 .unwrap();
             assert_eq!(call.name, "shipping.ship_parcel");
-            assert_eq!(call.args, instance, "{target} #{i}");
+            // Exactly, key order included (a map's keys come back in their order).
+            assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
             if broken_is_invalid {
                 let form = provider_form(schema, &broken);
                 let back = export
@@ -921,4 +965,132 @@ fn random_instances_round_trip_through_every_target() {
     }
     assert_eq!(valid, 10_000);
     assert!(invalid > 9_000, "{invalid}");
+}
+
+#[test]
+fn map_entries_decode_back_in_order_and_refuse_repeated_keys() {
+    let m = manifest(json!([tool_json(
+        "tag",
+        "Tag.",
+        json!({
+            "type": "object",
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "nested": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}
+            },
+            "required": ["labels"],
+            "additionalProperties": false
+        })
+    )]));
+    for target in [Target::OpenAiChat, Target::Anthropic] {
+        let export = m.export(target, ExportOptions::default()).unwrap();
+        let payload = |args: Value| match target {
+            Target::OpenAiChat => {
+                json!({"id": "c", "type": "function", "function": {"name": "tag", "arguments": args.to_string()}})
+            }
+            _ => json!({"type": "tool_use", "id": "c", "name": "tag", "input": args}),
+        };
+        let call = export
+            .decode_call(&payload(json!({
+                "labels": [{"key": "z", "value": 1}, {"key": "a", "value": 2}, {"key": "", "value": 3}],
+                "nested": [[{"key": "k", "value": "v"}], []]
+            })))
+            .unwrap();
+        assert_eq!(
+            call.args.to_string(),
+            r#"{"labels":{"z":1,"a":2,"":3},"nested":[{"k":"v"},{}]}"#,
+            "{target}"
+        );
+        let args_at = if target == Target::Anthropic {
+            "/input"
+        } else {
+            "/function/arguments"
+        };
+        let error = export
+            .decode_call(&payload(json!({
+                "labels": [{"key": "a", "value": 1}],
+                "nested": [[], [{"key": "k/1", "value": "v"}, {"key": "k/1", "value": "w"}]]
+            })))
+            .unwrap_err();
+        let problem = &error.problems()[0];
+        assert_eq!(
+            (problem.pointer.as_str(), problem.rule),
+            (format!("{args_at}/nested/1/1/key").as_str(), "map-entries")
+        );
+        assert_eq!(
+            problem.message,
+            r#"duplicate key "k/1": each key of a map may appear in one entry only"#
+        );
+        assert_eq!(error.code(), pedelec::ErrorCode::ToolArgsInvalid);
+        let error = export
+            .decode_call(&payload(json!({"labels": [{"key": 1, "value": 1}]})))
+            .unwrap_err();
+        assert_eq!(error.problems()[0].pointer, format!("{args_at}/labels/0"));
+        let error = export
+            .decode_call(&payload(json!({"labels": [["a", 1]]})))
+            .unwrap_err();
+        assert!(
+            error.problems()[0].message.contains("got an array"),
+            "{error}"
+        );
+    }
+    // Without strict mode the map stays an object, and is left as sent.
+    let export = m.export(Target::Anthropic, options(false)).unwrap();
+    assert_eq!(
+        export.tools()[0]["input_schema"]["properties"]["labels"],
+        json!({"type": "object", "additionalProperties": {"type": "integer"}})
+    );
+    let call = export
+        .decode_call(
+            &json!({"type": "tool_use", "name": "tag", "input": {"labels": {"b": 1, "a": 2}}}),
+        )
+        .unwrap();
+    assert_eq!(call.args.to_string(), r#"{"labels":{"b":1,"a":2}}"#);
+}
+
+#[tokio::test]
+async fn call_provider_restores_maps_before_the_session_validates() {
+    let session = pedelec::Session::builder(Rich::skills()).create().unwrap();
+    let export = rich_export(Target::Anthropic);
+    let mut rng = Rng(7);
+    let mut args = ship_parcel_instance(&mut rng);
+    args["customs"] = json!({"b": {"value_eur": 1.5}, "a": {"value_eur": 2, "origin": "FR"}});
+    let input = {
+        let mut a = args.clone();
+        a["customs"] = json!([
+            {"key": "b", "value": {"value_eur": 1.5}},
+            {"key": "a", "value": {"value_eur": 2, "origin": "FR"}}
+        ]);
+        a
+    };
+    let name = export.provider_name("shipping.ship_parcel").unwrap();
+    let reply = session
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "t", "name": name, "input": input}),
+        )
+        .await;
+    let content: Value = serde_json::from_str(reply["content"].as_str().unwrap()).unwrap();
+    // The inline handler ran: the entries became the map its `HashMap` reads.
+    assert_eq!(content, json!({"ok": true, "value": true}));
+    let mut dup = input.clone();
+    dup["customs"] = json!([
+        {"key": "a", "value": {"value_eur": 1}},
+        {"key": "a", "value": {"value_eur": 2}}
+    ]);
+    let reply = session
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "t", "name": name, "input": dup}),
+        )
+        .await;
+    assert_eq!(reply["is_error"], json!(true));
+    let content: Value = serde_json::from_str(reply["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content["error"]["code"], json!("TOOL_ARGS_INVALID"));
+    assert_eq!(
+        content["error"]["message"],
+        json!(
+            r#"/input/customs/1/key: duplicate key "a": each key of a map may appear in one entry only"#
+        )
+    );
 }

@@ -258,7 +258,9 @@ pub struct SchemaFacts {
     pub optional: usize,
     /// Union (`oneOf`) nodes.
     pub unions: usize,
-    /// Objects not closed with `additionalProperties: false` (maps included).
+    /// Objects not closed with `additionalProperties: false`, maps aside (an object with
+    /// only `additionalProperties: <schema>`, which strict modes take as an array of
+    /// `{"key", "value"}` entries).
     pub open_objects: usize,
     /// `oneOf` nodes whose branches are not provably disjoint.
     pub ambiguous_unions: usize,
@@ -486,9 +488,10 @@ impl Rule {
                 m.push_usize(max);
             }
             Rule::OpenObject => m.push(
-                "its argsSchema has an object that accepts other properties (a map, or no \
-                 `additionalProperties: false`); strict mode needs every object closed: use a \
-                 struct, or export with `strict(false)`",
+                "its argsSchema has an object that accepts other properties (no \
+                 `additionalProperties: false`, or declared properties beside an \
+                 `additionalProperties` schema); strict mode needs every object closed: use a \
+                 struct or a map, or export with `strict(false)`",
             ),
             Rule::AmbiguousUnion => m.push(
                 "its argsSchema has a `oneOf` whose branches are not provably disjoint, and \

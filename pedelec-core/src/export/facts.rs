@@ -64,6 +64,32 @@ pub(crate) const fn is_closed(node: &SchemaNode) -> bool {
     )
 }
 
+/// Whether `node` is a map: an object whose only keyword about its members is
+/// `additionalProperties: <schema>` (`HashMap<String, V>`, `BTreeMap<String, V>`). Strict
+/// modes, which cannot express an open object, take a map as an array of
+/// `{"key", "value"}` entries, and `decode_call` turns it back.
+pub(crate) const fn is_map(node: &SchemaNode) -> bool {
+    node.is_kind(SchemaKind::Object)
+        && properties(node).is_empty()
+        && match &node.required_extra {
+            Cow::Borrowed(r) => r.is_empty(),
+            Cow::Owned(r) => r.is_empty(),
+        }
+        && matches!(
+            node.additional_properties,
+            Some(AdditionalProperties::Schema(_))
+        )
+}
+
+/// Whether a map ([`is_map`]) is anywhere in the schema.
+pub(crate) fn schema_has_map(node: &SchemaNode) -> bool {
+    is_map(node)
+        || properties(node).iter().any(|p| schema_has_map(&p.schema))
+        || node.items.as_ref().is_some_and(|i| schema_has_map(i))
+        || matches!(&node.additional_properties, Some(AdditionalProperties::Schema(v)) if schema_has_map(v))
+        || branches(node).iter().any(schema_has_map)
+}
+
 /// The facts of one argsSchema (its root is an object).
 #[must_use]
 pub const fn schema_facts(root: &SchemaNode) -> SchemaFacts {
@@ -87,7 +113,7 @@ const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
         if depth > facts.depth {
             facts.depth = depth;
         }
-        if !is_closed(node) {
+        if !is_closed(node) && !is_map(node) {
             facts.open_objects += 1;
         }
     }

@@ -11,7 +11,11 @@
 //!   values; see [`one_of_is_disjoint`](super::one_of_is_disjoint)); otherwise an error;
 //! - a keyword the provider rejects moves into the node's description in words ("At
 //!   least 1, at most 100."); the session still enforces it;
-//! - strict modes need every object closed: an open one is an error, never closed silently.
+//! - strict modes need every object closed: a map (`additionalProperties: <schema>` and
+//!   nothing else) becomes an array of `{"key": string, "value": V}` entries, which
+//!   [`decode_call`](super::Export::decode_call) turns back into the object (key order
+//!   kept, a repeated key an error); any other open object is an error, never closed
+//!   silently.
 //!
 //! The output is deterministic: keys keep the wire order, descriptions are appended to.
 
@@ -26,7 +30,7 @@ use pedelec_rules::provider::{Provider, Rule};
 use serde_json::{Map, Value};
 
 use super::ExportProblem;
-use super::facts::{branches, is_closed, one_of_is_disjoint};
+use super::facts::{branches, is_closed, is_map, one_of_is_disjoint};
 use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode};
 
 /// Formats OpenAI strict mode accepts.
@@ -170,6 +174,9 @@ impl Walk<'_> {
             return json.clone();
         };
         let p = self.profile;
+        if p.closed && is_map(node) {
+            return self.entries(map, node, nullable);
+        }
         let mut out = Map::new();
         let mut notes: Vec<String> = Vec::new();
         for (key, value) in map {
@@ -279,6 +286,51 @@ impl Walk<'_> {
         }
         Value::Object(out)
     }
+}
+
+impl Walk<'_> {
+    /// A map in a strict mode: `{"type": "array", "items": {"type": "object", "properties":
+    /// {"key": {"type": "string"}, "value": V}, "required": ["key", "value"],
+    /// "additionalProperties": false}}`, the map's own keywords (`description`, …) kept on
+    /// the array, which says in words that a key comes once.
+    fn entries(&mut self, map: &Map<String, Value>, node: &SchemaNode, nullable: bool) -> Value {
+        let value = match (&node.additional_properties, map.get("additionalProperties")) {
+            (Some(AdditionalProperties::Schema(values)), Some(json)) => {
+                self.child(json, values, false, "additionalProperties")
+            }
+            _ => Value::Object(Map::new()),
+        };
+        let mut entry = Map::new();
+        entry.insert("type".into(), "object".into());
+        let mut props = Map::new();
+        props.insert("key".into(), serde_json::json!({"type": "string"}));
+        props.insert("value".into(), value);
+        entry.insert("properties".into(), Value::Object(props));
+        entry.insert("required".into(), serde_json::json!(["key", "value"]));
+        entry.insert("additionalProperties".into(), Value::Bool(false));
+        let mut out = Map::new();
+        out.insert("type".into(), "array".into());
+        for (key, v) in map {
+            if !matches!(key.as_str(), "type" | "additionalProperties") {
+                out.insert(key.clone(), v.clone());
+            }
+        }
+        out.insert("items".into(), Value::Object(entry));
+        if nullable {
+            make_nullable(&mut out);
+        }
+        describe(
+            &mut out,
+            &["a map as a list of entries, each key at most once".to_owned()],
+        );
+        Value::Object(out)
+    }
+}
+
+/// Whether `decode_call` turns entries back into maps: the export of `node` has a map in
+/// the entries form.
+pub(crate) fn has_entries(provider: Provider, strict: bool, node: &SchemaNode) -> bool {
+    Profile::new(provider, strict).closed && super::facts::schema_has_map(node)
 }
 
 /// Lets a node accept `null` too (the provider form of an absent optional property).
