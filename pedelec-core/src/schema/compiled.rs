@@ -156,6 +156,11 @@ pub(crate) struct CompiledNode {
     pub(crate) required_extra: Box<[Str]>,
     pub(crate) additional: Additional,
     pub(crate) one_of: Option<Box<[NodeId]>>,
+    /// `$ref`: the compiled `$defs` entry the value must match too.
+    pub(crate) reference: Option<NodeId>,
+    /// `oneOf` or `$ref`: the value must also match other nodes (the tree validator's
+    /// shortcut for leaf values does not apply).
+    pub(crate) composite: bool,
     /// How many of `properties` are required (validation counts the required properties
     /// it meets instead of looking each one up).
     pub(crate) required_count: usize,
@@ -270,9 +275,13 @@ impl CompiledSchema {
         let mut builder = Builder {
             nodes: Vec::new(),
             problems: Vec::new(),
+            references: Vec::new(),
         };
         let mut pointer = String::new();
         builder.add(schema, &mut pointer);
+        if !builder.references.is_empty() {
+            builder.link(schema);
+        }
         if builder.problems.is_empty() {
             Ok(CompiledSchema {
                 nodes: builder.nodes.into_boxed_slice(),
@@ -316,9 +325,34 @@ pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
 struct Builder {
     nodes: Vec<CompiledNode>,
     problems: Vec<SchemaProblem>,
+    /// The nodes with a `$ref`, the name they refer to, and their pointer.
+    references: Vec<(NodeId, Str, String)>,
 }
 
 impl Builder {
+    /// Compiles the `$defs` entries of `root` after the tree and points each `$ref` at its
+    /// entry.
+    fn link(&mut self, root: &SchemaNode) {
+        let mut compiled: Vec<(&str, NodeId)> = Vec::new();
+        for def in root.definitions() {
+            let mut pointer = String::new();
+            push_token(&mut pointer, "$defs");
+            push_token(&mut pointer, def.name());
+            let id = self.add(def.schema(), &mut pointer);
+            compiled.push((def.name(), id));
+        }
+        for (id, name, pointer) in std::mem::take(&mut self.references) {
+            match compiled.iter().find(|(n, _)| *n == &*name) {
+                Some(&(_, target)) => self.nodes[id.0 as usize].reference = Some(target),
+                None => self.problem(
+                    &pointer,
+                    "$ref",
+                    format!("`$ref` names \"#/$defs/{name}\", which is not an entry of the root's `$defs`"),
+                ),
+            }
+        }
+    }
+
     fn problem(&mut self, pointer: &str, keyword: &str, message: String) {
         let mut pointer = pointer.to_owned();
         push_token(&mut pointer, keyword);
@@ -363,6 +397,8 @@ impl Builder {
             required_extra: node.required_extra.iter().cloned().collect(),
             additional: Additional::Allow,
             one_of: None,
+            reference: None,
+            composite: false,
             required_count: 0,
             buffered: false,
             string_keywords: node.min_length.is_some()
@@ -468,10 +504,15 @@ impl Builder {
                 .collect()
         });
 
+        if let Some(name) = &node.reference {
+            self.references.push((id, name.clone(), pointer.clone()));
+        }
         let required_count = properties.iter().filter(|p| p.required).count();
         let slot = &mut self.nodes[id.0 as usize];
         slot.required_count = required_count;
-        slot.buffered = one_of.is_some()
+        slot.composite = one_of.is_some() || node.reference.is_some();
+        // A `$ref` is followed by the tree validator only, which bounds the depth.
+        slot.buffered = slot.composite
             || slot.unique_items
             || !slot.required_extra.is_empty()
             || slot

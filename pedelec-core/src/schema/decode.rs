@@ -229,6 +229,10 @@ impl CompiledSchema {
     /// Normalizes a value that is valid against node `id` (see the module docs).
     pub(crate) fn normalize(&self, id: NodeId, value: &mut Value, options: ValidationOptions) {
         let node = self.node(id);
+        // The value is valid, so it nests at most `MAX_REF_DEPTH` references deep.
+        if let Some(target) = node.reference {
+            self.normalize(target, value, options);
+        }
         if let Some(branches) = &node.one_of
             && let Some(&branch) = branches
                 .iter()
