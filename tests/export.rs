@@ -802,25 +802,26 @@ fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
 
 /// The provider form of an instance: for strict OpenAI every absent optional property is
 /// an explicit `null`, at every level, and in strict modes a map is a list of
-/// `{"key", "value"}` entries (found through the exported schema itself).
-fn provider_form(exported: &Value, value: &Value) -> Value {
+/// `{"key", "value"}` entries (found through the exported schema itself; `root` is the
+/// exported argsSchema, whose `$defs` the `$ref`s name).
+fn provider_form(root: &Value, exported: &Value, value: &Value) -> Value {
+    let exported = select(root, exported, value);
     match value {
         Value::Object(map) if entries_value(exported).is_some() => {
             let value_schema = entries_value(exported).unwrap();
             Value::Array(
                 map.iter()
-                    .map(|(k, v)| json!({"key": k, "value": provider_form(value_schema, v)}))
+                    .map(|(k, v)| json!({"key": k, "value": provider_form(root, value_schema, v)}))
                     .collect(),
             )
         }
         Value::Object(map) => {
-            let schema = pick_branch(exported, value);
             let mut out = map.clone();
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            if let Some(props) = exported.get("properties").and_then(Value::as_object) {
                 for (name, sub) in props {
                     match map.get(name) {
                         Some(v) => {
-                            out.insert(name.clone(), provider_form(sub, v));
+                            out.insert(name.clone(), provider_form(root, sub, v));
                         }
                         None if nullable(sub) => {
                             out.insert(name.clone(), Value::Null);
@@ -829,17 +830,45 @@ fn provider_form(exported: &Value, value: &Value) -> Value {
                     }
                 }
             }
+            if let Some(values) = exported
+                .get("additionalProperties")
+                .filter(|v| v.is_object())
+            {
+                for (name, v) in map {
+                    if exported.pointer(&format!("/properties/{name}")).is_none() {
+                        out.insert(name.clone(), provider_form(root, values, v));
+                    }
+                }
+            }
             Value::Object(out)
         }
         Value::Array(items) => {
-            let item = pick_branch(exported, value)
-                .get("items")
-                .cloned()
-                .unwrap_or(json!({}));
-            Value::Array(items.iter().map(|v| provider_form(&item, v)).collect())
+            let item = exported.get("items").cloned().unwrap_or(json!({}));
+            Value::Array(
+                items
+                    .iter()
+                    .map(|v| provider_form(root, &item, v))
+                    .collect(),
+            )
         }
         v => v.clone(),
     }
+}
+
+/// The schema that decides for `value`: `$ref`s followed, union branches picked.
+fn select<'a>(root: &'a Value, schema: &'a Value, value: &Value) -> &'a Value {
+    let mut s = schema;
+    for _ in 0..16 {
+        let next = match s.get("$ref").and_then(Value::as_str) {
+            Some(r) => &root["$defs"][r.trim_start_matches("#/$defs/")],
+            None => pick_branch(root, s, value),
+        };
+        if std::ptr::eq(next, s) {
+            break;
+        }
+        s = next;
+    }
+    s
 }
 
 /// The value schema of an exported map in the entries form.
@@ -867,15 +896,22 @@ thread_local! {
         std::cell::RefCell::default();
 }
 
-/// The branch of a union schema a value belongs to (the one it is valid against).
-fn pick_branch<'a>(schema: &'a Value, value: &Value) -> &'a Value {
+/// The branch of a union schema a value belongs to (the one it is valid against; the
+/// root's `$defs` go with it).
+fn pick_branch<'a>(root: &Value, schema: &'a Value, value: &Value) -> &'a Value {
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             for b in branches {
                 let valid = BRANCHES.with_borrow_mut(|cache| {
                     cache
                         .entry(std::ptr::from_ref(b) as usize)
-                        .or_insert_with(|| jsonschema::validator_for(b).unwrap())
+                        .or_insert_with(|| {
+                            let mut b = b.clone();
+                            if let (Some(defs), Some(o)) = (root.get("$defs"), b.as_object_mut()) {
+                                o.insert("$defs".into(), defs.clone());
+                            }
+                            jsonschema::validator_for(&b).unwrap()
+                        })
                         .is_valid(value)
                 });
                 if valid {
@@ -941,7 +977,7 @@ fn random_instances_round_trip_through_every_target() {
         let broken = break_instance(&mut rng, base);
         let broken_is_invalid = !original.is_valid(&broken);
         for (target, export, schema, validator) in &exports {
-            let form = provider_form(schema, &instance);
+            let form = provider_form(schema, schema, &instance);
             assert!(
                 validator.is_valid(&form),
                 "{target} #{i}: {form} against {schema}"
@@ -953,7 +989,7 @@ fn random_instances_round_trip_through_every_target() {
             // Exactly, key order included (a map's keys come back in their order).
             assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
             if broken_is_invalid {
-                let form = provider_form(schema, &broken);
+                let form = provider_form(schema, schema, &broken);
                 let back = export
                     .decode_call(&decode_payload(*target, export, &form))
                     .unwrap();
@@ -1093,4 +1129,233 @@ async fn call_provider_restores_maps_before_the_session_validates() {
             r#"/input/customs/1/key: duplicate key "a": each key of a map may appear in one entry only"#
         )
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Recursive arguments: a `$defs` entry and `$ref`s, on every target that takes them.
+
+/// An arithmetic expression.
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Expr {
+    /// A number.
+    Num { value: f64 },
+    /// The sum of two expressions.
+    Add { left: Box<Expr>, right: Box<Expr> },
+    /// The negation of an expression.
+    Neg {
+        /// What to negate.
+        of: Box<Expr>,
+    },
+}
+
+/// A filter over records.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Filter {
+    /// The field to compare.
+    field: Option<String>,
+    /// Every one of these must hold.
+    and: Option<Vec<Filter>>,
+    /// Named sub-filters, any of which may hold.
+    any: Option<HashMap<String, Filter>>,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct EvaluateArgs {
+    /// The expression.
+    expr: Expr,
+    /// Round to this many digits.
+    digits: Option<u8>,
+}
+
+/// Evaluate an expression.
+#[tool(name = "calc.evaluate")]
+fn evaluate(args: EvaluateArgs) -> bool {
+    let _ = args;
+    true
+}
+
+/// Find records.
+#[tool(name = "records.find")]
+fn find(args: Filter) -> bool {
+    let _ = args;
+    true
+}
+
+skills![
+    pub enum Calc,
+    guidance = "Compute and find.",
+    tools = [evaluate, find],
+    targets = [openai, gemini, mcp],
+];
+
+/// The exports of `Calc` that take recursive schemas, with the exported argsSchemas.
+fn recursive_exports() -> Vec<(Target, bool, Export)> {
+    let manifest = Calc::manifest();
+    Target::ALL
+        .into_iter()
+        .flat_map(|t| [(t, true), (t, false)])
+        .filter(|(t, strict)| *strict || t.provider().has_strict_mode())
+        .filter(|(t, strict)| {
+            t.provider()
+                .accepts_refs(*strict && t.provider().has_strict_mode())
+        })
+        .map(|(t, strict)| (t, strict, manifest.export(t, options(strict)).unwrap()))
+        .collect()
+}
+
+fn exported_schema(target: Target, export: &Export, index: usize) -> Value {
+    let tools = export.tools();
+    match target {
+        Target::OpenAiChat => tools[index]["function"]["parameters"].clone(),
+        Target::OpenAiResponses => tools[index]["parameters"].clone(),
+        Target::Anthropic => tools[index]["input_schema"].clone(),
+        Target::Gemini => tools[0]["functionDeclarations"][index]["parametersJsonSchema"].clone(),
+        Target::GeminiOpenApi => tools[0]["functionDeclarations"][index]["parameters"].clone(),
+        Target::Mcp => tools[index]["inputSchema"].clone(),
+    }
+}
+
+#[test]
+fn recursive_goldens() {
+    let exports = recursive_exports();
+    let targets: Vec<String> = exports
+        .iter()
+        .map(|(t, strict, _)| format!("{t}{}", if *strict { "" } else { "-lax" }))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "openai",
+            "openai-lax",
+            "openai-responses",
+            "openai-responses-lax",
+            "anthropic-lax",
+            "gemini",
+            "mcp"
+        ]
+    );
+    for ((_, _, export), name) in exports.iter().zip(&targets) {
+        let mut text = serde_json::to_string_pretty(export.tools()).unwrap();
+        text.push('\n');
+        expect_test::expect_file![format!("{GOLDEN}/recursive/{name}.json")].assert_eq(&text);
+    }
+    // The others cannot express a `$ref`: an error naming the tool and the pointer.
+    let mut out = String::new();
+    for target in [Target::Anthropic, Target::GeminiOpenApi] {
+        let error = Calc::manifest()
+            .export(target, ExportOptions::default())
+            .unwrap_err();
+        let got: Vec<_> = error
+            .problems()
+            .iter()
+            .map(|p| {
+                (
+                    p.tool.clone().unwrap_or_default(),
+                    p.pointer.clone(),
+                    p.rule,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "calc.evaluate".to_owned(),
+                    "/properties/expr/oneOf/1/properties/left".to_owned(),
+                    "recursive-schema"
+                ),
+                (
+                    "records.find".to_owned(),
+                    "/properties/and/items".to_owned(),
+                    "recursive-schema"
+                ),
+            ],
+            "{target}"
+        );
+        writeln!(out, "{error}").unwrap();
+    }
+    expect_test::expect_file![format!("{GOLDEN}/recursive/refused.txt")].assert_eq(&out);
+}
+
+fn expr_instance(rng: &mut Rng, depth: u32) -> Value {
+    match if depth == 0 { 0 } else { rng.below(3) } {
+        0 => json!({"op": "num", "value": rng.below(2001) as f64 / 8.0 - 125.0}),
+        1 => {
+            json!({"op": "add", "left": expr_instance(rng, depth - 1), "right": expr_instance(rng, depth - 1)})
+        }
+        _ => json!({"op": "neg", "of": expr_instance(rng, depth - 1)}),
+    }
+}
+
+fn filter_instance(rng: &mut Rng, depth: u32) -> Value {
+    let mut filter = serde_json::Map::new();
+    if rng.chance() {
+        filter.insert("field".into(), json!(rng.string(b"abcxyz", 1, 5)));
+    }
+    if depth > 0 && rng.chance() {
+        let and: Vec<Value> = (0..rng.below(3))
+            .map(|_| filter_instance(rng, depth - 1))
+            .collect();
+        filter.insert("and".into(), Value::Array(and));
+    }
+    if depth > 0 && rng.chance() {
+        let mut any = serde_json::Map::new();
+        for _ in 0..rng.below(3) {
+            any.insert(rng.string(b"pqrs", 0, 3), filter_instance(rng, depth - 1));
+        }
+        filter.insert("any".into(), Value::Object(any));
+    }
+    Value::Object(filter)
+}
+
+#[test]
+fn random_recursive_instances_round_trip_through_every_target_that_takes_them() {
+    let manifest = Calc::manifest();
+    let originals: Vec<&ToolArgsSchema> = manifest.tools.iter().map(|t| &t.args_schema).collect();
+    let exports: Vec<(Target, Export, [Value; 2], [jsonschema::Validator; 2])> =
+        recursive_exports()
+            .into_iter()
+            .map(|(target, _, export)| {
+                let schemas = [0, 1].map(|i| exported_schema(target, &export, i));
+                let validators = [0, 1].map(|i| jsonschema::validator_for(&schemas[i]).unwrap());
+                (target, export, schemas, validators)
+            })
+            .collect();
+    let mut rng = Rng(0x5EED_0021);
+    for i in 0..10_000 {
+        let mut evaluate = json!({"expr": expr_instance(&mut rng, 4)});
+        if rng.chance() {
+            evaluate["digits"] = json!(rng.below(10));
+        }
+        let instances = [evaluate, filter_instance(&mut rng, 3)];
+        for (t, instance) in instances.iter().enumerate() {
+            assert!(originals[t].is_valid(instance), "generator: {instance}");
+            for (target, export, schemas, validators) in &exports {
+                let form = provider_form(&schemas[t], &schemas[t], instance);
+                assert!(
+                    validators[t].is_valid(&form),
+                    "{target} #{i}: {form} against {}",
+                    schemas[t]
+                );
+                let name = export.provider_name(&manifest.tools[t].name).unwrap();
+                let payload = match target {
+                    Target::OpenAiChat => {
+                        json!({"type": "function", "function": {"name": name, "arguments": form.to_string()}})
+                    }
+                    Target::OpenAiResponses => {
+                        json!({"type": "function_call", "call_id": "c", "name": name, "arguments": form.to_string()})
+                    }
+                    Target::Anthropic => json!({"type": "tool_use", "name": name, "input": form}),
+                    Target::Gemini | Target::GeminiOpenApi => {
+                        json!({"functionCall": {"name": name, "args": form}})
+                    }
+                    Target::Mcp => json!({"name": name, "arguments": form}),
+                };
+                let call = export.decode_call(&payload).unwrap();
+                assert_eq!(call.name, manifest.tools[t].name);
+                assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
+            }
+        }
+    }
 }

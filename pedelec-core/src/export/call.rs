@@ -127,15 +127,18 @@ impl Export {
                 ),
             ));
         }
-        let undo = Undo {
-            nulls: super::transform::nulls_stand_for_absent(self.target.provider(), self.strict),
-            entries: self.entries[index],
-        };
-        if undo.nulls || undo.entries {
+        let nulls = super::transform::nulls_stand_for_absent(self.target.provider(), self.strict);
+        let entries = self.entries[index];
+        if nulls || entries {
+            let root = self.schemas[index].node();
+            let defs = root.definitions();
+            let undo = Undo {
+                nulls,
+                entries,
+                defs: &defs,
+            };
             let mut pointer = String::new();
-            if let Err((at, message)) =
-                restore(&mut args, self.schemas[index].node(), undo, &mut pointer, 0)
-            {
+            if let Err((at, message)) = restore(&mut args, root, undo, &mut pointer, 0) {
                 return Err(ExportError::payload(
                     self.target,
                     &format!("{}{at}", self.args_pointer()),
@@ -383,9 +386,11 @@ impl Export {
 /// What [`restore`] undoes: the `null`s standing for absent optional properties (OpenAI
 /// strict), the entries form of maps (every strict mode).
 #[derive(Clone, Copy)]
-struct Undo {
+struct Undo<'a> {
     nulls: bool,
     entries: bool,
+    /// The argsSchema's `$defs` entries, which its `$ref`s name.
+    defs: &'a [&'a crate::schema::Def],
 }
 
 /// Deeper than this, [`restore`] leaves the instance as it is: the session's validation
@@ -404,12 +409,17 @@ const MAX_RESTORE_DEPTH: usize = 512;
 fn restore(
     value: &mut Value,
     node: &SchemaNode,
-    undo: Undo,
+    undo: Undo<'_>,
     pointer: &mut String,
     depth: usize,
 ) -> Result<(), (String, String)> {
     if depth > MAX_RESTORE_DEPTH {
         return Ok(());
+    }
+    if let Some(name) = node.reference_name()
+        && let Some(def) = undo.defs.iter().find(|d| d.name() == name)
+    {
+        restore(value, def.schema(), undo, pointer, depth + 1)?;
     }
     if undo.entries && is_map(node) && value.is_array() {
         *value = from_entries(std::mem::take(value), pointer)?;

@@ -81,8 +81,17 @@ pub(crate) const fn is_map(node: &SchemaNode) -> bool {
         )
 }
 
-/// Whether a map ([`is_map`]) is anywhere in the schema.
-pub(crate) fn schema_has_map(node: &SchemaNode) -> bool {
+/// Whether a map ([`is_map`]) is anywhere in the schema rooted at `root`, its `$defs`
+/// entries included.
+pub(crate) fn has_map(root: &SchemaNode) -> bool {
+    schema_has_map(root)
+        || root
+            .definitions()
+            .iter()
+            .any(|d| schema_has_map(d.schema()))
+}
+
+fn schema_has_map(node: &SchemaNode) -> bool {
     is_map(node)
         || properties(node).iter().any(|p| schema_has_map(&p.schema))
         || node.items.as_ref().is_some_and(|i| schema_has_map(i))
@@ -101,13 +110,19 @@ pub const fn schema_facts(root: &SchemaNode) -> SchemaFacts {
         unions: 0,
         open_objects: 0,
         ambiguous_unions: 0,
+        refs: 0,
     };
     walk(root, 0, &mut facts);
     facts
 }
 
+/// Walks the tree; a `$ref` is counted, not followed (its entry's body is the tree of the
+/// type that holds it, walked where that type is used).
 const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
     let mut depth = depth;
+    if node.reference.is_some() {
+        facts.refs += 1;
+    }
     if node.is_kind(SchemaKind::Object) {
         depth += 1;
         if depth > facts.depth {

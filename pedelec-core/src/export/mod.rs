@@ -202,6 +202,7 @@ impl Export {
                     rule,
                     pedelec_rules::provider::Rule::OpenObject
                         | pedelec_rules::provider::Rule::AmbiguousUnion
+                        | pedelec_rules::provider::Rule::Recursive
                 ) {
                     problems.push(ExportProblem::new(
                         Some(&tool.name),

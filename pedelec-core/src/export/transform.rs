@@ -126,7 +126,7 @@ pub(crate) fn schema(
     problems: &mut Vec<ExportProblem>,
 ) -> Value {
     let profile = Profile::new(provider, strict);
-    if profile.is_identity() {
+    if profile.is_identity() && (provider.accepts_refs(strict) || node.definitions().is_empty()) {
         return json.clone();
     }
     let mut walk = Walk {
@@ -134,6 +134,8 @@ pub(crate) fn schema(
         tool,
         problems,
         pointer: String::new(),
+        root: node,
+        reported_ref: false,
     };
     walk.node(json, node, false)
 }
@@ -148,6 +150,10 @@ struct Walk<'a> {
     tool: &'a str,
     problems: &'a mut Vec<ExportProblem>,
     pointer: String,
+    /// The argsSchema's root (whose `$defs` entries the `$ref`s name).
+    root: &'a SchemaNode,
+    /// Whether a `$ref` the provider cannot take was reported (once per tool).
+    reported_ref: bool,
 }
 
 impl Walk<'_> {
@@ -176,6 +182,10 @@ impl Walk<'_> {
         let p = self.profile;
         if p.closed && is_map(node) {
             return self.entries(map, node, nullable);
+        }
+        if node.reference.is_some() && !p.provider.accepts_refs(p.closed) && !self.reported_ref {
+            self.reported_ref = true;
+            self.problem(Rule::Recursive);
         }
         let mut out = Map::new();
         let mut notes: Vec<String> = Vec::new();
@@ -206,6 +216,21 @@ impl Walk<'_> {
                     }
                 }
                 "required" if p.require_all => {}
+                "$defs" => {
+                    let mut defs = Map::new();
+                    for (name, sub) in value.as_object().into_iter().flatten() {
+                        let out = match self.root.definition(name) {
+                            Some(def) => {
+                                let segment =
+                                    format!("$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+                                self.child(sub, def, false, &segment)
+                            }
+                            None => sub.clone(),
+                        };
+                        defs.insert(name.clone(), out);
+                    }
+                    out.insert(key.clone(), Value::Object(defs));
+                }
                 "items" => {
                     let sub = match &node.items {
                         Some(items) => self.child(value, items, false, "items"),
@@ -278,6 +303,11 @@ impl Walk<'_> {
         if p.closed && node.is_kind(SchemaKind::Object) && !is_closed(node) {
             self.problem(Rule::OpenObject);
         }
+        if p.provider == Provider::OpenAi && p.closed && out.contains_key("$ref") && out.len() > 1 {
+            // OpenAI's strict mode takes no keyword beside `$ref`: the reference becomes
+            // the one branch of an `anyOf`, which may carry a description.
+            ref_in_any_of(&mut out);
+        }
         if nullable {
             make_nullable(&mut out);
         }
@@ -285,6 +315,20 @@ impl Walk<'_> {
             describe(&mut out, &notes);
         }
         Value::Object(out)
+    }
+}
+
+/// `{"$ref": r, …}` → `{"anyOf": [{"$ref": r}], …}`, in the `$ref`'s place.
+fn ref_in_any_of(out: &mut Map<String, Value>) {
+    let old = std::mem::take(out);
+    for (k, v) in old {
+        if k == "$ref" {
+            let mut reference = Map::new();
+            reference.insert(k, v);
+            out.insert("anyOf".into(), Value::Array(vec![Value::Object(reference)]));
+        } else {
+            out.insert(k, v);
+        }
     }
 }
 
@@ -330,7 +374,7 @@ impl Walk<'_> {
 /// Whether `decode_call` turns entries back into maps: the export of `node` has a map in
 /// the entries form.
 pub(crate) fn has_entries(provider: Provider, strict: bool, node: &SchemaNode) -> bool {
-    Profile::new(provider, strict).closed && super::facts::schema_has_map(node)
+    Profile::new(provider, strict).closed && super::facts::has_map(node)
 }
 
 /// Lets a node accept `null` too (the provider form of an absent optional property).
@@ -346,6 +390,9 @@ fn make_nullable(out: &mut Map<String, Value>) {
             }
         }
         _ => {
+            if out.contains_key("$ref") {
+                ref_in_any_of(out);
+            }
             if let Some(Value::Array(branches)) = out.get_mut("anyOf") {
                 branches.push(serde_json::json!({"type": "null"}));
             } else if let Some(Value::Array(branches)) = out.get_mut("oneOf") {
