@@ -8,7 +8,7 @@ struct Attributes {}
 
 impl ToolArgs for Attributes {
     const SCHEMA: SchemaNode =
-        SchemaNode::object(&[Property::new("id", SchemaNode::string(), false)]);
+        SchemaNode::object(const { &[Property::new("id", SchemaNode::string(), false)] });
 }
 
 #[derive(Deserialize, ToolArgs)]
