@@ -986,7 +986,8 @@ impl Serialize for RefTarget<'_> {
     }
 }
 
-/// A JSON pointer token, escaped (`~` → `~0`, `/` → `~1`).
+/// A JSON pointer token, escaped (`~` → `~0`, `/` → `~1`), in a URI fragment (`%`, `"`,
+/// spaces and other characters a fragment cannot hold percent-encoded).
 struct EscapedToken<'a>(&'a str);
 
 impl fmt::Display for EscapedToken<'_> {
@@ -995,7 +996,15 @@ impl fmt::Display for EscapedToken<'_> {
             match c {
                 '~' => f.write_str("~0")?,
                 '/' => f.write_str("~1")?,
-                c => fmt::Write::write_char(f, c)?,
+                c if c.is_ascii_alphanumeric() || "-._!$&'()*+,;=:@".contains(c) => {
+                    fmt::Write::write_char(f, c)?;
+                }
+                c => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        write!(f, "%{b:02X}")?;
+                    }
+                }
             }
         }
         Ok(())

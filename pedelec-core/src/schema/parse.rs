@@ -129,6 +129,25 @@ impl SchemaNode {
     }
 }
 
+/// A URI fragment, percent-decoded (`None` when an escape is malformed or the bytes are not
+/// UTF-8).
+fn percent_decode(fragment: &str) -> Option<String> {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = fragment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 struct Parser {
     checks: Checks,
     problems: Vec<SchemaProblem>,
@@ -312,13 +331,15 @@ impl Parser {
         node
     }
 
-    /// `$ref`: only `"#/$defs/<name>"` (no remote or other local references).
+    /// `$ref`: only `"#/$defs/<name>"` (no remote or other references). The fragment is
+    /// percent-decoded, then its JSON pointer token unescaped (`~1` → `/`, `~0` → `~`).
     fn reference(&mut self, value: &Value, pointer: &str) -> Option<Str> {
         let name = value
             .as_str()
             .and_then(|r| r.strip_prefix("#/$defs/"))
-            .filter(|name| !name.contains('/'))
-            .map(|name| name.replace("~1", "/").replace("~0", "~"));
+            .and_then(percent_decode)
+            .filter(|token| !token.contains('/'))
+            .map(|token| token.replace("~1", "/").replace("~0", "~"));
         if name.is_none() {
             self.problem(
                 pointer,
