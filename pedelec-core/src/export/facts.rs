@@ -450,10 +450,13 @@ mod tests {
                 "a": {"type": "object", "properties": {"b": {"type": "string", "enum": ["x", "y"]}},
                       "additionalProperties": false},
                 "m": {"type": "object", "additionalProperties": {"type": "integer"}},
-                "u": {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+                "u": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+                "o": {"type": "object", "properties": {}},
+                "r": {"$ref": "#/$defs/R"}
             },
             "required": ["a"],
-            "additionalProperties": false
+            "additionalProperties": false,
+            "$defs": {"R": {"type": "string"}}
         }));
         let f = schema_facts(&root);
         assert_eq!(
@@ -464,9 +467,11 @@ mod tests {
                 f.optional,
                 f.unions,
                 f.open_objects,
-                f.ambiguous_unions
+                f.ambiguous_unions,
+                f.refs
             ),
-            (2, 4, 2, 3, 1, 1, 1)
+            // The map `m` is not an open object: strict modes take it as entries.
+            (2, 6, 2, 5, 1, 1, 1, 1)
         );
     }
 }
