@@ -156,10 +156,9 @@ pub(crate) struct CompiledNode {
     pub(crate) required_extra: Box<[Str]>,
     pub(crate) additional: Additional,
     pub(crate) one_of: Option<Box<[NodeId]>>,
-    /// `$ref`: the compiled `$defs` entry the value must match too.
-    pub(crate) reference: Option<NodeId>,
     /// `oneOf` or `$ref`: the value must also match other nodes (the tree validator's
-    /// shortcut for leaf values does not apply).
+    /// shortcut for leaf values does not apply). The `$ref` itself is in
+    /// [`CompiledSchema::reference`], off the node: the hot path never reads it.
     pub(crate) composite: bool,
     /// How many of `properties` are required (validation counts the required properties
     /// it meets instead of looking each one up).
@@ -260,6 +259,9 @@ impl CompiledNode {
 #[derive(Clone)]
 pub struct CompiledSchema {
     pub(crate) nodes: Box<[CompiledNode]>,
+    /// `(node, entry)` for each node with a `$ref`, by node: the compiled `$defs` entry the
+    /// value must match too. Empty unless the schema holds a recursive type.
+    pub(crate) references: Box<[(NodeId, NodeId)]>,
 }
 
 impl CompiledSchema {
@@ -279,12 +281,15 @@ impl CompiledSchema {
         };
         let mut pointer = String::new();
         builder.add(schema, &mut pointer);
-        if !builder.references.is_empty() {
-            builder.link(schema);
-        }
+        let references = if builder.references.is_empty() {
+            Vec::new()
+        } else {
+            builder.link(schema)
+        };
         if builder.problems.is_empty() {
             Ok(CompiledSchema {
                 nodes: builder.nodes.into_boxed_slice(),
+                references: references.into_boxed_slice(),
             })
         } else {
             Err(SchemaError::new(builder.problems))
@@ -293,6 +298,14 @@ impl CompiledSchema {
 
     pub(crate) fn node(&self, id: NodeId) -> &CompiledNode {
         &self.nodes[id.0 as usize]
+    }
+
+    /// The `$defs` entry the node `id` refers to with `$ref`, if it does.
+    pub(crate) fn reference(&self, id: NodeId) -> Option<NodeId> {
+        self.references
+            .binary_search_by_key(&id.0, |(node, _)| node.0)
+            .ok()
+            .map(|i| self.references[i].1)
     }
 }
 
@@ -331,8 +344,8 @@ struct Builder {
 
 impl Builder {
     /// Compiles the `$defs` entries of `root` after the tree and points each `$ref` at its
-    /// entry.
-    fn link(&mut self, root: &SchemaNode) {
+    /// entry: `(node, entry)` pairs, sorted by node.
+    fn link(&mut self, root: &SchemaNode) -> Vec<(NodeId, NodeId)> {
         let mut compiled: Vec<(&str, NodeId)> = Vec::new();
         for def in root.definitions() {
             let mut pointer = String::new();
@@ -341,9 +354,10 @@ impl Builder {
             let id = self.add(def.schema(), &mut pointer);
             compiled.push((def.name(), id));
         }
+        let mut links = Vec::new();
         for (id, name, pointer) in std::mem::take(&mut self.references) {
             match compiled.iter().find(|(n, _)| *n == &*name) {
-                Some(&(_, target)) => self.nodes[id.0 as usize].reference = Some(target),
+                Some(&(_, target)) => links.push((id, target)),
                 None => self.problem(
                     &pointer,
                     "$ref",
@@ -351,6 +365,8 @@ impl Builder {
                 ),
             }
         }
+        links.sort_unstable_by_key(|(node, _)| node.0);
+        links
     }
 
     fn problem(&mut self, pointer: &str, keyword: &str, message: String) {
@@ -397,7 +413,6 @@ impl Builder {
             required_extra: node.required_extra.iter().cloned().collect(),
             additional: Additional::Allow,
             one_of: None,
-            reference: None,
             composite: false,
             required_count: 0,
             buffered: false,

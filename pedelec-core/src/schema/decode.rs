@@ -230,7 +230,9 @@ impl CompiledSchema {
     pub(crate) fn normalize(&self, id: NodeId, value: &mut Value, options: ValidationOptions) {
         let node = self.node(id);
         // The value is valid, so it nests at most `MAX_REF_DEPTH` references deep.
-        if let Some(target) = node.reference {
+        if node.composite
+            && let Some(target) = self.reference(id)
+        {
             self.normalize(target, value, options);
         }
         if let Some(branches) = &node.one_of

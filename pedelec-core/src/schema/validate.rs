@@ -457,7 +457,9 @@ impl Checker<'_> {
         if let Some(branches) = &node.one_of {
             self.check_one_of(branches, value, path, sink);
         }
-        if let Some(target) = node.reference {
+        if node.composite
+            && let Some(target) = self.schema.reference(node.id)
+        {
             self.check_ref(target, value, path, sink);
         }
     }
