@@ -313,6 +313,7 @@ impl fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompiledSchema")
             .field("nodes", &self.nodes.len())
+            .field("references", &self.references.len())
             .finish()
     }
 }
