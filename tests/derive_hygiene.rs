@@ -39,6 +39,17 @@ pub mod shadowed {
     #[allow(non_upper_case_globals)]
     pub const schema: u8 = 0;
 
+    /// A recursive type (a `$defs` entry and `$ref`s).
+    #[derive(::pedelec::ToolArgs, ::serde::Deserialize)]
+    pub struct Tree {
+        /// The label.
+        pub label: ::std::string::String,
+        /// The children.
+        pub children: ::std::vec::Vec<Tree>,
+        /// The parent.
+        pub parent: ::core::option::Option<::std::boxed::Box<Self>>,
+    }
+
     /// Every field shape.
     #[derive(::pedelec::ToolArgs, ::serde::Deserialize)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]

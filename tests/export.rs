@@ -15,7 +15,7 @@
     reason = "the seeded generator's numbers are small"
 )]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use pedelec::context::Caller;
@@ -106,6 +106,17 @@ enum Notify {
     },
 }
 
+/// A customs declaration.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Customs {
+    /// Declared value in euros.
+    #[arg(minimum = 0)]
+    value_eur: f64,
+    /// Country of origin.
+    #[arg(pattern = "^[A-Z]{2}$")]
+    origin: Option<String>,
+}
+
 /// One item of the parcel.
 #[derive(Debug, Deserialize, ToolArgs)]
 struct Item {
@@ -146,6 +157,8 @@ struct ShipParcelArgs {
     #[serde(default)]
     #[arg(default = false)]
     gift: bool,
+    /// Customs declarations, by SKU.
+    customs: Option<HashMap<String, Customs>>,
 }
 
 /// Ship a parcel.
@@ -283,11 +296,11 @@ fn export_errors_list_every_problem() {
         tool_json(&long, &"d".repeat(1025), EMPTY()),
         tool_json("deep", "Deep.", deep),
         tool_json(
-            "map",
-            "A map.",
+            "open",
+            "An open object.",
             json!({
                 "type": "object",
-                "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+                "properties": {"tags": {"type": "object", "properties": {"a": {"type": "string"}}}},
                 "required": ["tags"],
                 "additionalProperties": false
             })
@@ -318,7 +331,7 @@ fn export_errors_list_every_problem() {
             (long.as_str(), "", "name-length"),
             (long.as_str(), "", "description-length"),
             ("deep", "", "strict-depth"),
-            ("map", "/properties/tags", "strict-open-object"),
+            ("open", "/properties/tags", "strict-open-object"),
             ("union", "/properties/v", "ambiguous-one-of"),
         ]
     );
@@ -852,12 +865,24 @@ fn ship_parcel_instance(rng: &mut Rng) -> Value {
     if rng.chance() {
         args["gift"] = json!(rng.chance());
     }
+    if rng.chance() {
+        // Keys in no particular order: the round trip must keep it.
+        let mut customs = serde_json::Map::new();
+        for _ in 0..rng.below(4) {
+            let mut declaration = json!({"value_eur": rng.below(10_000) as f64 / 4.0});
+            if rng.chance() {
+                declaration["origin"] = json!(rng.string(upper, 2, 2));
+            }
+            customs.insert(rng.string(text, 0, 6), declaration);
+        }
+        args["customs"] = Value::Object(customs);
+    }
     args
 }
 
 /// Breaks a valid instance in one of several ways.
 fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
-    match rng.below(7) {
+    match rng.below(8) {
         0 => args["address"]["country"] = json!("usa"),
         1 => args["items"] = json!([]),
         2 => args["shape"] = json!({"kind": "sphere"}),
@@ -866,23 +891,34 @@ fn break_instance(rng: &mut Rng, mut args: Value) -> Value {
         5 => {
             args["address"].as_object_mut().unwrap().remove("street");
         }
+        6 => args["customs"] = json!({"x": {"value_eur": -1}}),
         _ => args["insured_eur"] = json!(-1),
     }
     args
 }
 
 /// The provider form of an instance: for strict OpenAI every absent optional property is
-/// an explicit `null`, at every level (found through the exported schema itself).
-fn provider_form(exported: &Value, value: &Value) -> Value {
+/// an explicit `null`, at every level, and in strict modes a map is a list of
+/// `{"key", "value"}` entries (found through the exported schema itself; `root` is the
+/// exported argsSchema, whose `$defs` the `$ref`s name).
+fn provider_form(root: &Value, exported: &Value, value: &Value) -> Value {
+    let exported = select(root, exported, value);
     match value {
+        Value::Object(map) if entries_value(exported).is_some() => {
+            let value_schema = entries_value(exported).unwrap();
+            Value::Array(
+                map.iter()
+                    .map(|(k, v)| json!({"key": k, "value": provider_form(root, value_schema, v)}))
+                    .collect(),
+            )
+        }
         Value::Object(map) => {
-            let schema = pick_branch(exported, value);
             let mut out = map.clone();
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            if let Some(props) = exported.get("properties").and_then(Value::as_object) {
                 for (name, sub) in props {
                     match map.get(name) {
                         Some(v) => {
-                            out.insert(name.clone(), provider_form(sub, v));
+                            out.insert(name.clone(), provider_form(root, sub, v));
                         }
                         None if nullable(sub) => {
                             out.insert(name.clone(), Value::Null);
@@ -891,17 +927,53 @@ fn provider_form(exported: &Value, value: &Value) -> Value {
                     }
                 }
             }
+            if let Some(values) = exported
+                .get("additionalProperties")
+                .filter(|v| v.is_object())
+            {
+                for (name, v) in map {
+                    if exported.pointer(&format!("/properties/{name}")).is_none() {
+                        out.insert(name.clone(), provider_form(root, values, v));
+                    }
+                }
+            }
             Value::Object(out)
         }
         Value::Array(items) => {
-            let item = pick_branch(exported, value)
-                .get("items")
-                .cloned()
-                .unwrap_or(json!({}));
-            Value::Array(items.iter().map(|v| provider_form(&item, v)).collect())
+            let item = exported.get("items").cloned().unwrap_or(json!({}));
+            Value::Array(
+                items
+                    .iter()
+                    .map(|v| provider_form(root, &item, v))
+                    .collect(),
+            )
         }
         v => v.clone(),
     }
+}
+
+/// The schema that decides for `value`: `$ref`s followed, union branches picked.
+fn select<'a>(root: &'a Value, schema: &'a Value, value: &Value) -> &'a Value {
+    let mut s = schema;
+    for _ in 0..16 {
+        let next = match s.get("$ref").and_then(Value::as_str) {
+            Some(r) => &root["$defs"][r.trim_start_matches("#/$defs/")],
+            None => pick_branch(root, s, value),
+        };
+        if std::ptr::eq(next, s) {
+            break;
+        }
+        s = next;
+    }
+    s
+}
+
+/// The value schema of an exported map in the entries form.
+fn entries_value(schema: &Value) -> Option<&Value> {
+    let props = schema.pointer("/items/properties")?.as_object()?;
+    (props.len() == 2 && props.contains_key("key"))
+        .then(|| props.get("value"))
+        .flatten()
 }
 
 fn nullable(schema: &Value) -> bool {
@@ -917,19 +989,26 @@ fn nullable(schema: &Value) -> bool {
 
 thread_local! {
     /// Compiled branch validators, by the branch's address in its (long-lived) export.
-    static BRANCHES: std::cell::RefCell<std::collections::HashMap<usize, jsonschema::Validator>> =
+    static BRANCHES: std::cell::RefCell<HashMap<usize, jsonschema::Validator>> =
         std::cell::RefCell::default();
 }
 
-/// The branch of a union schema a value belongs to (the one it is valid against).
-fn pick_branch<'a>(schema: &'a Value, value: &Value) -> &'a Value {
+/// The branch of a union schema a value belongs to (the one it is valid against; the
+/// root's `$defs` go with it).
+fn pick_branch<'a>(root: &Value, schema: &'a Value, value: &Value) -> &'a Value {
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             for b in branches {
                 let valid = BRANCHES.with_borrow_mut(|cache| {
                     cache
                         .entry(std::ptr::from_ref(b) as usize)
-                        .or_insert_with(|| jsonschema::validator_for(b).unwrap())
+                        .or_insert_with(|| {
+                            let mut b = b.clone();
+                            if let (Some(defs), Some(o)) = (root.get("$defs"), b.as_object_mut()) {
+                                o.insert("$defs".into(), defs.clone());
+                            }
+                            jsonschema::validator_for(&b).unwrap()
+                        })
                         .is_valid(value)
                 });
                 if valid {
@@ -995,7 +1074,7 @@ fn random_instances_round_trip_through_every_target() {
         let broken = break_instance(&mut rng, base);
         let broken_is_invalid = !original.is_valid(&broken);
         for (target, export, schema, validator) in &exports {
-            let form = provider_form(schema, &instance);
+            let form = provider_form(schema, schema, &instance);
             assert!(
                 validator.is_valid(&form),
                 "{target} #{i}: {form} against {schema}"
@@ -1004,9 +1083,10 @@ fn random_instances_round_trip_through_every_target() {
                 .decode_call(&decode_payload(*target, export, &form))
                 .unwrap();
             assert_eq!(call.name, "shipping.ship_parcel");
-            assert_eq!(call.args, instance, "{target} #{i}");
+            // Exactly, key order included (a map's keys come back in their order).
+            assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
             if broken_is_invalid {
-                let form = provider_form(schema, &broken);
+                let form = provider_form(schema, schema, &broken);
                 let back = export
                     .decode_call(&decode_payload(*target, export, &form))
                     .unwrap();
@@ -1018,4 +1098,361 @@ fn random_instances_round_trip_through_every_target() {
     }
     assert_eq!(valid, 10_000);
     assert!(invalid > 9_000, "{invalid}");
+}
+
+#[test]
+fn map_entries_decode_back_in_order_and_refuse_repeated_keys() {
+    let m = manifest(json!([tool_json(
+        "tag",
+        "Tag.",
+        json!({
+            "type": "object",
+            "properties": {
+                "labels": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "nested": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}
+            },
+            "required": ["labels"],
+            "additionalProperties": false
+        })
+    )]));
+    for target in [Target::OpenAiChat, Target::Anthropic] {
+        let export = m.export(target, ExportOptions::default()).unwrap();
+        let payload = |args: Value| match target {
+            Target::OpenAiChat => {
+                json!({"id": "c", "type": "function", "function": {"name": "tag", "arguments": args.to_string()}})
+            }
+            _ => json!({"type": "tool_use", "id": "c", "name": "tag", "input": args}),
+        };
+        let call = export
+            .decode_call(&payload(json!({
+                "labels": [{"key": "z", "value": 1}, {"key": "a", "value": 2}, {"key": "", "value": 3}],
+                "nested": [[{"key": "k", "value": "v"}], []]
+            })))
+            .unwrap();
+        assert_eq!(
+            call.args.to_string(),
+            r#"{"labels":{"z":1,"a":2,"":3},"nested":[{"k":"v"},{}]}"#,
+            "{target}"
+        );
+        let args_at = if target == Target::Anthropic {
+            "/input"
+        } else {
+            "/function/arguments"
+        };
+        let error = export
+            .decode_call(&payload(json!({
+                "labels": [{"key": "a", "value": 1}],
+                "nested": [[], [{"key": "k/1", "value": "v"}, {"key": "k/1", "value": "w"}]]
+            })))
+            .unwrap_err();
+        let problem = &error.problems()[0];
+        assert_eq!(
+            (problem.pointer.as_str(), problem.rule),
+            (format!("{args_at}/nested/1/1/key").as_str(), "map-entries")
+        );
+        assert_eq!(
+            problem.message,
+            r#"duplicate key "k/1": each key of a map may appear in one entry only"#
+        );
+        assert_eq!(error.code(), pedelec::ErrorCode::ToolArgsInvalid);
+        let error = export
+            .decode_call(&payload(json!({"labels": [{"key": 1, "value": 1}]})))
+            .unwrap_err();
+        assert_eq!(error.problems()[0].pointer, format!("{args_at}/labels/0"));
+        let error = export
+            .decode_call(&payload(json!({"labels": [["a", 1]]})))
+            .unwrap_err();
+        assert!(
+            error.problems()[0].message.contains("got an array"),
+            "{error}"
+        );
+    }
+    // Without strict mode the map stays an object, and is left as sent.
+    let export = m.export(Target::Anthropic, options(false)).unwrap();
+    assert_eq!(
+        export.tools()[0]["input_schema"]["properties"]["labels"],
+        json!({"type": "object", "additionalProperties": {"type": "integer"}})
+    );
+    let call = export
+        .decode_call(
+            &json!({"type": "tool_use", "name": "tag", "input": {"labels": {"b": 1, "a": 2}}}),
+        )
+        .unwrap();
+    assert_eq!(call.args.to_string(), r#"{"labels":{"b":1,"a":2}}"#);
+}
+
+#[tokio::test]
+async fn call_provider_restores_maps_before_the_session_validates() {
+    let session = pedelec::Session::builder(Rich::skills()).create().unwrap();
+    let export = rich_export(Target::Anthropic);
+    let mut rng = Rng(7);
+    let mut args = ship_parcel_instance(&mut rng);
+    args["customs"] = json!({"b": {"value_eur": 1.5}, "a": {"value_eur": 2, "origin": "FR"}});
+    let input = {
+        let mut a = args.clone();
+        a["customs"] = json!([
+            {"key": "b", "value": {"value_eur": 1.5}},
+            {"key": "a", "value": {"value_eur": 2, "origin": "FR"}}
+        ]);
+        a
+    };
+    let name = export.provider_name("shipping.ship_parcel").unwrap();
+    let reply = session
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "t", "name": name, "input": input}),
+        )
+        .await;
+    let content: Value = serde_json::from_str(reply["content"].as_str().unwrap()).unwrap();
+    // The inline handler ran: the entries became the map its `HashMap` reads.
+    assert_eq!(content, json!({"ok": true, "value": true}));
+    let mut dup = input.clone();
+    dup["customs"] = json!([
+        {"key": "a", "value": {"value_eur": 1}},
+        {"key": "a", "value": {"value_eur": 2}}
+    ]);
+    let reply = session
+        .call_provider(
+            &export,
+            &json!({"type": "tool_use", "id": "t", "name": name, "input": dup}),
+        )
+        .await;
+    assert_eq!(reply["is_error"], json!(true));
+    let content: Value = serde_json::from_str(reply["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content["error"]["code"], json!("TOOL_ARGS_INVALID"));
+    assert_eq!(
+        content["error"]["message"],
+        json!(
+            r#"/input/customs/1/key: duplicate key "a": each key of a map may appear in one entry only"#
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Recursive arguments: a `$defs` entry and `$ref`s, on every target that takes them.
+
+/// An arithmetic expression.
+#[derive(Debug, Deserialize, ToolArgs)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Expr {
+    /// A number.
+    Num { value: f64 },
+    /// The sum of two expressions.
+    Add { left: Box<Expr>, right: Box<Expr> },
+    /// The negation of an expression.
+    Neg {
+        /// What to negate.
+        of: Box<Expr>,
+    },
+}
+
+/// A filter over records.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Filter {
+    /// The field to compare.
+    field: Option<String>,
+    /// Every one of these must hold.
+    and: Option<Vec<Filter>>,
+    /// Named sub-filters, any of which may hold.
+    any: Option<HashMap<String, Filter>>,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct EvaluateArgs {
+    /// The expression.
+    expr: Expr,
+    /// Round to this many digits.
+    digits: Option<u8>,
+}
+
+/// Evaluate an expression.
+#[tool(name = "calc.evaluate")]
+fn evaluate(args: EvaluateArgs) -> bool {
+    let _ = args;
+    true
+}
+
+/// Find records.
+#[tool(name = "records.find")]
+fn find(args: Filter) -> bool {
+    let _ = args;
+    true
+}
+
+skills![
+    pub enum Calc,
+    guidance = "Compute and find.",
+    tools = [evaluate, find],
+    targets = [openai, gemini, mcp],
+];
+
+/// The exports of `Calc` that take recursive schemas, with the exported argsSchemas.
+fn recursive_exports() -> Vec<(Target, bool, Export)> {
+    let manifest = Calc::manifest();
+    Target::ALL
+        .into_iter()
+        .flat_map(|t| [(t, true), (t, false)])
+        .filter(|(t, strict)| *strict || t.provider().has_strict_mode())
+        .filter(|(t, strict)| {
+            t.provider()
+                .accepts_refs(*strict && t.provider().has_strict_mode())
+        })
+        .map(|(t, strict)| (t, strict, manifest.export(t, options(strict)).unwrap()))
+        .collect()
+}
+
+fn exported_schema(target: Target, export: &Export, index: usize) -> Value {
+    let tools = export.tools();
+    match target {
+        Target::OpenAiChat => tools[index]["function"]["parameters"].clone(),
+        Target::OpenAiResponses => tools[index]["parameters"].clone(),
+        Target::Anthropic => tools[index]["input_schema"].clone(),
+        Target::Gemini => tools[0]["functionDeclarations"][index]["parametersJsonSchema"].clone(),
+        Target::GeminiOpenApi => tools[0]["functionDeclarations"][index]["parameters"].clone(),
+        Target::Mcp => tools[index]["inputSchema"].clone(),
+    }
+}
+
+#[test]
+fn recursive_goldens() {
+    let exports = recursive_exports();
+    let targets: Vec<String> = exports
+        .iter()
+        .map(|(t, strict, _)| format!("{t}{}", if *strict { "" } else { "-lax" }))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "openai",
+            "openai-lax",
+            "openai-responses",
+            "openai-responses-lax",
+            "anthropic-lax",
+            "gemini",
+            "mcp"
+        ]
+    );
+    for ((_, _, export), name) in exports.iter().zip(&targets) {
+        let mut text = serde_json::to_string_pretty(export.tools()).unwrap();
+        text.push('\n');
+        expect_test::expect_file![format!("{GOLDEN}/recursive/{name}.json")].assert_eq(&text);
+    }
+    // The others cannot express a `$ref`: an error naming the tool and the pointer.
+    let mut out = String::new();
+    for target in [Target::Anthropic, Target::GeminiOpenApi] {
+        let error = Calc::manifest()
+            .export(target, ExportOptions::default())
+            .unwrap_err();
+        let got: Vec<_> = error
+            .problems()
+            .iter()
+            .map(|p| {
+                (
+                    p.tool.clone().unwrap_or_default(),
+                    p.pointer.clone(),
+                    p.rule,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "calc.evaluate".to_owned(),
+                    "/properties/expr/oneOf/1/properties/left".to_owned(),
+                    "recursive-schema"
+                ),
+                (
+                    "records.find".to_owned(),
+                    "/properties/and/items".to_owned(),
+                    "recursive-schema"
+                ),
+            ],
+            "{target}"
+        );
+        writeln!(out, "{error}").unwrap();
+    }
+    expect_test::expect_file![format!("{GOLDEN}/recursive/refused.txt")].assert_eq(&out);
+}
+
+fn expr_instance(rng: &mut Rng, depth: u32) -> Value {
+    match if depth == 0 { 0 } else { rng.below(3) } {
+        0 => json!({"op": "num", "value": rng.below(2001) as f64 / 8.0 - 125.0}),
+        1 => {
+            json!({"op": "add", "left": expr_instance(rng, depth - 1), "right": expr_instance(rng, depth - 1)})
+        }
+        _ => json!({"op": "neg", "of": expr_instance(rng, depth - 1)}),
+    }
+}
+
+fn filter_instance(rng: &mut Rng, depth: u32) -> Value {
+    let mut filter = serde_json::Map::new();
+    if rng.chance() {
+        filter.insert("field".into(), json!(rng.string(b"abcxyz", 1, 5)));
+    }
+    if depth > 0 && rng.chance() {
+        let and: Vec<Value> = (0..rng.below(3))
+            .map(|_| filter_instance(rng, depth - 1))
+            .collect();
+        filter.insert("and".into(), Value::Array(and));
+    }
+    if depth > 0 && rng.chance() {
+        let mut any = serde_json::Map::new();
+        for _ in 0..rng.below(3) {
+            any.insert(rng.string(b"pqrs", 0, 3), filter_instance(rng, depth - 1));
+        }
+        filter.insert("any".into(), Value::Object(any));
+    }
+    Value::Object(filter)
+}
+
+#[test]
+fn random_recursive_instances_round_trip_through_every_target_that_takes_them() {
+    let manifest = Calc::manifest();
+    let originals: Vec<&ToolArgsSchema> = manifest.tools.iter().map(|t| &t.args_schema).collect();
+    let exports: Vec<(Target, Export, [Value; 2], [jsonschema::Validator; 2])> =
+        recursive_exports()
+            .into_iter()
+            .map(|(target, _, export)| {
+                let schemas = [0, 1].map(|i| exported_schema(target, &export, i));
+                let validators = [0, 1].map(|i| jsonschema::validator_for(&schemas[i]).unwrap());
+                (target, export, schemas, validators)
+            })
+            .collect();
+    let mut rng = Rng(0x5EED_0021);
+    for i in 0..10_000 {
+        let mut evaluate = json!({"expr": expr_instance(&mut rng, 4)});
+        if rng.chance() {
+            evaluate["digits"] = json!(rng.below(10));
+        }
+        let instances = [evaluate, filter_instance(&mut rng, 3)];
+        for (t, instance) in instances.iter().enumerate() {
+            assert!(originals[t].is_valid(instance), "generator: {instance}");
+            for (target, export, schemas, validators) in &exports {
+                let form = provider_form(&schemas[t], &schemas[t], instance);
+                assert!(
+                    validators[t].is_valid(&form),
+                    "{target} #{i}: {form} against {}",
+                    schemas[t]
+                );
+                let name = export.provider_name(&manifest.tools[t].name).unwrap();
+                let payload = match target {
+                    Target::OpenAiChat => {
+                        json!({"type": "function", "function": {"name": name, "arguments": form.to_string()}})
+                    }
+                    Target::OpenAiResponses => {
+                        json!({"type": "function_call", "call_id": "c", "name": name, "arguments": form.to_string()})
+                    }
+                    Target::Anthropic => json!({"type": "tool_use", "name": name, "input": form}),
+                    Target::Gemini | Target::GeminiOpenApi => {
+                        json!({"functionCall": {"name": name, "args": form}})
+                    }
+                    Target::Mcp => json!({"name": name, "arguments": form}),
+                };
+                let call = export.decode_call(&payload).unwrap();
+                assert_eq!(call.name, manifest.tools[t].name);
+                assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
+            }
+        }
+    }
 }

@@ -74,6 +74,7 @@ pub mod __private {
         AdditionalProperties, Literal, NoArgs, Property, SchemaNode, Str, ToolArgs, ToolArgsRoot,
         ToolArgsSchema,
     };
+    pub use crate::schema::{Recursive, SelfRef, recursive};
     pub use crate::skills::{InSkillSet, SkillSet, SkillsInput, UnknownToolName};
     pub use crate::tool::{TaskSupport, Tool, ToolDefinition};
     pub use crate::{ToolCallContext, ToolError};

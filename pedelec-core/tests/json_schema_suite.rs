@@ -1,5 +1,7 @@
 //! Conformance with the JSON Schema Test Suite (draft 2020-12), on the cases that use only
-//! the keywords of the wire form (`in_subset` in `subset-manifest.json`).
+//! the keywords of the wire form (`in_subset` in `subset-manifest.json`), and the cases of
+//! local references (`$defs` and `"$ref": "#/$defs/…"`) listed in
+//! `json_schema_suite_refs.txt` beside this file.
 //!
 //! The suite is not part of the repository: see `support/suite.rs` for where it is read from
 //! (absent, the test is skipped with a notice, and fails when `CI` is set).
@@ -20,6 +22,27 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
+/// The `(file, case)` pairs of `json_schema_suite_refs.txt`.
+fn ref_cases() -> Vec<(String, usize)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/json_schema_suite_refs.txt");
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let id = line.split_whitespace().next().unwrap_or_default();
+            let (file, case) = id
+                .split_once('#')
+                .unwrap_or_else(|| panic!("`{line}`: expected `<file>#<case>`"));
+            let case = case
+                .parse()
+                .unwrap_or_else(|_| panic!("`{line}`: the case is not an index"));
+            (file.to_owned(), case)
+        })
+        .collect()
+}
+
 #[test]
 fn json_schema_test_suite_subset() {
     let Some(dir) = suite::suite_dir() else {
@@ -30,13 +53,26 @@ fn json_schema_test_suite_subset() {
     let mut passed = 0usize;
     let mut failures: Vec<String> = Vec::new();
 
-    for entry in manifest.as_array().expect("the manifest is an array") {
-        if entry["in_subset"] != Value::Bool(true) {
-            continue;
-        }
-        let file = entry["file"].as_str().expect("`file` is a string");
-        let case_index = usize::try_from(entry["case"].as_u64().expect("`case` is an index"))
-            .expect("case index fits");
+    let mut selected: Vec<(String, usize)> = manifest
+        .as_array()
+        .expect("the manifest is an array")
+        .iter()
+        .filter(|entry| entry["in_subset"] == Value::Bool(true))
+        .map(|entry| {
+            let file = entry["file"].as_str().expect("`file` is a string");
+            let case = usize::try_from(entry["case"].as_u64().expect("`case` is an index"))
+                .expect("case index fits");
+            (file.to_owned(), case)
+        })
+        .collect();
+    let refs = ref_cases();
+    assert!(!refs.is_empty(), "json_schema_suite_refs.txt lists no case");
+    let before = selected.len();
+    selected.extend(refs);
+
+    for (n, (file, case_index)) in selected.iter().enumerate() {
+        let (file, case_index) = (file.as_str(), *case_index);
+        let passed_before = passed;
         let cases = files
             .entry(file.to_owned())
             .or_insert_with(|| read_json(&dir.join("tests").join("draft2020-12").join(file)));
@@ -82,6 +118,18 @@ fn json_schema_test_suite_subset() {
                     if expected { "valid" } else { "invalid" },
                 ));
             }
+        }
+        if n >= before {
+            // A listed case runs every one of its tests.
+            assert_eq!(
+                passed - passed_before
+                    + failures
+                        .iter()
+                        .filter(|f| f.starts_with(&format!("{file} / {description} /")))
+                        .count(),
+                tests.len(),
+                "{file}#{case_index}"
+            );
         }
     }
 

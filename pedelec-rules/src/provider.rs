@@ -129,6 +129,21 @@ impl Provider {
         strict && self.has_strict_mode()
     }
 
+    /// Whether a schema may refer to a root `$defs` entry with `$ref` (recursive types):
+    /// OpenAI (strict mode supports recursive schemas through `$defs`), Gemini's
+    /// `parametersJsonSchema` (JSON Schema, `$ref` and `$defs` included), MCP (JSON
+    /// Schema) and Anthropic without strict mode; not Anthropic's strict mode (its
+    /// structured outputs do not support recursive schemas) nor Gemini's OpenAPI
+    /// `parameters` (an OpenAPI 3.0 subset without references).
+    #[must_use]
+    pub const fn accepts_refs(self, strict: bool) -> bool {
+        match self {
+            Provider::OpenAi | Provider::Gemini | Provider::Mcp => true,
+            Provider::Anthropic => !strict,
+            Provider::GeminiOpenApi => false,
+        }
+    }
+
     /// Whether `oneOf` must become `anyOf` (rejected, or silently ignored, by the provider).
     #[must_use]
     pub const fn rewrites_one_of(self, strict: bool) -> bool {
@@ -258,10 +273,14 @@ pub struct SchemaFacts {
     pub optional: usize,
     /// Union (`oneOf`) nodes.
     pub unions: usize,
-    /// Objects not closed with `additionalProperties: false` (maps included).
+    /// Objects not closed with `additionalProperties: false`, maps aside (an object with
+    /// only `additionalProperties: <schema>`, which strict modes take as an array of
+    /// `{"key", "value"}` entries).
     pub open_objects: usize,
     /// `oneOf` nodes whose branches are not provably disjoint.
     pub ambiguous_unions: usize,
+    /// `$ref` nodes: a recursive type refers to itself through the root's `$defs`.
+    pub refs: usize,
 }
 
 /// One tool as the rules see it (its name is checked apart, by [`check_name`]).
@@ -382,6 +401,8 @@ pub enum Rule {
     OpenObject,
     /// A `oneOf` whose branches are not provably disjoint, where the provider needs `anyOf`.
     AmbiguousUnion,
+    /// A recursive type (`$ref` to a `$defs` entry), which the provider cannot express.
+    Recursive,
     /// More strict tools than the provider accepts in one request.
     TooManyStrictTools {
         /// The count up to this tool.
@@ -420,6 +441,7 @@ impl Rule {
             Rule::TooManyEnumValues { .. } => "strict-enum-values",
             Rule::OpenObject => "strict-open-object",
             Rule::AmbiguousUnion => "ambiguous-one-of",
+            Rule::Recursive => "recursive-schema",
             Rule::TooManyStrictTools { .. } => "strict-tools",
             Rule::TooManyOptional { .. } => "strict-optional-parameters",
             Rule::TooManyUnions { .. } => "strict-union-parameters",
@@ -486,15 +508,23 @@ impl Rule {
                 m.push_usize(max);
             }
             Rule::OpenObject => m.push(
-                "its argsSchema has an object that accepts other properties (a map, or no \
-                 `additionalProperties: false`); strict mode needs every object closed: use a \
-                 struct, or export with `strict(false)`",
+                "its argsSchema has an object that accepts other properties (no \
+                 `additionalProperties: false`, or declared properties beside an \
+                 `additionalProperties` schema); strict mode needs every object closed: use a \
+                 struct or a map, or export with `strict(false)`",
             ),
             Rule::AmbiguousUnion => m.push(
                 "its argsSchema has a `oneOf` whose branches are not provably disjoint, and \
                  the provider only takes `anyOf` (which would accept a value matching two \
                  branches): give each variant a distinct tag (a serde `tag`, or distinct \
                  types)",
+            ),
+            Rule::Recursive => m.push(
+                "its argsSchema has a recursive type (a `$ref` to a `$defs` entry), which this \
+                 provider cannot express: bound the nesting with distinct types (e.g. a \
+                 `Filter` whose children are a non-recursive `Leaf`), export with \
+                 `strict(false)` where the provider has a non-strict mode, or leave this \
+                 target out",
             ),
             Rule::TooManyStrictTools { count, max } => {
                 m.push("it is strict tool number ");
@@ -608,6 +638,9 @@ pub const fn check_tool(
     }
     if provider.requires_closed_objects(strict) && s.open_objects > 0 {
         v.push(Rule::OpenObject);
+    }
+    if s.refs > 0 && !provider.accepts_refs(strict) {
+        v.push(Rule::Recursive);
     }
     if !strict {
         return v;

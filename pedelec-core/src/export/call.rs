@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::facts::{branches, properties};
+use super::facts::{branches, is_map, properties};
 use super::{Export, ExportError, Target};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{AdditionalProperties, Literal, SchemaKind, SchemaNode};
@@ -86,11 +86,15 @@ impl Export {
     /// MCP `tools/call` (or the whole request). The provider name is mapped back to the
     /// tool's, and the arguments restored to the instance the argsSchema describes (the
     /// `null` standing for an absent optional property, in strict OpenAI exports, is
-    /// removed). The arguments are not validated here: the session does that.
+    /// removed, and a map sent in a strict mode's entries form, `[{"key": "a", "value": 1}]`,
+    /// becomes the object `{"a": 1}` again, its keys in the entries' order). The arguments
+    /// are not validated here: the session does that.
     ///
     /// # Errors
     /// A payload that is not a tool call of this target, `arguments` that are not JSON text
-    /// or not an object, an unknown tool name: one problem, saying what is wrong.
+    /// or not an object, an unknown tool name, a map's entries that repeat a key or are not
+    /// `{"key": string, "value": …}` (rule `map-entries`, with the pointer of the entry):
+    /// one problem, saying what is wrong.
     pub fn decode_call(&self, payload: &Value) -> Result<ProviderCall, ExportError> {
         let parts = self.parts(payload)?;
         let Some(index) = self.by_provider_name.get(parts.name).copied() else {
@@ -123,8 +127,25 @@ impl Export {
                 ),
             ));
         }
-        if super::transform::nulls_stand_for_absent(self.target.provider(), self.strict) {
-            restore(&mut args, self.schemas[index].node());
+        let nulls = super::transform::nulls_stand_for_absent(self.target.provider(), self.strict);
+        let entries = self.entries[index];
+        if nulls || entries {
+            let root = self.schemas[index].node();
+            let defs = root.definitions();
+            let undo = Undo {
+                nulls,
+                entries,
+                defs: &defs,
+            };
+            let mut pointer = String::new();
+            if let Err((at, message)) = restore(&mut args, root, undo, &mut pointer, 0) {
+                return Err(ExportError::payload(
+                    self.target,
+                    &format!("{}{at}", self.args_pointer()),
+                    "map-entries",
+                    message,
+                ));
+            }
         }
         Ok(ProviderCall {
             id: parts.id.map(str::to_owned),
@@ -362,46 +383,151 @@ impl Export {
     }
 }
 
-/// Removes, in place, the `null` of every optional property (the provider form of
-/// "absent"), wherever the schema has objects: nested, in arrays, in map values and in
-/// union branches (the branch is the one whose tags the value carries).
-fn restore(value: &mut Value, node: &SchemaNode) {
+/// What [`restore`] undoes: the `null`s standing for absent optional properties (OpenAI
+/// strict), the entries form of maps (every strict mode).
+#[derive(Clone, Copy)]
+struct Undo<'a> {
+    nulls: bool,
+    entries: bool,
+    /// The argsSchema's `$defs` entries, which its `$ref`s name.
+    defs: &'a [&'a crate::schema::Def],
+}
+
+/// Deeper than this, [`restore`] leaves the instance as it is: the session's validation
+/// bounds the depth of an instance anyway, and this keeps a hostile one from exhausting the
+/// stack here.
+const MAX_RESTORE_DEPTH: usize = 512;
+
+/// Restores, in place, the instance the argsSchema describes from its provider form,
+/// wherever the schema has objects: nested, in arrays, in map values and in union branches
+/// (the branch is the one whose tags the value carries). Removes the `null` of every
+/// optional property (the provider form of "absent") and turns a map's entries
+/// (`[{"key": "a", "value": 1}]`) back into the object (`{"a": 1}`), in their order.
+///
+/// `pointer` is where `value` is in the arguments; an error names the pointer of the
+/// entry at fault.
+fn restore(
+    value: &mut Value,
+    node: &SchemaNode,
+    undo: Undo<'_>,
+    pointer: &mut String,
+    depth: usize,
+) -> Result<(), (String, String)> {
+    if depth > MAX_RESTORE_DEPTH {
+        return Ok(());
+    }
+    if let Some(name) = node.reference_name()
+        && let Some(def) = undo.defs.iter().find(|d| d.name() == name)
+    {
+        restore(value, def.schema(), undo, pointer, depth + 1)?;
+    }
+    if undo.entries && is_map(node) && value.is_array() {
+        *value = from_entries(std::mem::take(value), pointer)?;
+    }
     match value {
         Value::Object(map) => {
             if node.one_of.is_some() {
                 if let Some(branch) = branches(node).iter().find(|b| shallow_match(map, b)) {
-                    restore(value, branch);
+                    restore(value, branch, undo, pointer, depth + 1)?;
                 }
-                return;
+                return Ok(());
             }
             let props = properties(node);
             for prop in props {
                 let name = prop.name();
                 match map.get_mut(name) {
-                    Some(Value::Null) if !prop.is_required() => {
+                    Some(Value::Null) if undo.nulls && !prop.is_required() => {
                         map.shift_remove(name);
                     }
-                    Some(v) => restore(v, prop.schema()),
+                    Some(v) => {
+                        let len = push_segment(pointer, name);
+                        restore(v, prop.schema(), undo, pointer, depth + 1)?;
+                        pointer.truncate(len);
+                    }
                     None => {}
                 }
             }
             if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
                 for (key, v) in map.iter_mut() {
                     if !props.iter().any(|p| p.name() == key) {
-                        restore(v, values);
+                        let len = push_segment(pointer, key);
+                        restore(v, values, undo, pointer, depth + 1)?;
+                        pointer.truncate(len);
                     }
                 }
             }
         }
         Value::Array(items) => {
             if let Some(item) = &node.items {
-                for v in items {
-                    restore(v, item);
+                for (i, v) in items.iter_mut().enumerate() {
+                    let len = push_segment(pointer, &i.to_string());
+                    restore(v, item, undo, pointer, depth + 1)?;
+                    pointer.truncate(len);
                 }
             }
         }
         _ => {}
     }
+    Ok(())
+}
+
+/// Appends `/segment` (escaped) to a JSON pointer, returning its length before.
+fn push_segment(pointer: &mut String, segment: &str) -> usize {
+    let len = pointer.len();
+    pointer.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+    len
+}
+
+/// A map's entries (`[{"key": "a", "value": 1}, …]`) as the object (`{"a": 1, …}`), in
+/// their order. A repeated key, or an entry that is not `{"key": string, "value": …}`, is
+/// an error (pointer, message).
+fn from_entries(entries: Value, pointer: &str) -> Result<Value, (String, String)> {
+    let Value::Array(entries) = entries else {
+        return Ok(entries);
+    };
+    let mut out = Map::with_capacity(entries.len());
+    for (i, entry) in entries.into_iter().enumerate() {
+        let at = format!("{pointer}/{i}");
+        let Value::Object(mut entry) = entry else {
+            return Err((
+                at,
+                format!(
+                    "each entry of a map must be an object `{{\"key\": \"…\", \"value\": …}}`, got {}",
+                    kind_of(&entry)
+                ),
+            ));
+        };
+        let (Some(Value::String(key)), Some(value), 2) = (
+            entry.shift_remove("key"),
+            entry.shift_remove("value"),
+            entry.len() + 2,
+        ) else {
+            return Err((
+                at,
+                "each entry of a map must be an object with exactly a string `key` and a \
+                 `value`"
+                    .to_owned(),
+            ));
+        };
+        if out.contains_key(&key) {
+            return Err((
+                format!("{at}/key"),
+                format!(
+                    "duplicate key {}: each key of a map may appear in one entry only",
+                    Value::String(key)
+                ),
+            ));
+        }
+        out.insert(key, value);
+    }
+    Ok(Value::Object(out))
 }
 
 /// Whether an object carries a branch's tags: every required property with an `enum`
@@ -507,6 +633,9 @@ impl Export {
             }
         }
         let index = *self.by_provider_name.get(name)?;
+        if self.entries[index] {
+            return None;
+        }
         Some(QuickCall {
             id,
             tool: self.names[index].0.as_str(),

@@ -99,7 +99,7 @@ impl ExportError {
     pub fn code(&self) -> ErrorCode {
         match self.problems.first().map(|p| p.rule) {
             Some("unknown-tool") => ErrorCode::ToolHandlerNotFound,
-            Some("arguments") => ErrorCode::ToolArgsInvalid,
+            Some("arguments" | "map-entries") => ErrorCode::ToolArgsInvalid,
             _ => ErrorCode::InvalidInput,
         }
     }

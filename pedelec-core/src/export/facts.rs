@@ -64,6 +64,41 @@ pub(crate) const fn is_closed(node: &SchemaNode) -> bool {
     )
 }
 
+/// Whether `node` is a map: an object whose only keyword about its members is
+/// `additionalProperties: <schema>` (`HashMap<String, V>`, `BTreeMap<String, V>`). Strict
+/// modes, which cannot express an open object, take a map as an array of
+/// `{"key", "value"}` entries, and `decode_call` turns it back.
+pub(crate) const fn is_map(node: &SchemaNode) -> bool {
+    node.is_kind(SchemaKind::Object)
+        && properties(node).is_empty()
+        && match &node.required_extra {
+            Cow::Borrowed(r) => r.is_empty(),
+            Cow::Owned(r) => r.is_empty(),
+        }
+        && matches!(
+            node.additional_properties,
+            Some(AdditionalProperties::Schema(_))
+        )
+}
+
+/// Whether a map ([`is_map`]) is anywhere in the schema rooted at `root`, its `$defs`
+/// entries included.
+pub(crate) fn has_map(root: &SchemaNode) -> bool {
+    schema_has_map(root)
+        || root
+            .definitions()
+            .iter()
+            .any(|d| schema_has_map(d.schema()))
+}
+
+fn schema_has_map(node: &SchemaNode) -> bool {
+    is_map(node)
+        || properties(node).iter().any(|p| schema_has_map(&p.schema))
+        || node.items.as_ref().is_some_and(|i| schema_has_map(i))
+        || matches!(&node.additional_properties, Some(AdditionalProperties::Schema(v)) if schema_has_map(v))
+        || branches(node).iter().any(schema_has_map)
+}
+
 /// The facts of one argsSchema (its root is an object).
 #[must_use]
 pub const fn schema_facts(root: &SchemaNode) -> SchemaFacts {
@@ -75,19 +110,25 @@ pub const fn schema_facts(root: &SchemaNode) -> SchemaFacts {
         unions: 0,
         open_objects: 0,
         ambiguous_unions: 0,
+        refs: 0,
     };
     walk(root, 0, &mut facts);
     facts
 }
 
+/// Walks the tree; a `$ref` is counted, not followed (its entry's body is the tree of the
+/// type that holds it, walked where that type is used).
 const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
     let mut depth = depth;
+    if node.reference.is_some() {
+        facts.refs += 1;
+    }
     if node.is_kind(SchemaKind::Object) {
         depth += 1;
         if depth > facts.depth {
             facts.depth = depth;
         }
-        if !is_closed(node) {
+        if !is_closed(node) && !is_map(node) {
             facts.open_objects += 1;
         }
     }
@@ -409,10 +450,13 @@ mod tests {
                 "a": {"type": "object", "properties": {"b": {"type": "string", "enum": ["x", "y"]}},
                       "additionalProperties": false},
                 "m": {"type": "object", "additionalProperties": {"type": "integer"}},
-                "u": {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+                "u": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+                "o": {"type": "object", "properties": {}},
+                "r": {"$ref": "#/$defs/R"}
             },
             "required": ["a"],
-            "additionalProperties": false
+            "additionalProperties": false,
+            "$defs": {"R": {"type": "string"}}
         }));
         let f = schema_facts(&root);
         assert_eq!(
@@ -423,9 +467,11 @@ mod tests {
                 f.optional,
                 f.unions,
                 f.open_objects,
-                f.ambiguous_unions
+                f.ambiguous_unions,
+                f.refs
             ),
-            (2, 4, 2, 3, 1, 1, 1)
+            // The map `m` is not an open object: strict modes take it as entries.
+            (2, 6, 2, 5, 1, 1, 1, 1)
         );
     }
 }

@@ -117,6 +117,9 @@ pub struct Export {
     by_provider_name: HashMap<String, usize, foldhash::fast::RandomState>,
     /// Each tool's argsSchema (to drop the `null`s standing for absent optional properties).
     schemas: Vec<ToolArgsSchema>,
+    /// Per tool: whether its export has a map in the entries form, which `decode_call`
+    /// turns back into an object.
+    entries: Vec<bool>,
 }
 
 impl SerializableSkillsManifest {
@@ -200,6 +203,7 @@ impl Export {
                     rule,
                     pedelec_rules::provider::Rule::OpenObject
                         | pedelec_rules::provider::Rule::AmbiguousUnion
+                        | pedelec_rules::provider::Rule::Recursive
                 ) {
                     problems.push(ExportProblem::new(
                         Some(&tool.name),
@@ -259,6 +263,11 @@ impl Export {
                 .tools
                 .iter()
                 .map(|t| t.args_schema.clone())
+                .collect(),
+            entries: manifest
+                .tools
+                .iter()
+                .map(|t| transform::has_entries(provider, strict, t.args_schema.node()))
                 .collect(),
         })
     }

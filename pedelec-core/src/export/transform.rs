@@ -11,7 +11,11 @@
 //!   values; see [`one_of_is_disjoint`](super::one_of_is_disjoint)); otherwise an error;
 //! - a keyword the provider rejects moves into the node's description in words ("At
 //!   least 1, at most 100."); the session still enforces it;
-//! - strict modes need every object closed: an open one is an error, never closed silently.
+//! - strict modes need every object closed: a map (`additionalProperties: <schema>` and
+//!   nothing else) becomes an array of `{"key": string, "value": V}` entries, which
+//!   [`decode_call`](super::Export::decode_call) turns back into the object (key order
+//!   kept, a repeated key an error); any other open object is an error, never closed
+//!   silently.
 //!
 //! The output is deterministic: keys keep the wire order, descriptions are appended to.
 
@@ -26,7 +30,7 @@ use pedelec_rules::provider::{Provider, Rule};
 use serde_json::{Map, Value};
 
 use super::ExportProblem;
-use super::facts::{branches, is_closed, one_of_is_disjoint};
+use super::facts::{branches, is_closed, is_map, one_of_is_disjoint};
 use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode};
 
 /// Formats OpenAI strict mode accepts.
@@ -122,7 +126,7 @@ pub(crate) fn schema(
     problems: &mut Vec<ExportProblem>,
 ) -> Value {
     let profile = Profile::new(provider, strict);
-    if profile.is_identity() {
+    if profile.is_identity() && (provider.accepts_refs(strict) || node.definitions().is_empty()) {
         return json.clone();
     }
     let mut walk = Walk {
@@ -130,6 +134,8 @@ pub(crate) fn schema(
         tool,
         problems,
         pointer: String::new(),
+        root: node,
+        reported_ref: false,
     };
     walk.node(json, node, false)
 }
@@ -144,6 +150,10 @@ struct Walk<'a> {
     tool: &'a str,
     problems: &'a mut Vec<ExportProblem>,
     pointer: String,
+    /// The argsSchema's root (whose `$defs` entries the `$ref`s name).
+    root: &'a SchemaNode,
+    /// Whether a `$ref` the provider cannot take was reported (once per tool).
+    reported_ref: bool,
 }
 
 impl Walk<'_> {
@@ -170,6 +180,13 @@ impl Walk<'_> {
             return json.clone();
         };
         let p = self.profile;
+        if p.closed && is_map(node) {
+            return self.entries(map, node, nullable);
+        }
+        if node.reference.is_some() && !p.provider.accepts_refs(p.closed) && !self.reported_ref {
+            self.reported_ref = true;
+            self.problem(Rule::Recursive);
+        }
         let mut out = Map::new();
         let mut notes: Vec<String> = Vec::new();
         for (key, value) in map {
@@ -199,6 +216,21 @@ impl Walk<'_> {
                     }
                 }
                 "required" if p.require_all => {}
+                "$defs" => {
+                    let mut defs = Map::new();
+                    for (name, sub) in value.as_object().into_iter().flatten() {
+                        let out = match self.root.definition(name) {
+                            Some(def) => {
+                                let segment =
+                                    format!("$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+                                self.child(sub, def, false, &segment)
+                            }
+                            None => sub.clone(),
+                        };
+                        defs.insert(name.clone(), out);
+                    }
+                    out.insert(key.clone(), Value::Object(defs));
+                }
                 "items" => {
                     let sub = match &node.items {
                         Some(items) => self.child(value, items, false, "items"),
@@ -271,6 +303,11 @@ impl Walk<'_> {
         if p.closed && node.is_kind(SchemaKind::Object) && !is_closed(node) {
             self.problem(Rule::OpenObject);
         }
+        if p.provider == Provider::OpenAi && p.closed && out.contains_key("$ref") && out.len() > 1 {
+            // OpenAI's strict mode takes no keyword beside `$ref`: the reference becomes
+            // the one branch of an `anyOf`, which may carry a description.
+            ref_in_any_of(&mut out);
+        }
         if nullable {
             make_nullable(&mut out);
         }
@@ -279,6 +316,65 @@ impl Walk<'_> {
         }
         Value::Object(out)
     }
+}
+
+/// `{"$ref": r, …}` → `{"anyOf": [{"$ref": r}], …}`, in the `$ref`'s place.
+fn ref_in_any_of(out: &mut Map<String, Value>) {
+    let old = std::mem::take(out);
+    for (k, v) in old {
+        if k == "$ref" {
+            let mut reference = Map::new();
+            reference.insert(k, v);
+            out.insert("anyOf".into(), Value::Array(vec![Value::Object(reference)]));
+        } else {
+            out.insert(k, v);
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// A map in a strict mode: `{"type": "array", "items": {"type": "object", "properties":
+    /// {"key": {"type": "string"}, "value": V}, "required": ["key", "value"],
+    /// "additionalProperties": false}}`, the map's own keywords (`description`, …) kept on
+    /// the array, which says in words that a key comes once.
+    fn entries(&mut self, map: &Map<String, Value>, node: &SchemaNode, nullable: bool) -> Value {
+        let value = match (&node.additional_properties, map.get("additionalProperties")) {
+            (Some(AdditionalProperties::Schema(values)), Some(json)) => {
+                self.child(json, values, false, "additionalProperties")
+            }
+            _ => Value::Object(Map::new()),
+        };
+        let mut entry = Map::new();
+        entry.insert("type".into(), "object".into());
+        let mut props = Map::new();
+        props.insert("key".into(), serde_json::json!({"type": "string"}));
+        props.insert("value".into(), value);
+        entry.insert("properties".into(), Value::Object(props));
+        entry.insert("required".into(), serde_json::json!(["key", "value"]));
+        entry.insert("additionalProperties".into(), Value::Bool(false));
+        let mut out = Map::new();
+        out.insert("type".into(), "array".into());
+        for (key, v) in map {
+            if !matches!(key.as_str(), "type" | "additionalProperties") {
+                out.insert(key.clone(), v.clone());
+            }
+        }
+        out.insert("items".into(), Value::Object(entry));
+        if nullable {
+            make_nullable(&mut out);
+        }
+        describe(
+            &mut out,
+            &["a map as a list of entries, each key at most once".to_owned()],
+        );
+        Value::Object(out)
+    }
+}
+
+/// Whether `decode_call` turns entries back into maps: the export of `node` has a map in
+/// the entries form.
+pub(crate) fn has_entries(provider: Provider, strict: bool, node: &SchemaNode) -> bool {
+    Profile::new(provider, strict).closed && super::facts::has_map(node)
 }
 
 /// Lets a node accept `null` too (the provider form of an absent optional property).
@@ -294,6 +390,9 @@ fn make_nullable(out: &mut Map<String, Value>) {
             }
         }
         _ => {
+            if out.contains_key("$ref") {
+                ref_in_any_of(out);
+            }
             if let Some(Value::Array(branches)) = out.get_mut("anyOf") {
                 branches.push(serde_json::json!({"type": "null"}));
             } else if let Some(Value::Array(branches)) = out.get_mut("oneOf") {

@@ -261,6 +261,34 @@ impl<'de> serde::Deserialize<'de> for NoArgs {
     }
 }
 
+/// A type whose schema refers to itself: `#[derive(ToolArgs)]` implements it for a type
+/// that contains itself (through `Vec`, `Option`, `Box`, a map, …), and its
+/// [`ToolArgs::SCHEMA`] is then [`recursive::<Self>()`](recursive).
+#[doc(hidden)]
+pub trait Recursive {
+    /// The name of its `$defs` entry (the type's name).
+    const NAME: &'static str;
+    /// Its schema, with `{"$ref": "#/$defs/NAME"}` where it contains itself.
+    const BODY: SchemaNode;
+}
+
+/// Stands for `T` inside `T`'s own schema: `{"$ref": "#/$defs/<T's name>"}`. The derive
+/// writes `Vec<SelfRef<Self>>` for a field of type `Vec<Filter>` in `Filter`.
+#[doc(hidden)]
+pub struct SelfRef<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: Recursive + ?Sized> ToolArgs for SelfRef<T> {
+    const SCHEMA: SchemaNode = SchemaNode::reference(T::NAME);
+}
+
+/// The schema of a recursive type: its body, carrying the one `$defs` entry its `$ref`s
+/// name (written at the root of whatever schema it ends up in).
+#[doc(hidden)]
+#[must_use]
+pub const fn recursive<T: Recursive + ?Sized>() -> SchemaNode {
+    T::BODY.with_defs(const { &[super::node::Def::new(T::NAME, const { &T::BODY })] })
+}
+
 /// `Literal` for a unit enum variant name, usable in a `const` (used by the derive).
 #[doc(hidden)]
 #[must_use]

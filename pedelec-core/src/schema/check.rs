@@ -29,7 +29,117 @@ impl SchemaNode {
     pub fn problems(&self) -> Vec<SchemaProblem> {
         let mut problems = Vec::new();
         check_tree(self, &mut String::new(), Checks::Strict, &mut problems);
+        for def in self.definitions() {
+            let mut pointer = String::new();
+            push_token(&mut pointer, "$defs");
+            push_token(&mut pointer, def.name());
+            check_tree(def.schema(), &mut pointer, Checks::Strict, &mut problems);
+        }
+        check_refs(self, &mut problems);
         problems
+    }
+}
+
+/// Every `$ref` of the schema rooted at `root` must name one of its `$defs` entries, and
+/// two entries of one name must be the same definition (two recursive types of one name,
+/// from different modules, would otherwise be confused).
+pub(crate) fn check_refs(root: &SchemaNode, problems: &mut Vec<SchemaProblem>) {
+    let defs = root.definitions();
+    let mut seen: Vec<&super::Def> = Vec::new();
+    let mut all = Vec::new();
+    all_defs(root, &mut all);
+    for def in all {
+        match seen.iter().find(|d| d.name() == def.name()) {
+            Some(first) if first.schema() != def.schema() => problems.push(SchemaProblem {
+                pointer: format!("/$defs/{}", def.name()),
+                message: format!(
+                    "two different types are both named `{}` in `$defs`; rename one of them",
+                    def.name()
+                ),
+            }),
+            Some(_) => {}
+            None => seen.push(def),
+        }
+    }
+    let mut walk = |node: &SchemaNode, pointer: &mut String| {
+        refs_resolve(node, &defs, pointer, problems);
+    };
+    walk(root, &mut String::new());
+    for def in &defs {
+        let mut pointer = String::new();
+        push_token(&mut pointer, "$defs");
+        push_token(&mut pointer, def.name());
+        walk(def.schema(), &mut pointer);
+    }
+}
+
+/// Every `$defs` entry met anywhere (with repeats), to find two different ones of one name.
+fn all_defs<'a>(node: &'a SchemaNode, out: &mut Vec<&'a super::Def>) {
+    for def in node.defs() {
+        if out.iter().any(|d| std::ptr::eq(*d, def)) {
+            continue;
+        }
+        out.push(def);
+        if out.iter().filter(|d| d.name() == def.name()).count() == 1 {
+            all_defs(def.schema(), out);
+        }
+    }
+    for child in children(node) {
+        all_defs(child, out);
+    }
+}
+
+fn children(node: &SchemaNode) -> impl Iterator<Item = &SchemaNode> {
+    node.items()
+        .into_iter()
+        .chain(node.properties().iter().map(super::Property::schema))
+        .chain(match node.additional_properties() {
+            Some(super::node::AdditionalProperties::Schema(s)) => Some(&**s),
+            _ => None,
+        })
+        .chain(node.one_of_branches().unwrap_or(&[]).iter())
+}
+
+fn refs_resolve(
+    node: &SchemaNode,
+    defs: &[&super::Def],
+    pointer: &mut String,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    if let Some(name) = node.reference_name()
+        && !defs.iter().any(|d| d.name() == name)
+    {
+        let mut at = pointer.clone();
+        push_token(&mut at, "$ref");
+        problems.push(SchemaProblem {
+            pointer: at,
+            message: format!(
+                "`$ref` names \"#/$defs/{name}\", which is not an entry of the root's `$defs`"
+            ),
+        });
+    }
+    let len = pointer.len();
+    if let Some(items) = node.items() {
+        push_token(pointer, "items");
+        refs_resolve(items, defs, pointer, problems);
+        pointer.truncate(len);
+    }
+    for p in node.properties() {
+        push_token(pointer, "properties");
+        push_token(pointer, p.name());
+        refs_resolve(p.schema(), defs, pointer, problems);
+        pointer.truncate(len);
+    }
+    if let Some(super::node::AdditionalProperties::Schema(s)) = node.additional_properties() {
+        push_token(pointer, "additionalProperties");
+        refs_resolve(s, defs, pointer, problems);
+        pointer.truncate(len);
+    }
+    for (i, b) in node.one_of_branches().unwrap_or(&[]).iter().enumerate() {
+        push_token(pointer, "oneOf");
+        push_token(pointer, &i.to_string());
+        refs_resolve(b, defs, pointer, problems);
+        pointer.truncate(len);
     }
 }
 
@@ -179,7 +289,7 @@ fn check_kind(node: &SchemaNode, kind_explained: bool, report: &mut impl FnMut(&
     let present = present_keywords(node);
     match (node.kind(), node.one_of_branches()) {
         (None, None) => {
-            if !kind_explained {
+            if !kind_explained && node.reference_name().is_none() {
                 report(
                     "",
                     "missing `type`; write one of \"string\", \"number\", \"integer\", \"boolean\", \"array\", \"object\", or list alternatives with `oneOf`".to_owned(),

@@ -156,6 +156,10 @@ pub(crate) struct CompiledNode {
     pub(crate) required_extra: Box<[Str]>,
     pub(crate) additional: Additional,
     pub(crate) one_of: Option<Box<[NodeId]>>,
+    /// `oneOf` or `$ref`: the value must also match other nodes (the tree validator's
+    /// shortcut for leaf values does not apply). The `$ref` itself is in
+    /// [`CompiledSchema::reference`], off the node: the hot path never reads it.
+    pub(crate) composite: bool,
     /// How many of `properties` are required (validation counts the required properties
     /// it meets instead of looking each one up).
     pub(crate) required_count: usize,
@@ -255,6 +259,9 @@ impl CompiledNode {
 #[derive(Clone)]
 pub struct CompiledSchema {
     pub(crate) nodes: Box<[CompiledNode]>,
+    /// `(node, entry)` for each node with a `$ref`, by node: the compiled `$defs` entry the
+    /// value must match too. Empty unless the schema holds a recursive type.
+    pub(crate) references: Box<[(NodeId, NodeId)]>,
 }
 
 impl CompiledSchema {
@@ -270,12 +277,19 @@ impl CompiledSchema {
         let mut builder = Builder {
             nodes: Vec::new(),
             problems: Vec::new(),
+            references: Vec::new(),
         };
         let mut pointer = String::new();
         builder.add(schema, &mut pointer);
+        let references = if builder.references.is_empty() {
+            Vec::new()
+        } else {
+            builder.link(schema)
+        };
         if builder.problems.is_empty() {
             Ok(CompiledSchema {
                 nodes: builder.nodes.into_boxed_slice(),
+                references: references.into_boxed_slice(),
             })
         } else {
             Err(SchemaError::new(builder.problems))
@@ -285,12 +299,21 @@ impl CompiledSchema {
     pub(crate) fn node(&self, id: NodeId) -> &CompiledNode {
         &self.nodes[id.0 as usize]
     }
+
+    /// The `$defs` entry the node `id` refers to with `$ref`, if it does.
+    pub(crate) fn reference(&self, id: NodeId) -> Option<NodeId> {
+        self.references
+            .binary_search_by_key(&id.0, |(node, _)| node.0)
+            .ok()
+            .map(|i| self.references[i].1)
+    }
 }
 
 impl fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompiledSchema")
             .field("nodes", &self.nodes.len())
+            .field("references", &self.references.len())
             .finish()
     }
 }
@@ -316,9 +339,37 @@ pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
 struct Builder {
     nodes: Vec<CompiledNode>,
     problems: Vec<SchemaProblem>,
+    /// The nodes with a `$ref`, the name they refer to, and their pointer.
+    references: Vec<(NodeId, Str, String)>,
 }
 
 impl Builder {
+    /// Compiles the `$defs` entries of `root` after the tree and points each `$ref` at its
+    /// entry: `(node, entry)` pairs, sorted by node.
+    fn link(&mut self, root: &SchemaNode) -> Vec<(NodeId, NodeId)> {
+        let mut compiled: Vec<(&str, NodeId)> = Vec::new();
+        for def in root.definitions() {
+            let mut pointer = String::new();
+            push_token(&mut pointer, "$defs");
+            push_token(&mut pointer, def.name());
+            let id = self.add(def.schema(), &mut pointer);
+            compiled.push((def.name(), id));
+        }
+        let mut links = Vec::new();
+        for (id, name, pointer) in std::mem::take(&mut self.references) {
+            match compiled.iter().find(|(n, _)| *n == &*name) {
+                Some(&(_, target)) => links.push((id, target)),
+                None => self.problem(
+                    &pointer,
+                    "$ref",
+                    format!("`$ref` names \"#/$defs/{name}\", which is not an entry of the root's `$defs`"),
+                ),
+            }
+        }
+        links.sort_unstable_by_key(|(node, _)| node.0);
+        links
+    }
+
     fn problem(&mut self, pointer: &str, keyword: &str, message: String) {
         let mut pointer = pointer.to_owned();
         push_token(&mut pointer, keyword);
@@ -363,6 +414,7 @@ impl Builder {
             required_extra: node.required_extra.iter().cloned().collect(),
             additional: Additional::Allow,
             one_of: None,
+            composite: false,
             required_count: 0,
             buffered: false,
             string_keywords: node.min_length.is_some()
@@ -468,10 +520,15 @@ impl Builder {
                 .collect()
         });
 
+        if let Some(name) = &node.reference {
+            self.references.push((id, name.clone(), pointer.clone()));
+        }
         let required_count = properties.iter().filter(|p| p.required).count();
         let slot = &mut self.nodes[id.0 as usize];
         slot.required_count = required_count;
-        slot.buffered = one_of.is_some()
+        slot.composite = one_of.is_some() || node.reference.is_some();
+        // A `$ref` is followed by the tree validator only, which bounds the depth.
+        slot.buffered = slot.composite
             || slot.unique_items
             || !slot.required_extra.is_empty()
             || slot

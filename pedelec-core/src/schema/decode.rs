@@ -229,6 +229,12 @@ impl CompiledSchema {
     /// Normalizes a value that is valid against node `id` (see the module docs).
     pub(crate) fn normalize(&self, id: NodeId, value: &mut Value, options: ValidationOptions) {
         let node = self.node(id);
+        // The value is valid, so it nests at most `MAX_REF_DEPTH` references deep.
+        if node.composite
+            && let Some(target) = self.reference(id)
+        {
+            self.normalize(target, value, options);
+        }
         if let Some(branches) = &node.one_of
             && let Some(&branch) = branches
                 .iter()

@@ -17,14 +17,18 @@ pub(crate) mod tape;
 mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
+#[doc(hidden)]
+pub use args::{Recursive, SelfRef, recursive};
 pub use compiled::CompiledSchema;
 pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
 pub use json::json_equal;
-pub use node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str};
+pub use node::{
+    AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
+};
 pub use parse::ParseOptions;
 pub use pedelec_rules::Number;
-pub use validate::{ValidationError, ValidationErrors, ValidationOptions};
+pub use validate::{MAX_REF_DEPTH, ValidationError, ValidationErrors, ValidationOptions};
 
 use std::fmt;
 use std::sync::Arc;

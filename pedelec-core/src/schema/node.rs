@@ -323,6 +323,42 @@ pub struct SchemaNode {
     pub(crate) required_extra: Cow<'static, [Str]>,
     pub(crate) additional_properties: Option<AdditionalProperties>,
     pub(crate) one_of: Option<Cow<'static, [SchemaNode]>>,
+    /// `$ref`: the name of a `$defs` entry (`"#/$defs/<name>"` on the wire). Only a
+    /// recursive type refers to itself this way; every other schema is inlined.
+    pub(crate) reference: Option<Str>,
+    /// The `$defs` entries this node brings: serialized at the root of whatever schema the
+    /// node ends up in (a recursive type carries its own definition wherever it is used).
+    pub(crate) defs: Option<Cow<'static, [Def]>>,
+}
+
+/// One `$defs` entry: the definition of a recursive type, named after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    pub(crate) name: Str,
+    pub(crate) schema: SchemaRef,
+}
+
+impl Def {
+    /// The entry `name` → `schema` (usable in a `const`).
+    #[must_use]
+    pub const fn new(name: &'static str, schema: &'static SchemaNode) -> Self {
+        Def {
+            name: Cow::Borrowed(name),
+            schema: SchemaRef::Static(schema),
+        }
+    }
+
+    /// The entry's name (the key under `$defs`).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The definition.
+    #[must_use]
+    pub fn schema(&self) -> &SchemaNode {
+        &self.schema
+    }
 }
 
 /// Replaces a value in a `const fn` without running its destructor (see the type docs).
@@ -369,6 +405,8 @@ impl SchemaNode {
             required_extra: Cow::Borrowed(&[]),
             additional_properties: None,
             one_of: None,
+            reference: None,
+            defs: None,
         }
     }
 
@@ -429,6 +467,23 @@ impl SchemaNode {
             Some(AdditionalProperties::Schema(SchemaRef::Static(values))),
         );
         node
+    }
+
+    /// `{"$ref": "#/$defs/<name>"}`: the value must match the `$defs` entry `name` (how a
+    /// recursive type refers to itself).
+    #[must_use]
+    pub const fn reference(name: &'static str) -> Self {
+        let mut node = SchemaNode::any();
+        set(&mut node.reference, Some(Cow::Borrowed(name)));
+        node
+    }
+
+    /// The node with the `$defs` entries `defs` attached: they are written at the root of
+    /// the schema the node ends up in.
+    #[must_use]
+    pub const fn with_defs(mut self, defs: &'static [Def]) -> Self {
+        set(&mut self.defs, Some(Cow::Borrowed(defs)));
+        self
     }
 
     /// `{"oneOf": [...]}`: exactly one of the branches must match.
@@ -857,6 +912,38 @@ impl SchemaNode {
         self.one_of.as_deref()
     }
 
+    /// The `$defs` entry `$ref` names (`Filter` for `"#/$defs/Filter"`).
+    #[must_use]
+    pub fn reference_name(&self) -> Option<&str> {
+        self.reference.as_deref()
+    }
+
+    /// The `$defs` entries this node brings (see [`definitions`](Self::definitions) for
+    /// every entry of a schema).
+    #[must_use]
+    pub fn defs(&self) -> &[Def] {
+        self.defs.as_deref().unwrap_or(&[])
+    }
+
+    /// Every `$defs` entry of the schema rooted here, each name once, in the order they are
+    /// met (depth first): what its `$ref`s resolve against. Empty for every schema without
+    /// a recursive type.
+    #[must_use]
+    pub fn definitions(&self) -> Vec<&Def> {
+        let mut out = Vec::new();
+        collect_defs(self, &mut out);
+        out
+    }
+
+    /// The `$defs` entry named `name` among [`definitions`](Self::definitions).
+    #[must_use]
+    pub fn definition(&self, name: &str) -> Option<&SchemaNode> {
+        self.definitions()
+            .into_iter()
+            .find(|d| d.name() == name)
+            .map(Def::schema)
+    }
+
     // ----- run-time setters (no leak) -----
 
     /// Sets `description` at run time.
@@ -887,13 +974,93 @@ impl fmt::Display for SchemaNode {
     }
 }
 
+/// Adds the `$defs` entries of the tree rooted at `node` to `out` (each name once).
+fn collect_defs<'a>(node: &'a SchemaNode, out: &mut Vec<&'a Def>) {
+    for def in node.defs() {
+        if !out.iter().any(|d| d.name == def.name) {
+            out.push(def);
+            collect_defs(&def.schema, out);
+        }
+    }
+    if let Some(items) = &node.items {
+        collect_defs(items, out);
+    }
+    for p in node.properties() {
+        collect_defs(&p.schema, out);
+    }
+    if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
+        collect_defs(values, out);
+    }
+    for b in node.one_of_branches().unwrap_or(&[]) {
+        collect_defs(b, out);
+    }
+}
+
+/// A node inside a schema: its keywords without `$defs` (written once, at the root).
+struct Inner<'a>(&'a SchemaNode);
+
+impl Serialize for Inner<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.0.serialize_keywords(&mut map)?;
+        map.end()
+    }
+}
+
+/// The root's `$defs`.
+struct DefsMap<'a>(Vec<&'a Def>);
+
+impl Serialize for DefsMap<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for def in &self.0 {
+            map.serialize_entry(def.name(), &Inner(&def.schema))?;
+        }
+        map.end()
+    }
+}
+
+/// `"#/$defs/<name>"`
+struct RefTarget<'a>(&'a str);
+
+impl Serialize for RefTarget<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("#/$defs/{}", EscapedToken(self.0)))
+    }
+}
+
+/// A JSON pointer token, escaped (`~` → `~0`, `/` → `~1`), in a URI fragment (`%`, `"`,
+/// spaces and other characters a fragment cannot hold percent-encoded).
+struct EscapedToken<'a>(&'a str);
+
+impl fmt::Display for EscapedToken<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '~' => f.write_str("~0")?,
+                '/' => f.write_str("~1")?,
+                c if c.is_ascii_alphanumeric() || "-._!$&'()*+,;=:@".contains(c) => {
+                    fmt::Write::write_char(f, c)?;
+                }
+                c => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        write!(f, "%{b:02X}")?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 struct PropertiesMap<'a>(&'a [Property]);
 
 impl Serialize for PropertiesMap<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for p in self.0 {
-            map.serialize_entry(p.name(), p.schema())?;
+            map.serialize_entry(p.name(), &Inner(p.schema()))?;
         }
         map.end()
     }
@@ -911,15 +1078,30 @@ impl Serialize for AdditionalProperties {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             AdditionalProperties::Bool(b) => serializer.serialize_bool(*b),
-            AdditionalProperties::Schema(s) => s.serialize(serializer),
+            AdditionalProperties::Schema(s) => Inner(s).serialize(serializer),
         }
     }
 }
 
 impl Serialize for SchemaNode {
-    /// The wire form: standard JSON Schema keywords only, `properties` in declaration order.
+    /// The wire form: standard JSON Schema keywords only, `properties` in declaration order,
+    /// and, when the schema holds a recursive type, its `$defs` last.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        self.serialize_keywords(&mut map)?;
+        let defs = self.definitions();
+        if !defs.is_empty() {
+            map.serialize_entry("$defs", &DefsMap(defs))?;
+        }
+        map.end()
+    }
+}
+
+impl SchemaNode {
+    fn serialize_keywords<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        if let Some(name) = &self.reference {
+            map.serialize_entry("$ref", &RefTarget(name))?;
+        }
         if let Some(kind) = self.kind {
             map.serialize_entry("type", kind.as_str())?;
         }
@@ -960,7 +1142,7 @@ impl Serialize for SchemaNode {
             map.serialize_entry("multipleOf", &JsonNumber(n))?;
         }
         if let Some(items) = &self.items {
-            map.serialize_entry("items", &**items)?;
+            map.serialize_entry("items", &Inner(items))?;
         }
         if let Some(n) = self.min_items {
             map.serialize_entry("minItems", &n)?;
@@ -981,9 +1163,17 @@ impl Serialize for SchemaNode {
             map.serialize_entry("additionalProperties", a)?;
         }
         if let Some(branches) = &self.one_of {
-            map.serialize_entry("oneOf", branches.as_ref())?;
+            map.serialize_entry("oneOf", &Branches(branches))?;
         }
-        map.end()
+        Ok(())
+    }
+}
+
+struct Branches<'a>(&'a [SchemaNode]);
+
+impl Serialize for Branches<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(Inner))
     }
 }
 

@@ -10,7 +10,9 @@ use super::check::{Checks, check_local};
 use pedelec_rules::Number;
 
 use super::json::{describe, did_you_mean, number_of, push_token, show};
-use super::node::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef};
+use super::node::{
+    AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
+};
 use super::{SchemaError, SchemaProblem};
 
 /// How [`SchemaNode::from_json_with`] reads a schema.
@@ -118,12 +120,32 @@ impl SchemaNode {
         };
         let mut pointer = String::new();
         let node = parser.node(json, &mut pointer);
+        super::check::check_refs(&node, &mut parser.problems);
         if parser.problems.is_empty() {
             Ok(node)
         } else {
             Err(SchemaError::new(parser.problems))
         }
     }
+}
+
+/// A URI fragment, percent-decoded (`None` when an escape is malformed or the bytes are not
+/// UTF-8).
+fn percent_decode(fragment: &str) -> Option<String> {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = fragment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 struct Parser {
@@ -267,6 +289,21 @@ impl Parser {
                         ),
                     ),
                 },
+                "$ref" => {
+                    kind_explained = true;
+                    node.reference = self.reference(value, pointer);
+                }
+                "$defs" => {
+                    if len == 0 {
+                        node.defs = self.defs(value, pointer);
+                    } else {
+                        self.problem(
+                            pointer,
+                            "`$defs` is allowed only at the root of the schema; move the \
+                             definition there and refer to it with `\"$ref\": \"#/$defs/<name>\"`",
+                        );
+                    }
+                }
                 "$schema" if self.lenient() => {}
                 other => {
                     kind_explained |=
@@ -292,6 +329,54 @@ impl Parser {
             &mut self.problems,
         );
         node
+    }
+
+    /// `$ref`: only `"#/$defs/<name>"` (no remote or other references). The fragment is
+    /// percent-decoded, then its JSON pointer token unescaped (`~1` → `/`, `~0` → `~`).
+    fn reference(&mut self, value: &Value, pointer: &str) -> Option<Str> {
+        let name = value
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(percent_decode)
+            .filter(|token| !token.contains('/'))
+            .map(|token| token.replace("~1", "/").replace("~0", "~"));
+        if name.is_none() {
+            self.problem(
+                pointer,
+                format!(
+                    "`$ref` must name an entry of the root's `$defs` as \"#/$defs/<name>\" \
+                     (no remote or other references), got {}",
+                    describe(value)
+                ),
+            );
+        }
+        name.map(Cow::Owned)
+    }
+
+    /// `$defs` at the root: each entry a schema.
+    fn defs(&mut self, value: &Value, pointer: &mut String) -> Option<Cow<'static, [Def]>> {
+        let Value::Object(entries) = value else {
+            self.problem(
+                pointer,
+                format!(
+                    "`$defs` must be an object mapping each name to a schema, got {}",
+                    describe(value)
+                ),
+            );
+            return None;
+        };
+        let mut defs = Vec::with_capacity(entries.len());
+        for (name, schema) in entries {
+            let len = pointer.len();
+            push_token(pointer, name);
+            let node = self.node(schema, pointer);
+            pointer.truncate(len);
+            defs.push(Def {
+                name: Cow::Owned(name.clone()),
+                schema: SchemaRef::Owned(Box::new(node)),
+            });
+        }
+        Some(Cow::Owned(defs))
     }
 
     fn kind(&mut self, value: &Value, pointer: &str) -> Option<SchemaKind> {

@@ -162,6 +162,7 @@ pub(crate) struct Record<'t, 'de>(pub(crate) &'t mut Tape<'de>);
 impl<'de> DeserializeSeed<'de> for Record<'_, 'de> {
     type Value = ();
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
         de.deserialize_any(self)
     }
@@ -254,6 +255,7 @@ struct RecordName<'t, 'de>(&'t mut Tape<'de>);
 impl<'de> DeserializeSeed<'de> for RecordName<'_, 'de> {
     type Value = ();
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
         de.deserialize_str(Record(self.0))
     }

@@ -2,6 +2,7 @@
 //! for exactly the keywords of the wire form, every error collected (bounded) with an
 //! instance JSON pointer, the keyword, and a message a model can act on.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::Serialize;
@@ -200,18 +201,30 @@ impl CompiledSchema {
         options: ValidationOptions,
     ) -> Result<(), ValidationErrors> {
         // The fast check first: it allocates nothing, and most values are valid.
-        if self.is_valid_with(value, options) {
+        let mut first = First { failed: false };
+        let checker = Checker {
+            schema: self,
+            options,
+            depth: Cell::new(0),
+            too_deep: std::cell::RefCell::new(None),
+        };
+        checker.check(CompiledSchema::ROOT, value, &Path::Root, &mut first);
+        if !first.failed {
             return Ok(());
+        }
+        // A value nested too deeply gets that one error: the others would follow every
+        // level down to it.
+        if let Some(error) = checker.too_deep.take() {
+            return Err(ValidationErrors {
+                errors: vec![error],
+                truncated: false,
+            });
         }
         let mut sink = Collect {
             errors: Vec::new(),
             truncated: false,
         };
-        Checker {
-            schema: self,
-            options,
-        }
-        .check(CompiledSchema::ROOT, value, &Path::Root, &mut sink);
+        checker.check(CompiledSchema::ROOT, value, &Path::Root, &mut sink);
         if sink.errors.is_empty() {
             // Unreachable while both passes agree; never report an empty error list.
             return Ok(());
@@ -248,6 +261,8 @@ impl CompiledSchema {
         Checker {
             schema: self,
             options,
+            depth: Cell::new(0),
+            too_deep: std::cell::RefCell::new(None),
         }
         .check(id, value, &Path::Root, &mut sink);
         !sink.failed
@@ -360,9 +375,18 @@ const PAIRWISE_UNIQUE_MAX: usize = 32;
 /// How many property names an "unknown property" message lists.
 const LIST_LIMIT: usize = 10;
 
+/// How many `$ref`s one path through an instance may follow: a recursive type nested
+/// deeper than this is refused (an error, not a stack overflow). JSON text nests at most
+/// 128 levels anyway (`serde_json`'s limit); this bounds a `Value` built in memory.
+pub const MAX_REF_DEPTH: u32 = 128;
+
 struct Checker<'s> {
     schema: &'s CompiledSchema,
     options: ValidationOptions,
+    /// `$ref`s followed on the current path.
+    depth: Cell<u32>,
+    /// The first place where the value nests deeper than [`MAX_REF_DEPTH`].
+    too_deep: std::cell::RefCell<Option<ValidationError>>,
 }
 
 impl Checker<'_> {
@@ -433,6 +457,39 @@ impl Checker<'_> {
         if let Some(branches) = &node.one_of {
             self.check_one_of(branches, value, path, sink);
         }
+        if node.composite
+            && let Some(target) = self.schema.reference(node.id)
+        {
+            self.check_ref(target, value, path, sink);
+        }
+    }
+
+    /// A `$ref`: the value must match the `$defs` entry too, at most [`MAX_REF_DEPTH`]
+    /// references deep.
+    #[cold]
+    #[inline(never)]
+    fn check_ref<S: Sink>(&self, target: NodeId, value: &Value, path: &Path<'_>, sink: &mut S) {
+        let depth = self.depth.get();
+        if depth >= MAX_REF_DEPTH {
+            let message = || {
+                format!(
+                    "nested too deeply: a recursive value may nest at most {MAX_REF_DEPTH} levels"
+                )
+            };
+            let mut too_deep = self.too_deep.borrow_mut();
+            if too_deep.is_none() {
+                *too_deep = Some(ValidationError {
+                    pointer: path.pointer(),
+                    keyword: "$ref",
+                    message: message(),
+                });
+            }
+            sink.fail(path, "$ref", message);
+            return;
+        }
+        self.depth.set(depth + 1);
+        self.check(target, value, path, sink);
+        self.depth.set(depth);
     }
 
     /// [`check`](Self::check) for an item or a property value: strings, numbers and
@@ -444,7 +501,7 @@ impl Checker<'_> {
     )]
     fn check_child<S: Sink>(&self, id: NodeId, value: &Value, path: &Path<'_>, sink: &mut S) {
         let node = self.schema.node(id);
-        if node.one_of.is_none() {
+        if !node.composite {
             match value {
                 Value::String(s) => {
                     if !Self::kind_and_enum(

@@ -25,6 +25,17 @@ use pedelec_rules::{FORMATS, Number};
 pub fn check(container: &Container, errors: &mut Errors) {
     let owner = container.ident;
     let dir = container.dir;
+    let generics = &container.input.generics;
+    if (generics.type_params().next().is_some() || generics.const_params().next().is_some())
+        && super::expand::is_recursive(container)
+    {
+        errors.at(
+            &generics.params,
+            format!(
+                "`{owner}` contains itself, so its schema refers to itself through one `$defs` entry named `{owner}`, which cannot depend on these parameters; make the recursive type concrete (e.g. `struct {owner} {{ children: Vec<{owner}>, value: String }}`), or write its schema by hand with `#[arg(schema = PATH_TO_A_CONST)]`"
+            ),
+        );
+    }
     let (from, schema) = (dir.from(), dir.schema());
     match &container.body {
         Body::Object(fields) => {
@@ -168,7 +179,9 @@ pub fn type_string(ty: &Type) -> String {
 }
 
 fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors) {
+    // Arguments may contain themselves (a `$defs` entry and `$ref`s, see `recursion`).
     if let Source::Type = field.source
+        && dir == Direction::Output
         && ty::mentions(field.ty, owner)
     {
         errors.at(

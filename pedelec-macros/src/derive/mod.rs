@@ -15,6 +15,7 @@ mod expand;
 mod fallback;
 mod model;
 mod pattern;
+mod recursion;
 mod span;
 mod ty;
 mod value;

@@ -24,6 +24,21 @@ fn small_struct() {
 }
 
 #[test]
+fn recursive_struct() {
+    snapshot(
+        "derive_recursive_struct",
+        &super::derive(quote! {
+            /// A filter over records.
+            struct Filter {
+                field: Option<String>,
+                and: Option<Vec<Filter>>,
+                not: Option<Box<Self>>,
+            }
+        }),
+    );
+}
+
+#[test]
 fn struct_with_every_modifier() {
     snapshot(
         "derive_struct_modifiers",

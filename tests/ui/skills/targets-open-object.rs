@@ -1,12 +1,20 @@
-use std::collections::HashMap;
-
+use pedelec::schema::{Property, SchemaNode};
 use pedelec::{ToolArgs, skills, tool};
 use serde::Deserialize;
 
+/// Attributes: named ones, and any others (an open object, unlike a map).
+#[derive(Deserialize)]
+struct Attributes {}
+
+impl ToolArgs for Attributes {
+    const SCHEMA: SchemaNode =
+        SchemaNode::object(const { &[Property::new("id", SchemaNode::string(), false)] });
+}
+
 #[derive(Deserialize, ToolArgs)]
 struct Args {
-    /// Any labels.
-    labels: HashMap<String, String>,
+    /// The attributes.
+    attributes: Attributes,
 }
 
 /// Labels the page.

@@ -120,11 +120,22 @@ fn unknown_keywords_are_problems_never_dropped() {
         problem(string(json!({"minLenght": 3}))),
         "/minLenght: unknown keyword `minLenght`; did you mean `minLength`?"
     );
+    // Local references only: a root `$defs` entry, named by `"#/$defs/<name>"`.
     assert_eq!(
         problem(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}})),
-        "/properties/a/$ref: `$ref` is not supported; inline the referenced schema here"
+        r##"/properties/a/$ref: `$ref` names "#/$defs/a", which is not an entry of the root's `$defs`"##
     );
-    assert!(problems(json!({"type": "object", "$defs": {}}))[0].contains("inline each definition"));
+    assert_eq!(
+        problem(json!({"type": "object", "properties": {"a": {"$ref": "#"}}, "$defs": {}})),
+        r##"/properties/a/$ref: `$ref` must name an entry of the root's `$defs` as "#/$defs/<name>" (no remote or other references), got string "#""##
+    );
+    assert!(
+        problem(json!({"type": "object", "properties": {"a": {"type": "object", "$defs": {}}}}))
+            .contains("`$defs` is allowed only at the root")
+    );
+    let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/a~1b"}},
+        "$defs": {"a/b": {"type": "string"}}});
+    assert_eq!(SchemaNode::from_json(&schema).unwrap().to_json(), schema);
     // Other unsupported keywords do not stand for a `type`.
     assert_eq!(problems(json!({"title": "Name"})).len(), 2);
     assert_eq!(

@@ -1,0 +1,245 @@
+//! Recursive types: one local `$defs` entry and `$ref`s to it, validated with the same
+//! pointers as inline schemas, with the depth of an instance bounded.
+
+#![allow(dead_code, reason = "the types are read through their schemas")]
+
+use std::collections::BTreeMap;
+
+use pedelec::{ToolArgs, schema_for, skills, tool};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// An arithmetic expression.
+#[derive(Debug, Deserialize, ToolArgs, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Expr {
+    /// A number.
+    Num { value: f64 },
+    /// The sum of two expressions.
+    Add { left: Box<Expr>, right: Box<Expr> },
+}
+
+/// A filter over records.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Filter {
+    /// The field to compare.
+    field: Option<String>,
+    /// Every one of these must hold.
+    and: Option<Vec<Filter>>,
+    /// At least one of these must hold.
+    or: Option<Vec<Self>>,
+    /// Named sub-filters.
+    named: Option<BTreeMap<String, Filter>>,
+}
+
+/// The arguments of `evaluate`.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct EvaluateArgs {
+    /// The expression to evaluate.
+    expr: Expr,
+}
+
+/// Evaluates an expression.
+#[tool]
+fn evaluate(args: EvaluateArgs) -> f64 {
+    fn eval(e: &Expr) -> f64 {
+        match e {
+            Expr::Num { value } => *value,
+            Expr::Add { left, right } => eval(left) + eval(right),
+        }
+    }
+    eval(&args.expr)
+}
+
+/// Finds records.
+#[tool]
+fn find(args: Filter) -> usize {
+    args.and.map_or(0, |a| a.len())
+}
+
+skills![
+    pub enum Calc,
+    guidance = "Compute.",
+    tools = [evaluate, find],
+    targets = [openai, gemini, mcp],
+];
+
+#[test]
+fn an_expression_tree_is_one_def_and_refs_to_it() {
+    let body = json!({
+        "description": "An arithmetic expression.",
+        "oneOf": [
+            {
+                "type": "object",
+                "description": "A number.",
+                "properties": {
+                    "op": {"type": "string", "enum": ["num"]},
+                    "value": {"type": "number"}
+                },
+                "required": ["op", "value"],
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "description": "The sum of two expressions.",
+                "properties": {
+                    "op": {"type": "string", "enum": ["add"]},
+                    "left": {"$ref": "#/$defs/Expr"},
+                    "right": {"$ref": "#/$defs/Expr"}
+                },
+                "required": ["op", "left", "right"],
+                "additionalProperties": false
+            }
+        ]
+    });
+    let mut expected = body.clone();
+    expected["$defs"] = json!({"Expr": body});
+    assert_eq!(schema_for::<Expr>().to_json(), expected);
+    // Written as text, key for key.
+    assert_eq!(
+        serde_json::to_string(schema_for::<Expr>()).unwrap(),
+        expected.to_string()
+    );
+    // Used as a property: the entry moves to the root of the argsSchema.
+    let mut inner = body.clone();
+    inner["description"] = json!("The expression to evaluate.");
+    assert_eq!(
+        evaluate::definition().args_schema().to_json(),
+        json!({
+            "type": "object",
+            "description": "The arguments of `evaluate`.",
+            "properties": {"expr": inner},
+            "required": ["expr"],
+            "additionalProperties": false,
+            "$defs": {"Expr": body}
+        })
+    );
+}
+
+#[test]
+fn a_filter_refers_to_itself_through_vec_option_self_and_a_map() {
+    let r = json!({"$ref": "#/$defs/Filter"});
+    let body = json!({
+        "type": "object",
+        "description": "A filter over records.",
+        "properties": {
+            "field": {"type": "string", "description": "The field to compare."},
+            "and": {"type": "array", "description": "Every one of these must hold.", "items": r},
+            "or": {"type": "array", "description": "At least one of these must hold.", "items": r},
+            "named": {"type": "object", "description": "Named sub-filters.", "additionalProperties": r}
+        },
+        "additionalProperties": false
+    });
+    let mut expected = body.clone();
+    expected["$defs"] = json!({"Filter": body});
+    assert_eq!(schema_for::<Filter>().to_json(), expected);
+    assert!(find::definition().args_schema().problems().is_empty());
+    // Read back from JSON, it is the same schema.
+    let read = pedelec::ToolArgsSchema::from_json(&expected).unwrap();
+    assert_eq!(read.to_json(), expected);
+}
+
+#[test]
+fn validation_follows_refs_with_the_same_pointers() {
+    let mut schema = evaluate::definition().args_schema().clone();
+    let compiled = schema.compile().unwrap();
+    let good = json!({"expr": {"op": "add", "left": {"op": "num", "value": 1}, "right":
+        {"op": "add", "left": {"op": "num", "value": 2}, "right": {"op": "num", "value": 3}}}});
+    assert!(compiled.is_valid(&good));
+    let bad = json!({"expr": {"op": "add", "left": {"op": "num", "value": 1}, "right":
+        {"op": "add", "left": {"op": "num", "value": "2"}, "right": {"op": "num", "value": 3}}}});
+    let errors = compiled.validate(&bad).unwrap_err();
+    let pointers: Vec<&str> = errors.iter().map(|e| e.pointer.as_str()).collect();
+    assert!(pointers.contains(&"/expr/right/left/value"), "{errors}");
+    assert_eq!(
+        compiled
+            .deserialize_args::<EvaluateArgs>(&good.to_string())
+            .unwrap()
+            .expr,
+        Expr::Add {
+            left: Box::new(Expr::Num { value: 1.0 }),
+            right: Box::new(Expr::Add {
+                left: Box::new(Expr::Num { value: 2.0 }),
+                right: Box::new(Expr::Num { value: 3.0 })
+            })
+        }
+    );
+}
+
+/// `{"expr": {"op": "add", "left": …` nested `depth` times.
+fn deep_text(depth: usize) -> String {
+    let mut text = String::with_capacity(depth * 40);
+    text.push_str(r#"{"expr":"#);
+    for _ in 0..depth {
+        text.push_str(r#"{"op":"add","right":{"op":"num","value":1},"left":"#);
+    }
+    text.push_str(r#"{"op":"num","value":1}"#);
+    for _ in 0..depth {
+        text.push('}');
+    }
+    text.push('}');
+    text
+}
+
+fn deep_value(depth: usize) -> Value {
+    let mut value = json!({"op": "num", "value": 1});
+    for _ in 0..depth {
+        value = json!({"op": "add", "right": {"op": "num", "value": 1}, "left": value});
+    }
+    json!({"expr": value})
+}
+
+#[tokio::test]
+async fn a_hostile_deep_instance_is_an_error_result_not_a_crash() {
+    let session = pedelec::Session::builder(Calc::skills()).create().unwrap();
+    // Within the limits, the call runs.
+    let result = session
+        .call_raw_with("evaluate", &deep_text(20), pedelec::CallOptions::default())
+        .await;
+    assert_eq!(result, r#"{"ok":true,"value":21.0}"#);
+    // 100,000 levels as text: refused while parsing.
+    let result = session
+        .call_raw_with(
+            "evaluate",
+            &deep_text(100_000),
+            pedelec::CallOptions::default(),
+        )
+        .await;
+    let result: Value = serde_json::from_str(&result).unwrap();
+    assert_eq!(result["ok"], json!(false));
+    assert_eq!(
+        result["error"]["code"],
+        json!("TOOL_ARGS_INVALID"),
+        "{result}"
+    );
+    // As a `Value` built in memory, deeper than the validator follows `$ref`s.
+    let value = deep_value(pedelec::schema::MAX_REF_DEPTH as usize + 10);
+    let result = session.call("evaluate", value).await;
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        result["error"]["code"],
+        json!("TOOL_ARGS_INVALID"),
+        "{result}"
+    );
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested too deeply"),
+        "{result}"
+    );
+}
+
+#[test]
+fn parsing_a_deep_instance_is_an_error() {
+    let mut schema = evaluate::definition().args_schema().clone();
+    let compiled = schema.compile().unwrap();
+    let error = compiled
+        .deserialize_args::<EvaluateArgs>(&deep_text(100_000))
+        .unwrap_err();
+    assert!(error.to_string().contains("recursion limit"), "{error}");
+    // A deep `Value` is refused by validation (the depth of `$ref`s it follows).
+    let value = deep_value(1_000);
+    assert!(!compiled.is_valid(&value));
+    std::mem::forget(value); // dropping it recursively is the caller's business
+}
