@@ -624,7 +624,7 @@ async fn call_provider_raw_answers_what_call_provider_answers() {
                 r#"{"id":"call_7","type":"custom","function":{"name":"update_counter","arguments":"{}"}}"#,
                 r#"{"id":"call_8","id":"call_9","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":1}"}}"#,
                 r#"{"role":"assistant","content":"hi"}"#,
-                r#"[1, 2]"#,
+                "[1, 2]",
                 r#"{"id": "call_"#,
                 "",
             ],
@@ -1206,6 +1206,11 @@ async fn call_provider_restores_maps_before_the_session_validates() {
     let content: Value = serde_json::from_str(reply["content"].as_str().unwrap()).unwrap();
     // The inline handler ran: the entries became the map its `HashMap` reads.
     assert_eq!(content, json!({"ok": true, "value": true}));
+    let payload = json!({"type": "tool_use", "id": "t", "name": name, "input": input});
+    let raw = session
+        .call_provider_raw(&export, &payload.to_string())
+        .await;
+    assert_eq!(raw, reply.to_string(), "the text route restores maps too");
     let mut dup = input.clone();
     dup["customs"] = json!([
         {"key": "a", "value": {"value_eur": 1}},

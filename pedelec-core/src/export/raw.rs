@@ -105,6 +105,10 @@ impl Export {
             return None;
         }
         let index = *self.by_provider_name.get(name.as_ref())?;
+        if self.entries[index] {
+            // A map sent as entries: `decode_call` restores it.
+            return None;
+        }
         Some(TextCall {
             id,
             tool: self.names[index].0.as_str(),
