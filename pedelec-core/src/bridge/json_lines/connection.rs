@@ -14,7 +14,9 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 
 use super::framing::{Line, LineReader, too_deep};
 use super::messages::{Envelope, ProtocolError, explain_invalid, write_progress};
-use super::queue::{CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, write_loop};
+use super::queue::{
+    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, finish, write_loop,
+};
 use super::{JsonLines, Limits, PROTOCOL_VERSION};
 use crate::context::{Caller, Cancellation, ProgressSink, ProgressUpdate};
 use crate::error::{Error, ErrorCode};
@@ -69,24 +71,7 @@ where
         caller: bridge.caller,
     };
     let read = reader.run(&stop).await;
-    queue.reader_done();
-    let write = match writer.await {
-        Ok(result) => result,
-        Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
-    };
-    if let Err(e) = write {
-        return Err(Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot write to Core: {e}"),
-        ));
-    }
-    if let Err(e) = read {
-        return Err(Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot read from Core: {e}"),
-        ));
-    }
-    Ok(())
+    finish(&queue, read, writer, "Core").await
 }
 
 /// Why the reader stopped waiting for input.

@@ -272,3 +272,32 @@ pub(in crate::bridge) async fn write_loop<W: AsyncWrite + Unpin>(
         batch.clear();
     }
 }
+
+/// Ends a connection whose reader has returned `read`: tells the writer to finish, waits
+/// for it, and reports the first failure as talking to `peer` (the writer's first: a peer
+/// that stopped reading usually breaks the reader too).
+pub(in crate::bridge) async fn finish(
+    queue: &OutQueue,
+    read: io::Result<()>,
+    writer: tokio::task::JoinHandle<io::Result<()>>,
+    peer: &str,
+) -> Result<(), crate::error::Error> {
+    use crate::error::{Error, ErrorCode};
+    queue.reader_done();
+    let write = match writer.await {
+        Ok(result) => result,
+        Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
+    };
+    if let Err(e) = write {
+        return Err(Error::new(
+            ErrorCode::SubmitToolResultFailed,
+            format!("cannot write to {peer}: {e}"),
+        ));
+    }
+    read.map_err(|e| {
+        Error::new(
+            ErrorCode::SubmitToolResultFailed,
+            format!("cannot read from {peer}: {e}"),
+        )
+    })
+}

@@ -25,10 +25,10 @@ use super::server::{Connection, Exchange, Link, Reply, Server, Settings, TraceSp
 use super::wire::{self, Kind, Message, Method};
 use crate::bridge::json_lines::framing::{Line, LineReader, too_deep};
 use crate::bridge::json_lines::queue::{
-    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, write_loop,
+    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, finish, write_loop,
 };
 use crate::context::{Caller, Cancellation, InputError, InputFuture};
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::session::{Bridge, Session};
 
 const DEFAULT_MAX_LINE_BYTES: usize = 4 << 20;
@@ -266,23 +266,7 @@ where
         caller: bridge.caller,
     };
     let read = reader.run(&stop).await;
-    queue.reader_done();
-    let write = match writer.await {
-        Ok(result) => result,
-        Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
-    };
-    if let Err(e) = write {
-        return Err(Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot write to the MCP client: {e}"),
-        ));
-    }
-    read.map_err(|e| {
-        Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot read from the MCP client: {e}"),
-        )
-    })
+    finish(&queue, read, writer, "the MCP client").await
 }
 
 struct Reader<R> {
