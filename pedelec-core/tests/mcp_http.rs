@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use pedelec_core::bridge::McpHttp;
 use pedelec_core::session::SessionEvent;
-use pedelec_core::skills::SkillSet;
 use pedelec_core::{ErrorCode, Session};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -24,17 +23,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 fn session() -> Session<ToolName> {
-    let session = Session::builder(ToolName::skills())
-        .state(Counter::default())
-        .create()
-        .unwrap();
-    // `manual` sleeps for `ms` milliseconds, then answers its args.
-    session.on_tool_name(ToolName::Manual, |args: Value, _ctx| async move {
-        let ms = args["repeat"].as_u64().unwrap_or(0);
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        Ok(args)
-    });
-    session
+    session_with_sleeping_manual()
 }
 
 /// A server on a free loopback port; it stops when the returned sender is dropped or

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use pedelec_core::Session;
 use pedelec_core::bridge::McpHttp;
-use pedelec_core::skills::SkillSet;
 use serde_json::{Value, json};
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -20,16 +19,7 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 const PATIENCE: Duration = Duration::from_secs(20);
 
 fn session() -> Session<ToolName> {
-    let session = Session::builder(ToolName::skills())
-        .state(Counter::default())
-        .create()
-        .unwrap();
-    session.on_tool_name(ToolName::Manual, |args: Value, _ctx| async move {
-        let ms = args["repeat"].as_u64().unwrap_or(0);
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        Ok(args)
-    });
-    session
+    session_with_sleeping_manual()
 }
 
 async fn serve(

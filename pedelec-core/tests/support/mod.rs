@@ -195,6 +195,24 @@ pub fn manual_definition() -> ToolDefinition {
     )
 }
 
+/// A session of these tools whose `manual` sleeps for `repeat` milliseconds, then answers
+/// its args: a call as slow as a transport's test needs.
+pub fn session_with_sleeping_manual() -> pedelec_core::Session<ToolName> {
+    let session = pedelec_core::Session::builder(ToolName::skills())
+        .state(Counter::default())
+        .create()
+        .unwrap();
+    session.on_tool_name(
+        ToolName::Manual,
+        |args: serde_json::Value, _ctx| async move {
+            let ms = args["repeat"].as_u64().unwrap_or(0);
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            Ok(args)
+        },
+    );
+    session
+}
+
 /// What `skills![]` generates, written out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ToolName {
