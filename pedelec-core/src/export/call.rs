@@ -618,29 +618,38 @@ impl Export {
             }
             _ => return None,
         };
-        let restores =
-            super::transform::nulls_stand_for_absent(self.target.provider(), self.strict);
-        match args {
-            QuickArgs::Text(text) => {
-                if !text.trim_start().starts_with('{') || (restores && text.contains("null")) {
-                    return None;
-                }
-            }
+        let takes = match args {
+            QuickArgs::Text(text) => self.takes_text_args(text),
             QuickArgs::Value(value) => {
-                if !value.is_object() || (restores && has_null(value)) {
-                    return None;
-                }
+                value.is_object() && !(self.restores_nulls() && has_null(value))
             }
-        }
-        let index = *self.by_provider_name.get(name)?;
-        if self.entries[index] {
+        };
+        if !takes {
             return None;
         }
         Some(QuickCall {
             id,
-            tool: self.names[index].0.as_str(),
+            tool: self.quick_tool(name)?,
             args,
         })
+    }
+
+    /// Whether a `null` in this export's calls may stand for an absent optional property.
+    fn restores_nulls(&self) -> bool {
+        super::transform::nulls_stand_for_absent(self.target.provider(), self.strict)
+    }
+
+    /// Whether arguments as JSON text can go to the session as they are: an object, with
+    /// no `null` that may stand for an absent property.
+    pub(super) fn takes_text_args(&self, text: &str) -> bool {
+        text.trim_start().starts_with('{') && !(self.restores_nulls() && text.contains("null"))
+    }
+
+    /// The tool's own name for a quick route: a known provider name, and no map sent as
+    /// entries in its arguments (`decode_call` restores those).
+    pub(super) fn quick_tool(&self, provider_name: &str) -> Option<&str> {
+        let index = *self.by_provider_name.get(provider_name)?;
+        (!self.entries[index]).then(|| self.names[index].0.as_str())
     }
 
     /// The result message around a result already encoded as JSON text (`{"ok":…}`), for

@@ -99,19 +99,12 @@ impl Export {
             }
             Target::Gemini | Target::GeminiOpenApi | Target::Mcp => return None,
         };
-        let restores =
-            super::transform::nulls_stand_for_absent(self.target.provider(), self.strict);
-        if !args.trim_start().starts_with('{') || (restores && args.contains("null")) {
-            return None;
-        }
-        let index = *self.by_provider_name.get(name.as_ref())?;
-        if self.entries[index] {
-            // A map sent as entries: `decode_call` restores it.
+        if !self.takes_text_args(&args) {
             return None;
         }
         Some(TextCall {
             id,
-            tool: self.names[index].0.as_str(),
+            tool: self.quick_tool(&name)?,
             args,
         })
     }
