@@ -37,6 +37,8 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
                 "--quiet",
                 "-p",
                 "pedelec-core",
+                "--features",
+                "mcp",
                 "--example",
                 "soak",
                 "--",

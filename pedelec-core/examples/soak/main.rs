@@ -10,7 +10,7 @@
 //! server's RSS grew more than 10% after the warm-up.
 //!
 //! ```text
-//! cargo run --release -p pedelec-core --example soak -- [--calls N] [--connections C] [--window W] [--mcp-http]
+//! cargo run --release -p pedelec-core --features mcp --example soak -- [--calls N] [--connections C] [--window W] [--mcp-http]
 //! ```
 //!
 //! With `--mcp-http` the server is the same session over MCP's streamable HTTP transport
