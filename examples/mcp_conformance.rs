@@ -10,7 +10,7 @@
 //! client's roots `ctx.roots`; the tasks extension's tools declare `task = optional` or
 //! `task = required`. Not served, for want of a way to say them in an argsSchema (see
 //! `cargo xtask conformance --list`): `json_schema_2020_12_tool` (`$schema`, `$anchor`,
-//! `allOf`/`anyOf`, `if`/`then`/`else`), `test_custom_header` (`x-mcp-header`) and the
+//! `allOf`/`anyOf`, `if`/`then`/`else`) and the
 //! titled enums of `test_elicitation_sep1330_enums` (`oneOf` of `const`/`title`,
 //! `enumNames`).
 
@@ -382,6 +382,29 @@ async fn greet(args: GreetArgs) -> Result<String, ToolError> {
 }
 
 #[derive(Deserialize, ToolArgs)]
+struct RoutedArgs {
+    /// The region a load balancer routes on, mirrored into `Mcp-Param-Region`.
+    #[arg(mcp_header = "Region")]
+    region: String,
+    /// How urgent the query is, mirrored into `Mcp-Param-Priority`.
+    #[arg(mcp_header = "Priority")]
+    #[serde(default)]
+    priority: Option<i64>,
+    /// The query (not mirrored).
+    query: String,
+}
+
+/// Answers a query in a region: its arguments carry `x-mcp-header`, so a client mirrors
+/// them into `Mcp-Param-*` headers and the server checks that they agree with the body.
+#[tool]
+async fn test_custom_header(args: RoutedArgs) -> String {
+    let priority = args
+        .priority
+        .map_or(String::new(), |p| format!(" at priority {p}"));
+    format!("{} in {}{priority}", args.query, args.region)
+}
+
+#[derive(Deserialize, ToolArgs)]
 struct ComputeArgs {
     /// How long to compute, in seconds.
     seconds: f64,
@@ -497,6 +520,7 @@ skills![
         test_input_required_result_multi_round,
         test_input_required_result_tampered_state,
         test_input_required_result_capabilities,
+        test_custom_header,
         greet,
         slow_compute,
         failing_job,

@@ -9,6 +9,7 @@
 pub mod constraint;
 pub mod ecma;
 pub mod icon;
+pub mod mcp_header;
 mod number;
 pub mod provider;
 pub mod scope;

@@ -133,10 +133,6 @@ pub const KNOWN_FAILURES: &[(&str, &str)] = &[
         "elicitation-sep1330-enums",
         "titled enums (`oneOf` of `const`/`title`, `enumNames`, `items.anyOf`) in the form a          tool asks for: an argsSchema has untitled `enum`s only, so `ctx.elicit::<T>` cannot          ask for them",
     ),
-    (
-        "http-custom-header-server-validation",
-        "a tool with an `x-mcp-header` property (SEP-2243 `Mcp-Param-*` headers): an          argsSchema has no annotation for it, so no tool declares one and the header checks          are not exercised",
-    ),
 ];
 
 /// Why an applicable scenario is expected to fail, if it is in [`KNOWN_FAILURES`].

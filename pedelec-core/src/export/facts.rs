@@ -15,37 +15,15 @@ use pedelec_rules::provider::{
     provider_names_collide,
 };
 
-use crate::schema::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, SchemaRef};
+use crate::schema::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, deref};
+pub(crate) use crate::schema::{branches, properties};
 use crate::skills::InSkillSet;
-
-pub(crate) const fn properties(node: &SchemaNode) -> &[Property] {
-    match &node.properties {
-        Some(Cow::Borrowed(p)) => p,
-        Some(Cow::Owned(p)) => p.as_slice(),
-        None => &[],
-    }
-}
-
-pub(crate) const fn branches(node: &SchemaNode) -> &[SchemaNode] {
-    match &node.one_of {
-        Some(Cow::Borrowed(b)) => b,
-        Some(Cow::Owned(b)) => b.as_slice(),
-        None => &[],
-    }
-}
 
 const fn enum_values(node: &SchemaNode) -> Option<&[Literal]> {
     match &node.enum_values {
         Some(Cow::Borrowed(e)) => Some(e),
         Some(Cow::Owned(e)) => Some(e.as_slice()),
         None => None,
-    }
-}
-
-const fn deref(r: &SchemaRef) -> &SchemaNode {
-    match r {
-        SchemaRef::Static(node) => node,
-        SchemaRef::Owned(node) => node,
     }
 }
 

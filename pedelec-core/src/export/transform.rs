@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 
 use super::ExportProblem;
 use super::facts::{branches, is_closed, is_map, one_of_is_disjoint};
-use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode};
+use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode, mcp_header};
 
 /// Formats OpenAI strict mode accepts.
 const OPENAI_FORMATS: &[&str] = &[
@@ -126,7 +126,10 @@ pub(crate) fn schema(
     problems: &mut Vec<ExportProblem>,
 ) -> Value {
     let profile = Profile::new(provider, strict);
-    if profile.is_identity() && (provider.accepts_refs(strict) || node.definitions().is_empty()) {
+    if profile.is_identity()
+        && (provider.accepts_refs(strict) || node.definitions().is_empty())
+        && (provider == Provider::Mcp || !mcp_header::annotated(node))
+    {
         return json.clone();
     }
     let mut walk = Walk {
@@ -282,6 +285,8 @@ impl Walk<'_> {
                         out.insert(key.clone(), Value::Array(list));
                     }
                 }
+                // MCP's own annotation; the model providers take none.
+                "x-mcp-header" if p.provider != Provider::Mcp => {}
                 "format" => match (p.formats, value.as_str()) {
                     (Some(allowed), Some(f)) if !allowed.contains(&f) => {
                         notes.push(format!("format: {f}"));

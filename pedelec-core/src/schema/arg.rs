@@ -176,6 +176,25 @@ pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
     schema.with_format(format)
 }
 
+/// `x-mcp-header` (the derive has already checked the name).
+#[must_use]
+pub const fn mcp_header(schema: SchemaNode, name: &'static str) -> SchemaNode {
+    assert!(
+        matches!(
+            schema.kind,
+            Some(
+                super::SchemaKind::String | super::SchemaKind::Integer | super::SchemaKind::Boolean
+            )
+        ),
+        "`mcp_header` applies to string, integer and boolean fields only: MCP mirrors no number, array or object into a header"
+    );
+    assert!(
+        schema.mcp_header.is_none(),
+        "the field type's schema already has an `x-mcp-header`, and a schema holds only one"
+    );
+    schema.with_mcp_header(name)
+}
+
 /// `minItems`
 #[must_use]
 pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {

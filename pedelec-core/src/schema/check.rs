@@ -357,6 +357,7 @@ fn present_keywords(node: &SchemaNode) -> Vec<&'static str> {
         "additionalProperties",
     );
     add(node.one_of_branches().is_some(), "oneOf");
+    add(node.mcp_header().is_some(), "x-mcp-header");
     out
 }
 
@@ -370,6 +371,10 @@ fn misplaced(keyword: &str, kind: SchemaKind) -> Option<String> {
         }
         "items" | "minItems" | "maxItems" | "uniqueItems" => (kind == Array, "array"),
         "properties" | "required" | "additionalProperties" => (kind == Object, "object"),
+        "x-mcp-header" => (
+            matches!(kind, String | Integer | Boolean),
+            "string, integer and boolean",
+        ),
         _ => (true, ""),
     };
     if fits {

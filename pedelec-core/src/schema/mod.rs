@@ -11,6 +11,7 @@ mod fast;
 pub mod format;
 mod json;
 mod keywords;
+pub(crate) mod mcp_header;
 mod node;
 mod parse;
 pub(crate) mod tape;
@@ -26,6 +27,7 @@ pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
+pub(crate) use node::{branches, deref, properties};
 pub use parse::ParseOptions;
 pub use pedelec_rules::Number;
 pub use validate::{MAX_REF_DEPTH, ValidationError, ValidationErrors, ValidationOptions};
@@ -141,6 +143,9 @@ impl ToolArgsSchema {
             root.is_object(),
             "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
         );
+        if let Some(problem) = mcp_header::problem(&root) {
+            panic!("{}", problem);
+        }
         ToolArgsSchema {
             root,
             compiled: None,
@@ -276,6 +281,14 @@ impl ToolArgsSchema {
 
 /// The problem of a root that is not an object node.
 fn root_problem(root: &SchemaNode) -> Option<SchemaProblem> {
+    if root.is_object()
+        && let Some(problem) = mcp_header::problem(root)
+    {
+        return Some(SchemaProblem {
+            pointer: String::new(),
+            message: problem.to_owned(),
+        });
+    }
     (!root.is_object()).then(|| SchemaProblem {
         pointer: String::new(),
         message: match root.kind() {

@@ -217,6 +217,32 @@ impl fmt::Debug for SchemaRef {
     }
 }
 
+/// The node a [`SchemaRef`] points to (`Deref` is not `const`).
+pub(crate) const fn deref(r: &SchemaRef) -> &SchemaNode {
+    match r {
+        SchemaRef::Static(node) => node,
+        SchemaRef::Owned(node) => node,
+    }
+}
+
+/// A node's `properties`, empty when it has none (`const`, unlike `Cow::deref`).
+pub(crate) const fn properties(node: &SchemaNode) -> &[Property] {
+    match &node.properties {
+        Some(Cow::Borrowed(p)) => p,
+        Some(Cow::Owned(p)) => p.as_slice(),
+        None => &[],
+    }
+}
+
+/// A node's `oneOf` branches, empty when it has none.
+pub(crate) const fn branches(node: &SchemaNode) -> &[SchemaNode] {
+    match &node.one_of {
+        Some(Cow::Borrowed(b)) => b,
+        Some(Cow::Owned(b)) => b.as_slice(),
+        None => &[],
+    }
+}
+
 /// The `additionalProperties` keyword.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AdditionalProperties {
@@ -329,6 +355,9 @@ pub struct SchemaNode {
     /// The `$defs` entries this node brings: serialized at the root of whatever schema the
     /// node ends up in (a recursive type carries its own definition wherever it is used).
     pub(crate) defs: Option<Cow<'static, [Def]>>,
+    /// `x-mcp-header` (MCP 2026-07-28): the `Mcp-Param-{name}` header an MCP client mirrors
+    /// this argument into on the streamable HTTP transport.
+    pub(crate) mcp_header: Option<Str>,
 }
 
 /// One `$defs` entry: the definition of a recursive type, named after it.
@@ -407,6 +436,7 @@ impl SchemaNode {
             one_of: None,
             reference: None,
             defs: None,
+            mcp_header: None,
         }
     }
 
@@ -592,6 +622,31 @@ impl SchemaNode {
             "`pattern` applies to string schemas only"
         );
         set(&mut self.pattern, Some(Cow::Borrowed(pattern)));
+        self
+    }
+
+    /// Sets `x-mcp-header` (MCP 2026-07-28, SEP-2243): on the streamable HTTP transport, a
+    /// client calling the tool sends this argument's value in an `Mcp-Param-{name}` header
+    /// too, so a load balancer or gateway can route on it without reading the body, and
+    /// [`McpHttp`](crate::bridge::McpHttp) refuses a call whose header and body disagree
+    /// (`400`, `-32020`). Strings, integers and booleans only; `name` is an RFC 9110 token
+    /// (letters, digits and ``!#$%&'*+-.^_`|~``), unique case-insensitively within the tool,
+    /// on a property reached from the root through `properties` alone. Other exports (the
+    /// model providers') leave it out. Header values are visible to every intermediary:
+    /// never mark a secret this way.
+    #[must_use]
+    pub const fn with_mcp_header(mut self, name: &'static str) -> Self {
+        assert!(
+            matches!(
+                self.kind,
+                Some(SchemaKind::String | SchemaKind::Integer | SchemaKind::Boolean)
+            ),
+            "`mcp_header` applies to string, integer and boolean schemas only (MCP mirrors no number, array or object into a header)"
+        );
+        if let Some(problem) = pedelec_rules::mcp_header::header_name_problem(name) {
+            panic!("{}", problem);
+        }
+        set(&mut self.mcp_header, Some(Cow::Borrowed(name)));
         self
     }
 
@@ -823,6 +878,12 @@ impl SchemaNode {
     #[must_use]
     pub fn pattern(&self) -> Option<&str> {
         self.pattern.as_deref()
+    }
+
+    /// `x-mcp-header`: the `Mcp-Param-*` header an MCP client mirrors this argument into.
+    #[must_use]
+    pub fn mcp_header(&self) -> Option<&str> {
+        self.mcp_header.as_deref()
     }
 
     /// `minimum`
@@ -1107,6 +1168,9 @@ impl SchemaNode {
         }
         if let Some(d) = &self.description {
             map.serialize_entry("description", d.as_ref())?;
+        }
+        if let Some(h) = &self.mcp_header {
+            map.serialize_entry("x-mcp-header", h.as_ref())?;
         }
         if let Some(e) = &self.enum_values {
             map.serialize_entry("enum", e.as_ref())?;

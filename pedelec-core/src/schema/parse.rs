@@ -73,6 +73,7 @@ pub(crate) const KEYWORDS: &[&str] = &[
     "required",
     "additionalProperties",
     "oneOf",
+    "x-mcp-header",
 ];
 
 const TYPE_NAMES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
@@ -217,6 +218,16 @@ impl Parser {
                 },
                 "default" => node.default = Some(Literal::from_value(value)),
                 "format" => node.format = self.string(key, value, pointer).map(Cow::Owned),
+                "x-mcp-header" => {
+                    let name = self.string(key, value, pointer);
+                    if let Some(problem) = name
+                        .as_deref()
+                        .and_then(pedelec_rules::mcp_header::header_name_problem)
+                    {
+                        self.problem(pointer, problem.to_owned());
+                    }
+                    node.mcp_header = name.map(Cow::Owned);
+                }
                 "pattern" => node.pattern = self.string(key, value, pointer).map(Cow::Owned),
                 "minLength" => node.min_length = self.count(key, value, pointer),
                 "maxLength" => node.max_length = self.count(key, value, pointer),
@@ -588,7 +599,7 @@ fn unknown_keyword(keyword: &str) -> String {
                     format!("unknown keyword `{keyword}`; did you mean `{suggestion}`?")
                 }
                 None => format!(
-                    "unknown keyword `{keyword}`; the wire form allows only the standard keywords `type`, `description`, `enum`, `default`, `format`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `items`, `minItems`, `maxItems`, `uniqueItems`, `properties`, `required`, `additionalProperties` and `oneOf`"
+                    "unknown keyword `{keyword}`; the wire form allows only the standard keywords `type`, `description`, `enum`, `default`, `format`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `items`, `minItems`, `maxItems`, `uniqueItems`, `properties`, `required`, `additionalProperties` and `oneOf`, and MCP's `x-mcp-header`"
                 ),
             };
         }

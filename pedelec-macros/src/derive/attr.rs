@@ -46,6 +46,8 @@ pub enum Constraint {
     MinItems(u64),
     MaxItems(u64),
     UniqueItems,
+    /// `x-mcp-header`: the `Mcp-Param-{name}` header MCP clients mirror the field into.
+    McpHeader(String),
 }
 
 /// The kinds a constraint applies to.
@@ -54,6 +56,8 @@ pub enum Applies {
     Strings,
     Numbers,
     Arrays,
+    /// Strings, integers and booleans (`mcp_header`).
+    Headers,
 }
 
 impl fmt::Display for Applies {
@@ -62,6 +66,7 @@ impl fmt::Display for Applies {
             Applies::Strings => "strings",
             Applies::Numbers => "numbers and integers",
             Applies::Arrays => "arrays",
+            Applies::Headers => "strings, integers and booleans",
         })
     }
 }
@@ -94,6 +99,7 @@ impl Constraint {
             Constraint::MinItems(_) | Constraint::MaxItems(_) | Constraint::UniqueItems => {
                 Applies::Arrays
             }
+            Constraint::McpHeader(_) => Applies::Headers,
         }
     }
 }
@@ -264,6 +270,12 @@ const KEYS: &[Key] = {
             Fields,
             Takes::Flag(|| Constraint::UniqueItems),
             "true",
+        ),
+        Key::new(
+            "mcp_header",
+            Fields,
+            Takes::Str(Constraint::McpHeader),
+            "\"Region\"",
         ),
     ]
 };

@@ -126,8 +126,26 @@ fn check_fields(
 ) {
     let from = dir.from();
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut headers: Vec<(&str, &str)> = Vec::new();
     for field in fields {
         check_field(field, owner, dir, errors);
+        for c in &field.constraints {
+            if let Constraint::McpHeader(header) = &c.value {
+                if let Some((_, first)) =
+                    headers.iter().find(|(h, _)| h.eq_ignore_ascii_case(header))
+                {
+                    errors.at(
+                        c.range,
+                        format!(
+                            "field `{}` mirrors into the same header `Mcp-Param-{header}` as field `{first}` (header names are case-insensitive); give each its own `mcp_header`",
+                            field.member
+                        ),
+                    );
+                } else {
+                    headers.push((header, &field.member));
+                }
+            }
+        }
         let at = field
             .original
             .ident
@@ -223,6 +241,16 @@ fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors
                     errors.at(c.range, format!("invalid `pattern`: {e}"));
                 }
             }
+            Constraint::McpHeader(name) => {
+                if dir == Direction::Output {
+                    errors.at(
+                        c.range,
+                        "`mcp_header` marks a tool argument a client mirrors into an `Mcp-Param-*` header; an output has none, so remove it",
+                    );
+                } else if let Some(problem) = pedelec_rules::mcp_header::header_name_problem(name) {
+                    errors.at(c.range, problem);
+                }
+            }
             Constraint::Format(f) if !FORMATS.contains(&f.as_str()) => {
                 let hint = match did_you_mean(f, FORMATS) {
                     Some(s) => format!("did you mean \"{s}\"?"),
@@ -282,6 +310,22 @@ fn family(kind: &Kind) -> Family {
 fn constraint_fits(c: &Setting<Constraint>, kind: &Kind, ty: &str, errors: &mut Errors) -> bool {
     let key = c.value.key();
     let applies = c.value.applies();
+    if applies == Applies::Headers {
+        let why = match kind {
+            Kind::String { .. } | Kind::Integer { .. } | Kind::Boolean | Kind::Unknown => {
+                return true;
+            }
+            Kind::Number => {
+                "; MCP mirrors no `number` (its text form is not exact): use an integer type, or a string"
+            }
+            _ => "; mirror a single string, integer or boolean argument instead",
+        };
+        errors.at(
+            c.range,
+            format!("`{key}` applies to {applies}, but `{ty}` is {kind}{why}"),
+        );
+        return false;
+    }
     let actual = match family(kind) {
         Family::Unknown => return true,
         Family::None => None,

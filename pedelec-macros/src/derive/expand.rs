@@ -321,7 +321,9 @@ fn field_schema(field: &Field, description: Option<&str>) -> TokenStream {
             | Constraint::MaxItems(n) => {
                 Some(proc_macro2::Literal::u64_unsuffixed(*n).into_token_stream())
             }
-            Constraint::Pattern(s) | Constraint::Format(s) => Some(s.to_token_stream()),
+            Constraint::Pattern(s) | Constraint::Format(s) | Constraint::McpHeader(s) => {
+                Some(s.to_token_stream())
+            }
             Constraint::UniqueItems => None,
         };
         schema = spanned_call(c.range, c.value.key(), schema, argument);

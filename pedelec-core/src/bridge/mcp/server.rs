@@ -24,6 +24,7 @@ use super::tasks::TaskStore;
 use super::wire::{self, Kind, Message, Method};
 use crate::context::{Caller, Cancellation, InputFuture, LogLevel};
 use crate::output::OutputSchema;
+use crate::schema::mcp_header::{ParamHeader, param_headers};
 use crate::session::Session;
 use crate::tool::{TaskSupport, ToolDefinition};
 
@@ -101,6 +102,8 @@ pub(super) struct Inner {
     pub(super) call: CallSettings,
     pub(super) tasks: TaskStore,
     pub(super) settings: Settings,
+    /// Whether some tool has an `x-mcp-header` argument.
+    any_param_headers: bool,
 }
 
 /// A tool as the server knows it: what a call needs beyond the session.
@@ -110,6 +113,8 @@ pub(super) struct Listed {
     pub(super) scopes: Box<[Box<str>]>,
     pub(super) output: Option<OutputSchema>,
     pub(super) task: TaskSupport,
+    /// The arguments a client mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
+    pub(super) param_headers: Box<[ParamHeader]>,
 }
 
 /// What a connection negotiated with `initialize` (stdio, rmcp's sessions), and the log
@@ -234,6 +239,7 @@ impl Server {
                 scopes: d.scopes().iter().map(|s| Box::from(&**s)).collect(),
                 output: d.output_schema().copied(),
                 task: d.task_support(),
+                param_headers: param_headers(d.args_schema().node()).into(),
             })
             .collect::<Vec<_>>();
         let any_task = listed.iter().any(|t| t.task != TaskSupport::Forbidden);
@@ -250,6 +256,7 @@ impl Server {
         let guidance = session.manifest().guidance;
         let instructions = (!guidance.is_empty()).then_some(guidance);
 
+        let any_param_headers = listed.iter().any(|t| !t.param_headers.is_empty());
         let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
         let scoped = any_scopes.then(|| tools.clone());
         let mut list = ListToolsResult::with_all_items(tools);
@@ -284,6 +291,7 @@ impl Server {
                 call,
                 tasks,
                 settings,
+                any_param_headers,
             }),
         }
     }
@@ -318,6 +326,15 @@ impl Server {
     #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "OAuth's step-up"))]
     pub(crate) fn scopes_of(&self, name: &str) -> Option<&[Box<str>]> {
         self.tool(name).map(|t| &*t.scopes)
+    }
+
+    /// The arguments of the tool named `name` a client mirrors into `Mcp-Param-*` headers
+    /// (empty for an unknown tool, and without a lookup when no tool has any).
+    pub(crate) fn param_headers_of(&self, name: &str) -> &[ParamHeader] {
+        if !self.inner.any_param_headers {
+            return &[];
+        }
+        self.tool(name).map_or(&[], |t| &*t.param_headers)
     }
 
     /// Every scope some tool requires, once each, in skill-set order.

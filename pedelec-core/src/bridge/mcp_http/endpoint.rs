@@ -30,6 +30,7 @@ use crate::bridge::mcp::meta::{self, Meta, Revision};
 use crate::bridge::mcp::server::{Exchange, Link, Reply, Server};
 use crate::bridge::mcp::wire::{self, Kind, Message, Method, NameField};
 use crate::context::Caller;
+use crate::schema::mcp_header::ParamHeader;
 
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
@@ -336,7 +337,7 @@ impl Endpoint {
                 400,
             );
         }
-        if let Err(response) = Self::check_headers(&parts.headers, &message, header_version) {
+        if let Err(response) = self.check_headers(&parts.headers, &message, header_version) {
             return response;
         }
         if let Some(response) = self.step_up(&message, caller.as_deref()) {
@@ -356,6 +357,7 @@ impl Endpoint {
     /// The version header and the SEP-2243 routing headers against the body.
     #[allow(clippy::result_large_err, reason = "the error is the response")]
     fn check_headers(
+        &self,
         headers: &HeaderMap,
         message: &Message,
         header_version: Option<&str>,
@@ -452,19 +454,94 @@ impl Endpoint {
             return Ok(());
         };
         match single(headers, HEADER_NAME) {
-            Ok(None) => Err(mismatch(format!(
-                "missing required Mcp-Name header for `{}`",
-                message.method_name()
-            ))),
+            Ok(None) => {
+                return Err(mismatch(format!(
+                    "missing required Mcp-Name header for `{}`",
+                    message.method_name()
+                )));
+            }
             Ok(Some(raw)) => match decode_header(raw) {
-                None => Err(mismatch("Mcp-Name header is not valid Base64".into())),
-                Some(decoded) if decoded != *expected => Err(mismatch(format!(
-                    "Mcp-Name header `{decoded}` does not match body value `{expected}`"
-                ))),
-                Some(_) => Ok(()),
+                None => return Err(mismatch("Mcp-Name header is not valid Base64".into())),
+                Some(decoded) if decoded != *expected => {
+                    return Err(mismatch(format!(
+                        "Mcp-Name header `{decoded}` does not match body value `{expected}`"
+                    )));
+                }
+                Some(_) => {}
             },
-            Err(why) => Err(mismatch(why)),
+            Err(why) => return Err(mismatch(why)),
         }
+        if message.method == Method::ToolsCall {
+            let mirrored = self.server.param_headers_of(&expected);
+            if !mirrored.is_empty() {
+                let arguments = message.raw(&message.params.arguments);
+                check_param_headers(headers, arguments, mirrored).map_err(mismatch)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `Mcp-Param-*` headers of a `tools/call` against its arguments (SEP-2243): an argument
+/// with a value (not `null`) needs its header, and they must agree (a string exactly, a
+/// number numerically, a boolean as `true`/`false`); an argument left out or `null` must
+/// have no header. A load balancer may have routed on the header while the tool acts on
+/// the body, so any disagreement refuses the call.
+fn check_param_headers(
+    headers: &HeaderMap,
+    arguments: Option<&str>,
+    mirrored: &[ParamHeader],
+) -> Result<(), String> {
+    let arguments: Option<serde_json::Value> = arguments.and_then(|a| serde_json::from_str(a).ok());
+    for param in mirrored {
+        let value = arguments
+            .as_ref()
+            .and_then(|a| param.path.iter().try_fold(a, |v, key| v.get(&**key)))
+            .filter(|v| !v.is_null());
+        let header = format!("mcp-param-{}", param.name.to_ascii_lowercase());
+        let argument = param.path.join(".");
+        match (value, single(headers, &header)?) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(format!(
+                    "Mcp-Param-{} header is sent but the argument `{argument}` is not",
+                    param.name
+                ));
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "missing required Mcp-Param-{} header for the argument `{argument}`",
+                    param.name
+                ));
+            }
+            (Some(value), Some(raw)) => {
+                let Some(decoded) = decode_header(raw) else {
+                    return Err(format!(
+                        "Mcp-Param-{} header is not valid Base64",
+                        param.name
+                    ));
+                };
+                if !header_agrees(value, &decoded) {
+                    return Err(format!(
+                        "Mcp-Param-{} header `{decoded}` does not match the argument `{argument}` ({value})",
+                        param.name
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a decoded `Mcp-Param-*` value stands for the argument `value`.
+fn header_agrees(value: &serde_json::Value, header: &str) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(_) => serde_json::from_str::<serde_json::Number>(header)
+            .is_ok_and(|n| crate::schema::json_equal(value, &Value::Number(n))),
+        _ => false,
     }
 }
 
