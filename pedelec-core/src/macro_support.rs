@@ -126,6 +126,14 @@ pub const fn check_description(description: &str) {
     );
 }
 
+/// Evaluates tool `T`'s argsSchema in a `const`, so that `cargo check` (not only a build)
+/// reports what [`ToolArgsSchema::from_node`](crate::schema::ToolArgsSchema::from_node)
+/// refuses: rules only the whole schema shows, such as an MCP header annotation where a
+/// client cannot reach it.
+pub const fn check_args<T: crate::Tool>() {
+    core::mem::forget(T::ARGS_SCHEMA);
+}
+
 /// For each tool of a `skills![]` list, the index of the first earlier tool with the same
 /// name, or `usize::MAX` when its name is unique so far. `tools` pairs each tool's
 /// `Tool::NAME` with its entry as written in the invocation.

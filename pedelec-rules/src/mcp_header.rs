@@ -2,8 +2,9 @@
 //! `Mcp-Param-{name}` HTTP header, so a load balancer or gateway can route on it without
 //! reading the body.
 //!
-//! The transport specification's rules: the name is an RFC 9110 `token` (one or more of
-//! `!#$%&'*+-.^_`|~`, digits and ASCII letters: no space, no `:`, nothing outside ASCII),
+//! The transport specification's rules: the name is an RFC 9110 `token` (one or more ASCII
+//! letters, digits and the symbols RFC 9110 §5.6.2 lists: no space, no `:`, nothing outside
+//! ASCII),
 //! unique case-insensitively within a tool; only `string`, `integer` and `boolean`
 //! arguments may carry one. A client drops a tool whose annotations break a rule.
 
@@ -78,7 +79,7 @@ pub const fn same_header(a: &str, b: &str) -> bool {
     }
     let mut i = 0;
     while i < a.len() {
-        if a[i].to_ascii_lowercase() != b[i].to_ascii_lowercase() {
+        if !a[i].eq_ignore_ascii_case(&b[i]) {
             return false;
         }
         i += 1;

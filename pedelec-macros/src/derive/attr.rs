@@ -784,11 +784,11 @@ mod tests {
                 "unknown `#[arg]` key `zzz`; on a field, `#[arg]` takes `description`, `schema`, \
                  `default`, `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, \
                  `multiple_of`, `min_length`, `max_length`, `pattern`, `format`, `min_items`, \
-                 `max_items` and `unique_items`",
+                 `max_items`, `unique_items` and `mcp_header`",
                 "`bound` applies to a struct or an enum; on a field, `#[arg]` takes `description`, \
                  `schema`, `default`, `minimum`, `maximum`, `exclusive_minimum`, \
                  `exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, \
-                 `format`, `min_items`, `max_items` and `unique_items`",
+                 `format`, `min_items`, `max_items`, `unique_items` and `mcp_header`",
             ]
         );
         let attrs: Vec<Attribute> = vec![parse_quote!(#[arg(minimum = 0)])];

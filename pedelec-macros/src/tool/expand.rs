@@ -8,6 +8,7 @@
 //!                            OUTPUT_SCHEMA, Args, Output, call }
 //! impl <fn_name> { pub fn definition() -> ToolDefinition }
 //! const _: () = check_description(..);                         // description given as an expression
+//! const _: () = check_args::<fn_name>();                      // the function takes arguments
 //! ```
 
 use proc_macro2::{Span, TokenStream};
@@ -114,6 +115,16 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
         Desc::Text(_) => None,
     };
+    // The argsSchema's whole-schema rules (where MCP header annotations sit, and that they
+    // differ), evaluated by `cargo check` and blamed on the argument type.
+    let args_check = tool.call.as_ref().and_then(|call| call.args).map(|ty| {
+        let private = Private::at(ty.span());
+        quote_spanned! {ty.span()=>
+            #(#cfgs)*
+            #allow_deprecated
+            const _: () = #private::check_args::<#ident>();
+        }
+    });
     let function = fallback::callable(item);
     let args = format_ident!("__pedelec_args", span = Span::mixed_site());
     let ctx = format_ident!("__pedelec_ctx", span = Span::mixed_site());
@@ -160,6 +171,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
 
         #description_check
+        #args_check
     }
 }
 

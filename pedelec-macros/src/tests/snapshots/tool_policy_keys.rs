@@ -56,3 +56,4 @@ impl update_counter {
         ::pedelec::__private::ToolDefinition::of::<Self>()
     }
 }
+const _: () = ::pedelec::__private::check_args::<update_counter>();

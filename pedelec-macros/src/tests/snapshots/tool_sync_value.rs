@@ -45,3 +45,4 @@ impl add {
 const _: () = ::pedelec::__private::check_description(
     <add as ::pedelec::__private::Tool>::DESCRIPTION,
 );
+const _: () = ::pedelec::__private::check_args::<add>();

@@ -51,3 +51,4 @@ impl open_page {
         ::pedelec::__private::ToolDefinition::of::<Self>()
     }
 }
+const _: () = ::pedelec::__private::check_args::<open_page>();
