@@ -278,6 +278,35 @@ fn tool_json(name: &str, description: &str, schema: Value) -> Value {
     json!({"name": name, "description": description, "argsSchema": schema})
 }
 
+#[test]
+fn only_the_mcp_export_lists_mcp_headers() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "target": {
+                "type": "object",
+                "properties": {"zone": {"type": "integer", "x-mcp-header": "Zone"}},
+                "required": ["zone"],
+                "additionalProperties": false,
+            },
+        },
+        "required": ["region", "target"],
+        "additionalProperties": false,
+    });
+    let m = manifest(json!([tool_json("route", "Route work.", schema)]));
+    for target in Target::ALL {
+        let export = m.export(target, ExportOptions::default()).unwrap();
+        let text = serde_json::to_string(export.tools()).unwrap();
+        let expected = if target == Target::Mcp { 2 } else { 0 };
+        assert_eq!(
+            text.matches("x-mcp-header").count(),
+            expected,
+            "{target:?}: {text}"
+        );
+    }
+}
+
 const EMPTY: fn() -> Value =
     || json!({"type": "object", "properties": {}, "additionalProperties": false});
 

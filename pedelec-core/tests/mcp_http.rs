@@ -2,7 +2,9 @@
 //! client lists and calls tools; raw HTTP requests check what the transport must refuse
 //! (401 without the token, 403 for a foreign `Origin` or `Host`, 413 past the body limit);
 //! shutdown answers the calls in flight; 1,000 concurrent calls from 4 clients are each
-//! answered once with the right result.
+//! answered once with the right result; a tool call of 2026-07-28 must carry the
+//! `Mcp-Param-*` headers its arguments' `x-mcp-header` annotations ask for, agreeing with
+//! the body.
 
 mod support;
 
@@ -28,8 +30,8 @@ fn session() -> Session<ToolName> {
 
 /// A server on a free loopback port; it stops when the returned sender is dropped or
 /// fires. The join handle gives what `serve` returned.
-async fn serve(
-    session: &Session<ToolName>,
+async fn serve<S: Send + Sync + 'static>(
+    session: &Session<S>,
     configure: impl FnOnce(McpHttp) -> McpHttp,
 ) -> (
     SocketAddr,
@@ -534,4 +536,194 @@ async fn progress_is_sent_only_to_a_client_that_asked_for_it() {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["id"], 7);
     assert_eq!(body["result"]["structuredContent"], json!({"text": "t"}));
+}
+
+/// A session of one tool whose `region` (a string) and `priority` (an optional integer) are
+/// mirrored into `Mcp-Param-Region` and `Mcp-Param-Priority`; it answers its arguments.
+fn routed_session() -> Session<String> {
+    use pedelec_core::schema::{Property, SchemaNode};
+    use pedelec_core::{SkillsInput, ToolArgsSchema, ToolDefinition};
+    const ARGS: SchemaNode = SchemaNode::object(
+        const {
+            &[
+                Property::new(
+                    "region",
+                    SchemaNode::string().with_mcp_header("Region"),
+                    true,
+                ),
+                Property::new(
+                    "priority",
+                    SchemaNode::integer().with_mcp_header("Priority"),
+                    false,
+                ),
+                Property::new("note", SchemaNode::string(), false),
+            ]
+        },
+    );
+    let skills = SkillsInput::new(
+        "Route work to a region.",
+        vec![
+            ToolDefinition::new("route", "Route work.", ToolArgsSchema::from_node(ARGS)),
+            ToolDefinition::new(
+                "plain",
+                "No mirrored arguments.",
+                ToolArgsSchema::from_node(ARGS_PLAIN),
+            ),
+        ],
+    );
+    const ARGS_PLAIN: SchemaNode =
+        SchemaNode::object(const { &[Property::new("region", SchemaNode::string(), true)] });
+    let session = Session::builder(skills).create().unwrap();
+    for name in ["route", "plain"] {
+        session.on_tool_name(name, |args: Value, _ctx| async move {
+            Ok::<_, pedelec_core::ToolError>(args)
+        });
+    }
+    session
+}
+
+/// A 2026-07-28 `tools/call` with its `Mcp-Method`/`Mcp-Name` headers and `headers` beside.
+async fn call_2026(
+    addr: SocketAddr,
+    tool: &str,
+    arguments: Value,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    }});
+    let mut request = reqwest::Client::new()
+        .post(url(addr))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string())
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn mirrored_arguments_need_headers_that_agree_with_the_body() {
+    let session = routed_session();
+    let (addr, _stop, _serving) = serve(&session, |b| b).await;
+    let ok = |(status, body): (u16, Value)| {
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["result"]["isError"], false, "{body}");
+        body["result"]["structuredContent"].clone()
+    };
+    let refused = |(status, body): (u16, Value), why: &str| {
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["id"], 3, "{body}");
+        assert_eq!(body["error"]["code"], -32020, "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{message:?} should say {why:?}");
+    };
+    let eu = json!({"region": "eu-west"});
+
+    // The header agrees; `priority` left out (or null) needs no header.
+    let answer = ok(call_2026(
+        addr,
+        "route",
+        eu.clone(),
+        &[("mcp-param-region", "eu-west")],
+    )
+    .await);
+    assert_eq!(answer, eu);
+    ok(call_2026(
+        addr,
+        "route",
+        json!({"region": "eu-west", "priority": null}),
+        &[("Mcp-Param-Region", "eu-west")],
+    )
+    .await);
+    // Integers compare as numbers; Base64 carries any value.
+    ok(call_2026(
+        addr,
+        "route",
+        json!({"region": "eu-west", "priority": 42}),
+        &[
+            ("mcp-param-region", "eu-west"),
+            ("mcp-param-priority", "42.0"),
+        ],
+    )
+    .await);
+    ok(call_2026(
+        addr,
+        "route",
+        json!({"region": "zürich"}),
+        &[("mcp-param-region", "=?base64?esO8cmljaA==?=")],
+    )
+    .await);
+
+    refused(
+        call_2026(addr, "route", eu.clone(), &[]).await,
+        "missing required Mcp-Param-Region",
+    );
+    refused(
+        call_2026(
+            addr,
+            "route",
+            eu.clone(),
+            &[("mcp-param-region", "us-east")],
+        )
+        .await,
+        "does not match the argument `region`",
+    );
+    refused(
+        call_2026(
+            addr,
+            "route",
+            json!({"region": "eu-west", "priority": 42}),
+            &[
+                ("mcp-param-region", "eu-west"),
+                ("mcp-param-priority", "43"),
+            ],
+        )
+        .await,
+        "does not match the argument `priority`",
+    );
+    refused(
+        call_2026(
+            addr,
+            "route",
+            eu.clone(),
+            &[("mcp-param-region", "eu-west"), ("mcp-param-priority", "1")],
+        )
+        .await,
+        "the argument `priority` is not",
+    );
+    refused(
+        call_2026(
+            addr,
+            "route",
+            eu.clone(),
+            &[("mcp-param-region", "=?base64?ZXUtd2VzdA?=")],
+        )
+        .await,
+        "not valid Base64",
+    );
+
+    // A tool without annotations ignores such headers; revisions before 2026-07-28 have
+    // no header rules.
+    ok(call_2026(
+        addr,
+        "plain",
+        eu.clone(),
+        &[("mcp-param-region", "anything")],
+    )
+    .await);
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "route", "arguments": eu}});
+    let r = post(addr, body.to_string()).send().await.unwrap();
+    assert_eq!(r.status(), 200);
 }

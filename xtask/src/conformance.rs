@@ -127,11 +127,15 @@ pub const NOT_APPLICABLE: &[(&str, &str)] = &[
 pub const KNOWN_FAILURES: &[(&str, &str)] = &[
     (
         "json-schema-2020-12",
-        "the tool `json_schema_2020_12_tool` lists `$schema`, `$defs` with `$anchor`,          `allOf`/`anyOf` and `if`/`then`/`else`: keywords an argsSchema cannot hold (its wire          form is the subset of DESIGN §1), so the tool is not served",
+        "the tool `json_schema_2020_12_tool` lists `$schema`, `$defs` with `$anchor`, \
+         `allOf`/`anyOf` and `if`/`then`/`else`: keywords an argsSchema cannot hold (its wire \
+         form is the subset of DESIGN §1), so the tool is not served",
     ),
     (
         "elicitation-sep1330-enums",
-        "titled enums (`oneOf` of `const`/`title`, `enumNames`, `items.anyOf`) in the form a          tool asks for: an argsSchema has untitled `enum`s only, so `ctx.elicit::<T>` cannot          ask for them",
+        "titled enums (`oneOf` of `const`/`title`, `enumNames`, `items.anyOf`) in the form a \
+         tool asks for: an argsSchema has untitled `enum`s only, so `ctx.elicit::<T>` cannot \
+         ask for them",
     ),
 ];
 

@@ -177,3 +177,88 @@ pub(crate) fn param_headers(root: &SchemaNode) -> Vec<ParamHeader> {
     walk(root, &mut Vec::new(), &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::schema::{Property, ToolArgsSchema};
+
+    fn args(region: Value) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "region": region,
+                "target": {
+                    "type": "object",
+                    "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}},
+                    "required": ["zone"],
+                    "additionalProperties": false,
+                },
+            },
+            "required": ["region", "target"],
+            "additionalProperties": false,
+        })
+    }
+
+    fn refused(json: &Value) -> String {
+        match ToolArgsSchema::from_json(json) {
+            Ok(_) => panic!("{json} should be refused"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_annotation_is_read_written_and_found_through_properties() {
+        let json = args(json!({"type": "string", "x-mcp-header": "Region"}));
+        let schema = ToolArgsSchema::from_json(&json).unwrap();
+        assert_eq!(schema.to_json(), json);
+        let found = param_headers(schema.node());
+        let pairs: Vec<_> = found.iter().map(|p| (p.path.join("."), &*p.name)).collect();
+        assert_eq!(
+            pairs,
+            [("region".into(), "Region"), ("target.zone".into(), "Zone")]
+        );
+
+        const NODE: SchemaNode = SchemaNode::object(
+            const {
+                &[Property::new(
+                    "priority",
+                    SchemaNode::integer().with_mcp_header("Priority"),
+                    true,
+                )]
+            },
+        );
+        assert_eq!(
+            ToolArgsSchema::from_node(NODE).to_json()["properties"]["priority"],
+            json!({"type": "integer", "x-mcp-header": "Priority"})
+        );
+    }
+
+    #[test]
+    fn schemas_that_break_a_rule_are_refused() {
+        let on_number = refused(&args(json!({"type": "number", "x-mcp-header": "Region"})));
+        assert!(on_number.contains("x-mcp-header"), "{on_number}");
+        let bad_name = refused(&args(json!({"type": "string", "x-mcp-header": "Re gion"})));
+        assert!(bad_name.contains("x-mcp-header"), "{bad_name}");
+        let duplicate = refused(&args(json!({"type": "string", "x-mcp-header": "zone"})));
+        assert!(duplicate.contains("same `x-mcp-header`"), "{duplicate}");
+        let in_items = refused(&json!({
+            "type": "object",
+            "properties": {"regions": {
+                "type": "array",
+                "items": {"type": "string", "x-mcp-header": "Region"},
+            }},
+        }));
+        assert!(in_items.contains("array's items"), "{in_items}");
+        let in_branch = refused(&json!({
+            "type": "object",
+            "properties": {"where": {"oneOf": [
+                {"type": "string", "x-mcp-header": "Region"},
+                {"type": "integer"},
+            ]}},
+        }));
+        assert!(in_branch.contains("`oneOf` branch"), "{in_branch}");
+    }
+}

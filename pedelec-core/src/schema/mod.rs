@@ -136,7 +136,10 @@ impl ToolArgsSchema {
     /// The schema is not compiled yet (see [`compile`](Self::compile)).
     ///
     /// # Panics
-    /// When `root` is not `{"type": "object", …}`.
+    /// When `root` is not `{"type": "object", …}`, or when its `x-mcp-header` annotations
+    /// break MCP's rules: one sits where a client cannot reach it from the root through
+    /// `properties` alone (in an array's items, a map's values, a `oneOf` branch, a `$defs`
+    /// entry), or two name the same header (case-insensitively).
     #[must_use]
     pub const fn from_node(root: SchemaNode) -> Self {
         assert!(
