@@ -40,7 +40,8 @@
 //! again only for a key (`kid`) not seen yet, at most once per
 //! [`refetch_floor`](OAuth::refetch_floor) (30 s by default): a flood of tokens naming
 //! unknown keys cannot make this server hammer the issuer, and a key the issuer publishes
-//! later is accepted after the next fetch.
+//! later is accepted after the next fetch. A token that passed is remembered until its
+//! `exp` ([`verified_tokens`](OAuth::verified_tokens)), so each is checked in full once.
 //!
 //! [`OAuth::layer`] gives the same checks as a tower layer for an axum app of your own.
 
@@ -69,6 +70,8 @@ use crate::error::{Error, ErrorCode};
 pub const DEFAULT_REFETCH_FLOOR: Duration = Duration::from_secs(30);
 /// The default clock leeway for `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+/// How many verified tokens are remembered by default ([`OAuth::verified_tokens`]).
+pub const DEFAULT_VERIFIED_TOKENS: usize = 1024;
 /// The largest clock leeway accepted.
 pub const MAX_LEEWAY: Duration = Duration::from_mins(1);
 
@@ -88,6 +91,7 @@ pub struct OAuth {
     verifier: Option<Arc<dyn ErasedVerifier>>,
     refetch_floor: Duration,
     leeway: Duration,
+    verified_tokens: usize,
 }
 
 impl fmt::Debug for OAuth {
@@ -100,6 +104,7 @@ impl fmt::Debug for OAuth {
             .field("verifier", &self.verifier.as_ref().map(|_| "…"))
             .field("refetch_floor", &self.refetch_floor)
             .field("leeway", &self.leeway)
+            .field("verified_tokens", &self.verified_tokens)
             .finish()
     }
 }
@@ -118,6 +123,7 @@ impl OAuth {
             verifier: None,
             refetch_floor: DEFAULT_REFETCH_FLOOR,
             leeway: DEFAULT_LEEWAY,
+            verified_tokens: DEFAULT_VERIFIED_TOKENS,
         }
     }
 
@@ -168,6 +174,18 @@ impl OAuth {
     #[must_use]
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
+        self
+    }
+
+    /// How many verified JWTs to remember (1,024 by default; `0` checks every token in
+    /// full). A client sends the same token with every call; one that passed is taken
+    /// from memory (keyed by its SHA-256) until its `exp` plus the leeway, when the full
+    /// check would refuse it, so the answer is the same and the signature check (about a
+    /// third of a call's cost with RS256) runs once per token. Past the number, expired
+    /// tokens are forgotten first, then any.
+    #[must_use]
+    pub fn verified_tokens(mut self, count: usize) -> Self {
+        self.verified_tokens = count;
         self
     }
 
@@ -257,6 +275,7 @@ impl OAuth {
                     issuer,
                     audience: self.resource.clone(),
                     leeway: self.leeway,
+                    verified: jwt::Verified::new(self.verified_tokens),
                 }))
             }
             (None, None) => {
