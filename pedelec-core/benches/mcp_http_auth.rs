@@ -1,8 +1,9 @@
 //! What authentication costs per tool call over MCP's streamable HTTP transport, on
 //! loopback, in one run: the same `update_counter` call (scope `counter:write`) through
 //! `McpHttp` with no authentication, with a static bearer token (`bearer_token`), and with
-//! OAuth access tokens (`oauth`: a JWT checked against the issuer's keys, cached after the
-//! first call; RS256 and ES256), called one at a time by the same rmcp client.
+//! OAuth access tokens (`oauth`: a JWT checked against the issuer's keys, fetched once; RS256
+//! and ES256, each remembered once verified, as by default, and RS256 checked in full on
+//! every call, `verified_tokens(0)`), called one at a time by the same rmcp client.
 //!
 //! `cargo bench -p pedelec-core --features oauth --bench mcp_http_auth`
 
@@ -88,6 +89,14 @@ fn bench(c: &mut Criterion) {
         };
         let rs256 = serve(oauth).await;
         let es256 = serve(oauth).await;
+        let rs256_full = serve(|bridge: McpHttp, resource: String| {
+            bridge.oauth(
+                OAuth::new(resource)
+                    .issuer(issuer.url.clone())
+                    .verified_tokens(0),
+            )
+        })
+        .await;
         let token = |key: &issuer::SigningKey, addr: SocketAddr| {
             let claims = issuer.claims(
                 &format!("http://{addr}/mcp"),
@@ -109,6 +118,10 @@ fn bench(c: &mut Criterion) {
             ),
             ("jwt_rs256", client(rs256, Some(token(&rsa, rs256))).await),
             ("jwt_es256", client(es256, Some(token(&ec, es256))).await),
+            (
+                "jwt_rs256_every_call",
+                client(rs256_full, Some(token(&rsa, rs256_full))).await,
+            ),
         ];
         // The issuer lives as long as the benchmark.
         std::mem::forget(issuer);
