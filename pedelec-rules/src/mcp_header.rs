@@ -73,18 +73,7 @@ pub const fn is_token_byte(b: u8) -> bool {
 /// Whether two header names are the same header (HTTP field names are case-insensitive).
 #[must_use]
 pub const fn same_header(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if !a[i].eq_ignore_ascii_case(&b[i]) {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    a.eq_ignore_ascii_case(b)
 }
 
 #[cfg(test)]
