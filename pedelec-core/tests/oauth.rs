@@ -456,6 +456,33 @@ async fn a_rotated_key_is_accepted_after_one_refetch() {
 }
 
 #[tokio::test]
+async fn a_remembered_token_whose_key_is_withdrawn_is_refused_after_the_next_fetch() {
+    let f = fixture_with(|o| o.refetch_floor(Duration::from_millis(300))).await;
+    let old = f.ec.sign(&f.claims("dora", "", json!({})));
+    for i in 0..3 {
+        let r = post(
+            f.server.addr,
+            Some(&bearer(&old)),
+            &call("whoami", &i.to_string()),
+        )
+        .await;
+        assert_eq!(result_of(r).await["structuredContent"]["subject"], "dora");
+    }
+    assert_eq!(f.issuer.jwks_fetches(), 1);
+
+    // The issuer withdraws the key and rotates to another; a token signed with the new
+    // one makes the server fetch the keys again, and the remembered token goes with it.
+    f.issuer.withdraw(&f.ec);
+    let next = SigningKey::ec("ec-2");
+    f.issuer.publish(&next);
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let token = next.sign(&f.claims("erin", "", json!({})));
+    result_of(post(f.server.addr, Some(&bearer(&token)), &call("whoami", "new")).await).await;
+    assert_eq!(f.issuer.jwks_fetches(), 2);
+    assert_refused(&f.server, &old, "the issuer does not publish").await;
+}
+
+#[tokio::test]
 async fn a_flood_of_unknown_kids_causes_a_bounded_number_of_fetches() {
     let f = fixture_with(|o| o.refetch_floor(Duration::from_secs(30))).await;
     // The keys are fetched for the first token.

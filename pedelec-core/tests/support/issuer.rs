@@ -165,6 +165,16 @@ impl Issuer {
         self.published.keys.lock().unwrap().push(key.jwk.clone());
     }
 
+    /// Takes `key` out of the JWKS (from the next fetch on).
+    #[allow(dead_code, reason = "not every test binary withdraws a key")]
+    pub fn withdraw(&self, key: &SigningKey) {
+        self.published
+            .keys
+            .lock()
+            .unwrap()
+            .retain(|jwk| jwk["kid"] != key.kid.as_str());
+    }
+
     /// How many times the JWKS was fetched.
     pub fn jwks_fetches(&self) -> usize {
         self.published.jwks_fetches.load(Ordering::SeqCst)

@@ -4,6 +4,7 @@
 //! cannot make this server hammer the issuer, while a key the issuer publishes later (a
 //! rotation) is accepted after the next fetch.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -30,6 +31,8 @@ pub(super) struct Keys {
     /// Given (`OAuth::jwks_uri`) or discovered once.
     jwks_uri: Mutex<Option<String>>,
     current: RwLock<Arc<Vec<Arc<Key>>>>,
+    /// How many times `current` was replaced: what a token was verified under.
+    generation: AtomicU64,
     /// When the last fetch was tried, and whether it worked; one fetch at a time.
     last_fetch: tokio::sync::Mutex<Option<(Instant, bool)>>,
     floor: Duration,
@@ -49,10 +52,17 @@ impl Keys {
             issuer_text,
             jwks_uri: Mutex::new(jwks_uri),
             current: RwLock::new(Arc::new(Vec::new())),
+            generation: AtomicU64::new(0),
             last_fetch: tokio::sync::Mutex::new(None),
             floor,
             fetcher,
         }
+    }
+
+    /// Changes whenever the keys are fetched again: a token verified under an older
+    /// generation is checked again in full (its key may have been withdrawn).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     fn snapshot(&self) -> Arc<Vec<Arc<Key>>> {
@@ -97,6 +107,7 @@ impl Keys {
             Ok(keys) => {
                 let keys = Arc::new(keys);
                 *self.current.write().unwrap_or_else(PoisonError::into_inner) = keys.clone();
+                self.generation.fetch_add(1, Ordering::AcqRel);
                 pick(&keys, kid, alg)?.ok_or_else(|| unknown_key(kid))
             }
             Err(e) => {

@@ -4,9 +4,10 @@
 //! claim (space-separated) or the `scp` array, and `client_id`.
 //!
 //! A token that passed is remembered (keyed by its SHA-256, never by the token itself) until
-//! its `exp` plus the leeway, the moment the full check would start refusing it: a client
-//! sends the same token with every call, and the signature check (RSA ~250 µs, ECDSA
-//! ~150 µs) would otherwise be most of a call's cost.
+//! its `exp` plus the leeway, the moment the full check would start refusing it, or until
+//! the issuer's keys are fetched again (its key may be gone): a client sends the same token
+//! with every call, and the signature check (RSA ~250 µs, ECDSA ~150 µs) would otherwise
+//! be most of a call's cost.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -46,7 +47,8 @@ pub(super) struct JwtCheck {
 impl JwtCheck {
     pub(super) async fn verify(&self, token: &str) -> Result<Caller, Rejection> {
         let digest = self.verified.digest(token);
-        if let Some(caller) = digest.and_then(|d| self.verified.get(&d, SystemTime::now())) {
+        let keys = self.keys.generation();
+        if let Some(caller) = digest.and_then(|d| self.verified.get(&d, keys, SystemTime::now())) {
             return Ok(caller);
         }
         let caller = self.check(token).await?;
@@ -58,8 +60,12 @@ impl JwtCheck {
             .and_then(|exp| Duration::try_from_secs_f64(exp).ok())
             .and_then(|exp| UNIX_EPOCH.checked_add(exp)?.checked_add(self.leeway));
         if let (Some(digest), Some(until)) = (digest, until) {
-            self.verified
-                .insert(digest, caller.clone(), until, SystemTime::now());
+            let entry = Entry {
+                caller: caller.clone(),
+                until,
+                keys,
+            };
+            self.verified.insert(digest, entry, SystemTime::now());
         }
         Ok(caller)
     }
@@ -100,11 +106,24 @@ impl JwtCheck {
     }
 }
 
-/// The tokens that passed, by SHA-256, each with its caller and the moment it stops being
-/// accepted; at most `capacity` of them (none when it is zero).
+/// The tokens that passed, by SHA-256; at most `capacity` of them (none when it is zero).
 pub(super) struct Verified {
     capacity: usize,
-    entries: Mutex<HashMap<[u8; 32], (Caller, SystemTime)>>,
+    entries: Mutex<HashMap<[u8; 32], Entry>>,
+}
+
+/// A token that passed: who it speaks for, when it stops being accepted, and the
+/// generation of the issuer's keys it was verified under.
+struct Entry {
+    caller: Caller,
+    until: SystemTime,
+    keys: u64,
+}
+
+impl Entry {
+    fn live(&self, keys: u64, now: SystemTime) -> bool {
+        self.keys == keys && now < self.until
+    }
 }
 
 impl Verified {
@@ -120,18 +139,18 @@ impl Verified {
         (self.capacity > 0).then(|| sha2::Sha256::digest(token.as_bytes()).into())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (Caller, SystemTime)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
         // Entries are inserted whole: one left by a panicking thread is still sound.
         self.entries
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The caller of a token verified before and still within its `exp`.
-    fn get(&self, digest: &[u8; 32], now: SystemTime) -> Option<Caller> {
+    /// The caller of a token verified before, under these keys, and still within its `exp`.
+    fn get(&self, digest: &[u8; 32], keys: u64, now: SystemTime) -> Option<Caller> {
         let mut entries = self.lock();
         match entries.get(digest) {
-            Some((caller, until)) if now < *until => Some(caller.clone()),
+            Some(entry) if entry.live(keys, now) => Some(entry.caller.clone()),
             Some(_) => {
                 entries.remove(digest);
                 None
@@ -140,22 +159,24 @@ impl Verified {
         }
     }
 
-    /// Remembers a verified token; when full, expired entries go first, then an arbitrary
-    /// one (a client holding many live tokens costs a check now and then, never memory).
-    fn insert(&self, digest: [u8; 32], caller: Caller, until: SystemTime, now: SystemTime) {
-        if until <= now {
+    /// Remembers a verified token; when full, expired entries (or ones of older keys) go
+    /// first, then an arbitrary one (a client holding many live tokens costs a check now
+    /// and then, never memory).
+    fn insert(&self, digest: [u8; 32], entry: Entry, now: SystemTime) {
+        if !entry.live(entry.keys, now) {
             return;
         }
         let mut entries = self.lock();
         if entries.len() >= self.capacity && !entries.contains_key(&digest) {
-            entries.retain(|_, (_, until)| now < *until);
+            let keys = entry.keys;
+            entries.retain(|_, e| e.live(keys, now));
             if entries.len() >= self.capacity
                 && let Some(victim) = entries.keys().next().copied()
             {
                 entries.remove(&victim);
             }
         }
-        entries.insert(digest, (caller, until));
+        entries.insert(digest, entry);
     }
 
     #[cfg(test)]
@@ -226,29 +247,36 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn verified_tokens_are_remembered_until_they_expire_within_the_capacity() {
+    fn verified_tokens_are_remembered_until_they_expire_or_the_keys_change() {
         let verified = Verified::new(2);
         let now = UNIX_EPOCH + Duration::from_secs(1_000);
         let later = now + Duration::from_mins(1);
+        let entry = |name: &str, until: SystemTime, keys: u64| Entry {
+            caller: Caller::new(name),
+            until,
+            keys,
+        };
         let [a, b, c] = ["a", "b", "c"].map(|t| verified.digest(t).unwrap());
         assert_ne!(a, b);
-        verified.insert(a, Caller::new("alice"), later, now);
-        assert_eq!(verified.get(&a, now).unwrap().subject(), "alice");
+        verified.insert(a, entry("alice", later, 1), now);
+        assert_eq!(verified.get(&a, 1, now).unwrap().subject(), "alice");
+        // Keys fetched again: checked in full (and forgotten).
+        assert!(verified.get(&a, 2, now).is_none());
+        assert_eq!(verified.len(), 0);
         // At its expiry it is forgotten, and the full check runs again.
-        assert!(verified.get(&a, later).is_none());
+        verified.insert(a, entry("alice", later, 1), now);
+        assert!(verified.get(&a, 1, later).is_none());
         assert_eq!(verified.len(), 0);
         // Never remembered past its expiry, nor past the capacity.
-        verified.insert(a, Caller::new("alice"), now, now);
+        verified.insert(a, entry("alice", now, 1), now);
         assert_eq!(verified.len(), 0);
-        verified.insert(a, Caller::new("alice"), now + Duration::from_secs(1), now);
-        verified.insert(b, Caller::new("bob"), later, now);
-        verified.insert(c, Caller::new("carol"), later, now + Duration::from_secs(2));
+        verified.insert(a, entry("alice", now + Duration::from_secs(1), 1), now);
+        verified.insert(b, entry("bob", later, 1), now);
+        verified.insert(c, entry("carol", later, 1), now + Duration::from_secs(2));
         assert_eq!(verified.len(), 2);
-        assert!(
-            verified.get(&a, now + Duration::from_secs(2)).is_none(),
-            "the expired one went"
-        );
-        verified.insert(a, Caller::new("alice"), later, now);
+        let then = now + Duration::from_secs(2);
+        assert!(verified.get(&a, 1, then).is_none(), "the expired one went");
+        verified.insert(a, entry("alice", later, 1), now);
         assert_eq!(verified.len(), 2);
         // Zero capacity: nothing is digested, so nothing is kept.
         assert!(Verified::new(0).digest("a").is_none());

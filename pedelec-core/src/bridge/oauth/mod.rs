@@ -180,9 +180,10 @@ impl OAuth {
     /// How many verified JWTs to remember (1,024 by default; `0` checks every token in
     /// full). A client sends the same token with every call; one that passed is taken
     /// from memory (keyed by its SHA-256) until its `exp` plus the leeway, when the full
-    /// check would refuse it, so the answer is the same and the signature check (about a
-    /// third of a call's cost with RS256) runs once per token. Past the number, expired
-    /// tokens are forgotten first, then any.
+    /// check would refuse it, or until the issuer's keys are fetched again (its key may be
+    /// gone), so the answer is the same and the signature check (about a third of a call's
+    /// cost with RS256) runs once per token. Past the number, expired tokens are forgotten
+    /// first, then any.
     #[must_use]
     pub fn verified_tokens(mut self, count: usize) -> Self {
         self.verified_tokens = count;
