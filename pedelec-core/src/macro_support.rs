@@ -126,12 +126,13 @@ pub const fn check_description(description: &str) {
     );
 }
 
-/// Evaluates tool `T`'s argsSchema in a `const`, so that `cargo check` (not only a build)
-/// reports what [`ToolArgsSchema::from_node`](crate::schema::ToolArgsSchema::from_node)
-/// refuses: rules only the whole schema shows, such as an MCP header annotation where a
-/// client cannot reach it.
+/// Checks tool `T`'s argsSchema against the rules only the whole schema shows (MCP header
+/// annotations a client can reach, and no two alike) in a `const`, so that `cargo check`
+/// reports them, not only a build ([`ToolArgsSchema::from_node`](crate::schema::ToolArgsSchema::from_node)
+/// checks the same). A root that is not an object is left to the `ToolArgsRoot` bound's
+/// own error.
 pub const fn check_args<T: crate::Tool>() {
-    core::mem::forget(T::ARGS_SCHEMA);
+    crate::schema::mcp_header::assert_kept(const { &<T::Args as crate::schema::ToolArgs>::SCHEMA });
 }
 
 /// For each tool of a `skills![]` list, the index of the first earlier tool with the same

@@ -20,6 +20,15 @@ pub(crate) const fn problem(root: &SchemaNode) -> Option<&'static str> {
     reachable(root, root)
 }
 
+/// Fails (at compile time, in a `const`) when [`problem`] finds one: what
+/// [`ToolArgsSchema::from_node`](super::ToolArgsSchema::from_node) and each `#[tool]`'s
+/// `check_args` assert.
+pub(crate) const fn assert_kept(root: &SchemaNode) {
+    if let Some(problem) = problem(root) {
+        panic!("{}", problem);
+    }
+}
+
 /// Whether a `$defs` entry `node` brings is annotated anywhere.
 const fn defs_annotated(node: &SchemaNode) -> bool {
     let defs = match &node.defs {

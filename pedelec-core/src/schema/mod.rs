@@ -146,9 +146,7 @@ impl ToolArgsSchema {
             root.is_object(),
             "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
         );
-        if let Some(problem) = mcp_header::problem(&root) {
-            panic!("{}", problem);
-        }
+        mcp_header::assert_kept(&root);
         ToolArgsSchema {
             root,
             compiled: None,
