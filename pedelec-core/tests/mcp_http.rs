@@ -71,11 +71,20 @@ fn call(name: &'static str, args: Value) -> CallToolRequestParams {
 
 /// A raw JSON-RPC POST, as a browser or a script would send it.
 fn post(addr: SocketAddr, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
+    post_at(addr, "2025-11-25", body)
+}
+
+/// [`post`] at protocol revision `version`.
+fn post_at(
+    addr: SocketAddr,
+    version: &str,
+    body: impl Into<reqwest::Body>,
+) -> reqwest::RequestBuilder {
     reqwest::Client::new()
         .post(url(addr))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-protocol-version", version)
         .body(body)
 }
 
@@ -596,12 +605,7 @@ async fn call_2026(
             "io.modelcontextprotocol/clientCapabilities": {},
         },
     }});
-    let mut request = reqwest::Client::new()
-        .post(url(addr))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string())
-        .header("mcp-protocol-version", "2026-07-28")
+    let mut request = post_at(addr, "2026-07-28", body.to_string())
         .header("mcp-method", "tools/call")
         .header("mcp-name", tool);
     for (name, value) in headers {

@@ -21,9 +21,6 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Why a type cannot be elicited (`ctx.elicit::<T>`, checked at compile time).
-pub(crate) const FORM_NOT_FLAT: &str = "`ctx.elicit::<T>` asks a person to fill in a form: `T` must be a struct of strings, numbers, integers, booleans and multiple choices (a `Vec` of a unit enum), with nothing nested";
-
 pub use caller::Caller;
 use cancel::CancelFlag;
 pub use cancel::Cancellation;
@@ -445,7 +442,10 @@ impl ToolCallContext {
         T: crate::schema::ToolArgs + serde::de::DeserializeOwned,
     {
         const {
-            assert!(const { &T::SCHEMA }.is_flat_form(), "{}", FORM_NOT_FLAT);
+            assert!(
+                const { &T::SCHEMA }.is_flat_form(),
+                "`ctx.elicit::<T>` asks a person to fill in a form: `T` must be a struct of strings, numbers, integers, booleans and multiple choices (a `Vec` of a unit enum), with nothing nested"
+            );
         }
         let schema = const { &T::SCHEMA };
         let request = InputRequest::Elicit {
