@@ -8,11 +8,9 @@
 //! Every tool is an ordinary pedelec tool: content blocks are `Content`, log messages
 //! `ctx.log`, questions to the user `ctx.elicit`, to the client's model `ctx.sample`, the
 //! client's roots `ctx.roots`; the tasks extension's tools declare `task = optional` or
-//! `task = required`. Not served, for want of a way to say them in an argsSchema (see
-//! `cargo xtask conformance --list`): `json_schema_2020_12_tool` (`$schema`, `$anchor`,
-//! `allOf`/`anyOf`, `if`/`then`/`else`) and the
-//! titled enums of `test_elicitation_sep1330_enums` (`oneOf` of `const`/`title`,
-//! `enumNames`).
+//! `task = required`; titled choices are variants with `#[arg(title)]`. Not served, for want
+//! of a way to say it in an argsSchema (see `cargo xtask conformance --list`):
+//! `json_schema_2020_12_tool` (`$schema`, `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`).
 
 use std::time::Duration;
 
@@ -217,6 +215,60 @@ async fn test_elicitation_sep1034_defaults(ctx: ToolCallContext) -> Result<Strin
             "form",
             "Please review and update the form fields with defaults",
         )
+        .await?;
+    Ok(format!("Elicitation completed: {}", shown(&answer)))
+}
+
+/// A choice without titles: the form lists the values (`enum`).
+#[derive(Debug, Deserialize, Serialize, ToolArgs)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// A choice with titles: a single choice is a `oneOf` of `const`/`title`, a multiple one
+/// an `items.anyOf` of them.
+#[derive(Debug, Deserialize, Serialize, ToolArgs)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[arg(title = "First Option")]
+    Value1,
+    #[arg(title = "Second Option")]
+    Value2,
+    #[arg(title = "Third Option")]
+    Value3,
+}
+
+/// Listed with the legacy `enumNames` (`#[arg(enum_names)]` on the field).
+#[derive(Debug, Deserialize, Serialize, ToolArgs)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    #[arg(title = "Option One")]
+    Opt1,
+    #[arg(title = "Option Two")]
+    Opt2,
+    #[arg(title = "Option Three")]
+    Opt3,
+}
+
+#[derive(Debug, Deserialize, Serialize, ToolArgs)]
+#[serde(rename_all = "camelCase")]
+struct Choices {
+    untitled_single: Option<Untitled>,
+    titled_single: Option<Titled>,
+    #[arg(enum_names)]
+    legacy_enum: Option<Legacy>,
+    untitled_multi: Option<Vec<Untitled>>,
+    titled_multi: Option<Vec<Titled>>,
+}
+
+/// Asks for a form with every kind of choice (SEP-1330).
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: ToolCallContext) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<Choices>("choices", "Please choose from the options")
         .await?;
     Ok(format!("Elicitation completed: {}", shown(&answer)))
 }
@@ -512,6 +564,7 @@ skills![
         test_missing_capability,
         test_elicitation,
         test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
         test_input_required_result_elicitation,
         test_input_required_result_sampling,
         test_input_required_result_list_roots,

@@ -670,6 +670,63 @@ fn unit_enums_are_string_enums() {
     );
 }
 
+/// How sure.
+#[derive(ToolArgs, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Certainty {
+    /// Never asked.
+    #[arg(title = "Not at all")]
+    No,
+    #[serde(skip)]
+    Internal,
+    Maybe,
+    #[arg(title = "Quite sure")]
+    #[serde(rename = "yes")]
+    Sure,
+}
+
+#[derive(ToolArgs, Deserialize)]
+struct Survey {
+    #[arg(description = "First answer.")]
+    first: Certainty,
+    #[arg(enum_names)]
+    legacy: Option<Certainty>,
+    many: Vec<Certainty>,
+}
+
+#[test]
+fn variant_titles_are_kept_for_forms_and_left_out_of_the_schema() {
+    let node = schema_for::<Certainty>();
+    // Untitled variants are titled by their name; skipped ones are not choices.
+    assert_eq!(
+        node.enum_titles(),
+        Some(&["Not at all", "maybe", "Quite sure"][..])
+    );
+    assert!(!node.lists_enum_names());
+    assert_eq!(
+        schema::<Certainty>(),
+        json!({
+            "type": "string",
+            "description": "How sure.\n\n- `no`: Never asked.",
+            "enum": ["no", "maybe", "yes"]
+        })
+    );
+    // Field attributes keep them; `enum_names` asks for the legacy form.
+    let survey = schema_for::<Survey>();
+    let [first, legacy, many] = survey.properties() else {
+        panic!("three properties")
+    };
+    assert_eq!(first.schema().description(), Some("First answer."));
+    assert_eq!(first.schema().enum_titles(), node.enum_titles());
+    assert!(legacy.schema().lists_enum_names());
+    assert_eq!(
+        many.schema().items().and_then(SchemaNode::enum_titles),
+        node.enum_titles()
+    );
+    assert!(survey.is_flat_form());
+    assert!(!schema::<Survey>().to_string().contains("title"));
+}
+
 #[derive(ToolArgs, Deserialize, Debug, PartialEq)]
 enum Action {
     Stop,

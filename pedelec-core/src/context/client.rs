@@ -368,16 +368,52 @@ impl Root {
 
 /// The `requestedSchema` of an elicitation: the form's argsSchema as MCP takes it (`type`,
 /// `properties`, `required`; the closing `additionalProperties` is left out, elicitation
-/// schemas do not have it).
+/// schemas do not have it), with the titles of titled choices (SEP-1330).
 pub(super) fn form_schema(schema: &crate::schema::SchemaNode) -> Value {
     let mut json = schema.to_json();
     if let Value::Object(map) = &mut json {
         map.remove("additionalProperties");
-        if !map.contains_key("properties") {
-            map.insert("properties".into(), Value::Object(serde_json::Map::new()));
+        let properties = map
+            .entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(properties) = properties {
+            for p in schema.properties() {
+                if let Some(Value::Object(field)) = properties.get_mut(p.name()) {
+                    titled_choices(p.schema(), field);
+                }
+            }
         }
     }
     json
+}
+
+/// A choice whose values have titles, as MCP's elicitation writes it: a single choice as a
+/// `oneOf` of `{const, title}` (or, with `#[arg(enum_names)]`, the legacy `enumNames` beside
+/// `enum`); a multiple choice as `items.anyOf` of `{const, title}`.
+fn titled_choices(node: &crate::schema::SchemaNode, field: &mut serde_json::Map<String, Value>) {
+    let pairs = |values: Vec<Value>, titles: &[&str]| -> Value {
+        values
+            .into_iter()
+            .zip(titles)
+            .map(|(value, title)| serde_json::json!({"const": value, "title": title}))
+            .collect()
+    };
+    if let Some(titles) = node.enum_titles() {
+        if node.lists_enum_names() {
+            field.insert("enumNames".into(), titles.to_vec().into());
+        } else if let Some(Value::Array(values)) = field.shift_remove("enum") {
+            field.insert("oneOf".into(), pairs(values, titles));
+        }
+    } else if let (Some(titles), Some(Value::Object(items))) = (
+        node.items()
+            .and_then(crate::schema::SchemaNode::enum_titles),
+        field.get_mut("items"),
+    ) && let Some(Value::Array(values)) = items.shift_remove("enum")
+    {
+        let mut any_of = serde_json::Map::new();
+        any_of.insert("anyOf".into(), pairs(values, titles));
+        *items = any_of;
+    }
 }
 
 /// The `ToolError` of a request for input that got no answer.
@@ -481,4 +517,64 @@ pub(super) fn read_roots(key: &str, answer: Value) -> Result<Vec<Root>, crate::T
     serde_json::from_value::<Answer>(answer)
         .map(|a| a.roots)
         .map_err(|e| bad_answer(key, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::form_schema;
+    use crate::schema::{Literal, Property, SchemaNode};
+    use serde_json::json;
+
+    const VALUES: &[Literal] = &[Literal::str("a"), Literal::str("b")];
+    const PLAIN: SchemaNode = SchemaNode::string().with_enum_values(VALUES);
+    const TITLED: SchemaNode = PLAIN.with_enum_titles(&["Alpha", "Beta"]);
+    const FORM: SchemaNode = SchemaNode::object(
+        const {
+            &[
+                Property::new("plain", PLAIN, false),
+                Property::new("titled", TITLED.with_description("Pick one."), true),
+                Property::new("legacy", TITLED.with_legacy_enum_names(), false),
+                Property::new("plainMany", SchemaNode::array(const { &PLAIN }), false),
+                Property::new("titledMany", SchemaNode::array(const { &TITLED }), false),
+                Property::new("name", SchemaNode::string(), false),
+            ]
+        },
+    )
+    .closed();
+
+    #[test]
+    fn titled_choices_are_written_as_mcp_elicitation_reads_them() {
+        assert_eq!(
+            form_schema(&FORM),
+            json!({
+                "type": "object",
+                "properties": {
+                    "plain": {"type": "string", "enum": ["a", "b"]},
+                    "titled": {"type": "string", "description": "Pick one.", "oneOf": [
+                        {"const": "a", "title": "Alpha"},
+                        {"const": "b", "title": "Beta"},
+                    ]},
+                    "legacy": {"type": "string", "enum": ["a", "b"], "enumNames": ["Alpha", "Beta"]},
+                    "plainMany": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                    "titledMany": {"type": "array", "items": {"anyOf": [
+                        {"const": "a", "title": "Alpha"},
+                        {"const": "b", "title": "Beta"},
+                    ]}},
+                    "name": {"type": "string"},
+                },
+                "required": ["titled"],
+            })
+        );
+        // The argsSchema itself has no titles (DESIGN §1): only the form shows them.
+        assert_eq!(TITLED.to_json(), PLAIN.to_json());
+        assert!(FORM.is_flat_form());
+    }
+
+    #[test]
+    fn an_empty_form_still_lists_its_properties() {
+        assert_eq!(
+            form_schema(&SchemaNode::object(&[]).closed()),
+            json!({"type": "object", "properties": {}})
+        );
+    }
 }

@@ -421,6 +421,9 @@ impl ToolCallContext {
     /// `T`'s argsSchema is the form: it must be an object of strings, numbers, integers,
     /// booleans and multiple choices (arrays of an enum), which is checked at compile
     /// time. Declining or cancelling the form are answers ([`Elicited`]), not errors.
+    /// Choices whose variants have `#[arg(title = "…")]` are shown by their titles (MCP's
+    /// titled choices: a `oneOf` or `items.anyOf` of `{"const", "title"}`, or `enumNames`
+    /// for a field with `#[arg(enum_names)]`).
     ///
     /// Over MCP 2025-11-25 this sends `elicitation/create` while the call waits (on stdio,
     /// or `McpHttp::stateful(true)`); over 2026-07-28 the call is answered with an

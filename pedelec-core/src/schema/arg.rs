@@ -195,6 +195,21 @@ pub const fn mcp_header(schema: SchemaNode, name: &'static str) -> SchemaNode {
     schema.with_mcp_header(name)
 }
 
+/// `enum_names`: an elicitation form lists the field's choice titles as the legacy
+/// `enumNames` (see [`SchemaNode::with_legacy_enum_names`]).
+#[must_use]
+pub const fn enum_names(schema: SchemaNode) -> SchemaNode {
+    assert!(
+        !schema.is_kind(super::SchemaKind::Array),
+        "`enum_names` is for a single choice: a multiple choice (an array) always lists its titles as `items.anyOf`, so remove it"
+    );
+    assert!(
+        schema.enum_titles.is_some(),
+        "`enum_names` lists the titles of a string enum's variants, and this field's type has none: give its variants `#[arg(title = \"…\")]`"
+    );
+    schema.with_legacy_enum_names()
+}
+
 /// `minItems`
 #[must_use]
 pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {

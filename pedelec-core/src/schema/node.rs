@@ -329,6 +329,13 @@ pub struct SchemaNode {
     pub(crate) kind: Option<SchemaKind>,
     pub(crate) description: Option<Str>,
     pub(crate) enum_values: Option<Cow<'static, [Literal]>>,
+    /// A title for each `enum` value, in order (`#[arg(title = "…")]` on the variants of a
+    /// string enum): shown to a person in an elicitation form (MCP's titled choices), never
+    /// written into the argsSchema, whose wire form has no `title`.
+    pub(crate) enum_titles: Option<&'static [&'static str]>,
+    /// `#[arg(enum_names)]`: an elicitation form lists the titles as the legacy `enumNames`
+    /// beside `enum`, rather than as a `oneOf` of `const`/`title` pairs.
+    pub(crate) legacy_enum_names: bool,
     pub(crate) default: Option<Literal>,
     pub(crate) format: Option<Str>,
     pub(crate) min_length: Option<u64>,
@@ -416,6 +423,8 @@ impl SchemaNode {
             kind: None,
             description: None,
             enum_values: None,
+            enum_titles: None,
+            legacy_enum_names: false,
             default: None,
             format: None,
             min_length: None,
@@ -564,6 +573,42 @@ impl SchemaNode {
     #[must_use]
     pub const fn with_enum_values(mut self, values: &'static [Literal]) -> Self {
         set(&mut self.enum_values, Some(Cow::Borrowed(values)));
+        self
+    }
+
+    /// Gives each `enum` value a title, in order: what an elicitation form shows a person
+    /// instead of the value (MCP's titled single and multiple choices). The argsSchema is
+    /// unchanged: its wire form has no `title`. Strings with an `enum` only, one title per
+    /// value.
+    #[must_use]
+    pub const fn with_enum_titles(mut self, titles: &'static [&'static str]) -> Self {
+        assert!(
+            self.is_kind(SchemaKind::String),
+            "enum titles apply to string schemas only"
+        );
+        let values = match &self.enum_values {
+            Some(Cow::Borrowed(values)) => values.len(),
+            Some(Cow::Owned(values)) => values.len(),
+            None => panic!("enum titles need an `enum` to give titles to"),
+        };
+        assert!(
+            values == titles.len(),
+            "enum titles: give exactly one title per `enum` value"
+        );
+        self.enum_titles = Some(titles);
+        self
+    }
+
+    /// Makes an elicitation form list the titles as the legacy `enumNames` beside `enum`
+    /// (what clients before MCP 2025-11-25 read) instead of a `oneOf` of `const`/`title`.
+    /// Needs [`with_enum_titles`](Self::with_enum_titles).
+    #[must_use]
+    pub const fn with_legacy_enum_names(mut self) -> Self {
+        assert!(
+            self.enum_titles.is_some(),
+            "`enumNames` lists the titles of a string enum's values; this schema has none"
+        );
+        self.legacy_enum_names = true;
         self
     }
 
@@ -848,6 +893,20 @@ impl SchemaNode {
     #[must_use]
     pub fn enum_values(&self) -> Option<&[Literal]> {
         self.enum_values.as_deref()
+    }
+
+    /// The titles of the `enum` values, in order, when they have some
+    /// ([`with_enum_titles`](Self::with_enum_titles)).
+    #[must_use]
+    pub const fn enum_titles(&self) -> Option<&'static [&'static str]> {
+        self.enum_titles
+    }
+
+    /// Whether an elicitation form lists the titles as `enumNames`
+    /// ([`with_legacy_enum_names`](Self::with_legacy_enum_names)).
+    #[must_use]
+    pub const fn lists_enum_names(&self) -> bool {
+        self.legacy_enum_names
     }
 
     /// `default`

@@ -48,6 +48,8 @@ pub enum Constraint {
     UniqueItems,
     /// `x-mcp-header`: the `Mcp-Param-{name}` header MCP clients mirror the field into.
     McpHeader(String),
+    /// An elicitation form lists the titles of the field's choices as the legacy `enumNames`.
+    EnumNames,
 }
 
 /// The kinds a constraint applies to.
@@ -58,6 +60,8 @@ pub enum Applies {
     Arrays,
     /// Strings, integers and booleans (`mcp_header`).
     Headers,
+    /// String enums whose variants have titles (`enum_names`).
+    TitledChoices,
 }
 
 impl fmt::Display for Applies {
@@ -67,6 +71,7 @@ impl fmt::Display for Applies {
             Applies::Numbers => "numbers and integers",
             Applies::Arrays => "arrays",
             Applies::Headers => "strings, integers and booleans",
+            Applies::TitledChoices => "an enum whose variants have `#[arg(title = \"…\")]`",
         })
     }
 }
@@ -100,6 +105,7 @@ impl Constraint {
                 Applies::Arrays
             }
             Constraint::McpHeader(_) => Applies::Headers,
+            Constraint::EnumNames => Applies::TitledChoices,
         }
     }
 }
@@ -116,7 +122,7 @@ pub enum Position {
 /// What a key's value is, and how it is read.
 #[derive(Clone, Copy)]
 enum Takes {
-    /// A non-empty string literal (`description`).
+    /// A non-empty string literal (`description`, `title`).
     Description,
     /// A path to a `const` schema node (`schema`).
     Schema,
@@ -168,6 +174,7 @@ enum Places {
     /// Structs and enums.
     Containers,
     Fields,
+    Variants,
 }
 
 impl Places {
@@ -176,6 +183,7 @@ impl Places {
             Places::Everywhere => true,
             Places::Containers => matches!(position, Position::Struct | Position::Enum),
             Places::Fields => position == Position::Field,
+            Places::Variants => position == Position::Variant,
         }
     }
 }
@@ -203,9 +211,10 @@ impl Key {
 /// Every `#[arg]` key, declared once: where it may be written, what it takes, an example.
 /// Messages list the keys of a position in this order.
 const KEYS: &[Key] = {
-    use Places::{Containers, Everywhere, Fields};
+    use Places::{Containers, Everywhere, Fields, Variants};
     &[
         Key::new("description", Everywhere, Takes::Description, "\"…\""),
+        Key::new("title", Variants, Takes::Description, "\"First option\""),
         Key::new("schema", Everywhere, Takes::Schema, "MY_SCHEMA"),
         Key::new(
             "bound",
@@ -277,6 +286,12 @@ const KEYS: &[Key] = {
             Takes::Str(Constraint::McpHeader),
             "\"Region\"",
         ),
+        Key::new(
+            "enum_names",
+            Fields,
+            Takes::Flag(|| Constraint::EnumNames),
+            "true",
+        ),
     ]
 };
 
@@ -316,6 +331,8 @@ pub fn list(keys: &[&str]) -> String {
 #[derive(Default)]
 pub struct ArgAttrs {
     pub description: Option<Setting<String>>,
+    /// `title` (a variant's, in an elicitation form).
+    pub title: Option<Setting<String>>,
     pub schema: Option<Setting<ExprPath>>,
     pub bound: Option<Setting<Vec<WherePredicate>>>,
     /// In the order written.
@@ -418,9 +435,16 @@ impl ArgAttrs {
         match spec.takes {
             Takes::Description => match string(&expr) {
                 Some(s) if s.value().trim().is_empty() => {
-                    errors.at(value_range, "`description` must not be empty");
+                    errors.at(value_range, format!("`{name}` must not be empty"));
                 }
-                Some(s) => self.description = Some(setting.make(s.value().trim().to_owned())),
+                Some(s) => {
+                    let slot = if name == "title" {
+                        &mut self.title
+                    } else {
+                        &mut self.description
+                    };
+                    *slot = Some(setting.make(s.value().trim().to_owned()));
+                }
                 None => errors.at(value_range, expected()),
             },
             Takes::Schema => match value::ungroup(&expr) {
@@ -504,6 +528,7 @@ fn unknown_key(key: &str, position: Position) -> String {
     let elsewhere = match self::key(key).map(|k| k.places) {
         Some(Places::Fields) => Some("a field"),
         Some(Places::Containers) => Some("a struct or an enum"),
+        Some(Places::Variants) => Some("an enum's variant"),
         Some(Places::Everywhere) | None => None,
     };
     if let Some(elsewhere) = elsewhere {
@@ -784,11 +809,12 @@ mod tests {
                 "unknown `#[arg]` key `zzz`; on a field, `#[arg]` takes `description`, `schema`, \
                  `default`, `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, \
                  `multiple_of`, `min_length`, `max_length`, `pattern`, `format`, `min_items`, \
-                 `max_items`, `unique_items` and `mcp_header`",
+                 `max_items`, `unique_items`, `mcp_header` and `enum_names`",
                 "`bound` applies to a struct or an enum; on a field, `#[arg]` takes `description`, \
                  `schema`, `default`, `minimum`, `maximum`, `exclusive_minimum`, \
                  `exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, \
-                 `format`, `min_items`, `max_items`, `unique_items` and `mcp_header`",
+                 `format`, `min_items`, `max_items`, `unique_items`, `mcp_header` and \
+                 `enum_names`",
             ]
         );
         let attrs: Vec<Attribute> = vec![parse_quote!(#[arg(minimum = 0)])];

@@ -12,7 +12,7 @@ use syn::{Ident, Type};
 
 use super::attr::{Applies, Constraint, Setting};
 use super::direction::Direction;
-use super::model::{Body, Container, Content, Field, Repr, Source};
+use super::model::{Body, Container, Content, Enum, Field, Repr, Source};
 use super::pattern;
 use super::ty::{self, Kind};
 use super::value::Value;
@@ -53,6 +53,7 @@ pub fn check(container: &Container, errors: &mut Errors) {
                     ),
                 );
             }
+            check_titles(owner, e, dir, errors);
             let mut names: BTreeMap<&str, &Ident> = BTreeMap::new();
             let mut null: Option<&Ident> = None;
             for v in &e.variants {
@@ -241,6 +242,10 @@ fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors
                     errors.at(c.range, format!("invalid `pattern`: {e}"));
                 }
             }
+            Constraint::EnumNames if dir == Direction::Output => errors.at(
+                c.range,
+                "`enum_names` changes how an elicitation form lists titled choices; an output is no form, so remove it",
+            ),
             Constraint::McpHeader(name) => {
                 if dir == Direction::Output {
                     errors.at(
@@ -287,6 +292,43 @@ fn check_field(field: &Field, owner: &Ident, dir: Direction, errors: &mut Errors
     }
 }
 
+/// `#[arg(title)]` names a choice of a string enum in an elicitation form: only the
+/// variants of an enum whose schema is a string `enum` have one.
+fn check_titles(owner: &Ident, e: &Enum, dir: Direction, errors: &mut Errors) {
+    let data = e
+        .variants
+        .iter()
+        .find(|v| !matches!(v.content, Content::Unit) || v.untagged);
+    for (v, title) in e
+        .variants
+        .iter()
+        .filter_map(|v| v.title.as_ref().map(|t| (v, t)))
+    {
+        let why = if dir == Direction::Output {
+            "an output is no form, so remove it".to_owned()
+        } else if let Some(data) = data {
+            let which = if data.ident == v.ident {
+                format!("`{}` carries data", v.ident)
+            } else {
+                format!("its variant `{}` carries data", data.ident)
+            };
+            format!(
+                "`{owner}` is no string enum ({which}, so it is a `oneOf` of objects); describe the variant with a doc comment instead"
+            )
+        } else if !matches!(e.repr, Repr::External) {
+            format!(
+                "`#[serde(tag)]` makes `{owner}` an object rather than a string; remove the tag, or describe the variant with a doc comment instead"
+            )
+        } else {
+            continue;
+        };
+        errors.at(
+            title.range,
+            format!("`title` names a choice of a string enum in an elicitation form; {why}"),
+        );
+    }
+}
+
 /// The constraints a kind takes, as far as the macro knows.
 enum Family {
     /// The kind is not known: const evaluation checks.
@@ -310,6 +352,20 @@ fn family(kind: &Kind) -> Family {
 fn constraint_fits(c: &Setting<Constraint>, kind: &Kind, ty: &str, errors: &mut Errors) -> bool {
     let key = c.value.key();
     let applies = c.value.applies();
+    if applies == Applies::TitledChoices {
+        let why = match kind {
+            Kind::Unknown => return true,
+            Kind::Array { .. } => {
+                "; a multiple choice always lists its titles as `items.anyOf`, so remove it"
+            }
+            _ => "; it only changes how an elicitation form lists titled choices",
+        };
+        errors.at(
+            c.range,
+            format!("`{key}` applies to {applies}, but `{ty}` is {kind}{why}"),
+        );
+        return false;
+    }
     if applies == Applies::Headers {
         let why = match kind {
             Kind::String { .. } | Kind::Integer { .. } | Kind::Boolean | Kind::Unknown => {

@@ -324,7 +324,7 @@ fn field_schema(field: &Field, description: Option<&str>) -> TokenStream {
             Constraint::Pattern(s) | Constraint::Format(s) | Constraint::McpHeader(s) => {
                 Some(s.to_token_stream())
             }
-            Constraint::UniqueItems => None,
+            Constraint::UniqueItems | Constraint::EnumNames => None,
         };
         schema = spanned_call(c.range, c.value.key(), schema, argument);
     }
@@ -362,6 +362,20 @@ fn string_enum(names: &[&str]) -> TokenStream {
     quote!(#Private::SchemaNode::string().with_enum_values(const { &[#(#values),*] }))
 }
 
+/// A string enum with the variants' titles (each untitled one by its name), when any has
+/// one.
+fn titled(values: TokenStream, variants: &[Variant]) -> TokenStream {
+    if variants.iter().all(|v| v.title.is_none()) {
+        return values;
+    }
+    let titles = variants.iter().map(|v| {
+        v.title
+            .as_ref()
+            .map_or(v.name.as_str(), |t| t.value.as_str())
+    });
+    quote!(#values.with_enum_titles(&[#(#titles),*]))
+}
+
 fn closed_object(props: &[TokenStream]) -> TokenStream {
     quote!(#Private::SchemaNode::object(const { &[#(#props),*] }).closed())
 }
@@ -391,7 +405,9 @@ fn enum_schema(c: &Container, repr: &Repr, variants: &[Variant]) -> TokenStream 
         let description = unit_enum_description(c.description.as_deref(), variants);
         let values = string_enum(&names);
         return match repr {
-            Repr::External | Repr::Untagged => describe(values, description.as_deref()),
+            Repr::External | Repr::Untagged => {
+                describe(titled(values, variants), description.as_deref())
+            }
             Repr::Internal { tag } | Repr::Adjacent { tag, .. } => {
                 let props = [quote!(#Private::Property::new(#tag, #values, true))];
                 describe(closed_object(&props), description.as_deref())

@@ -102,6 +102,8 @@ pub struct Variant<'a> {
     pub original: &'a syn::Variant,
     pub name: String,
     pub description: Option<String>,
+    /// `#[arg(title = "…")]`: the variant's title as a choice in an elicitation form.
+    pub title: Option<Setting<String>>,
     pub content: Content<'a>,
     /// `#[serde(untagged)]` on the enum or on this variant.
     pub untagged: bool,
@@ -535,6 +537,7 @@ fn variant<'a>(
             .description
             .map(|d| d.value)
             .or_else(|| docs::description(&v.attrs)),
+        title: args.title,
         content,
         untagged: container.untagged || serde.untagged,
     })
