@@ -1,6 +1,7 @@
 //! The counter example's MCP server, driven by the official MCP clients: the Python SDK
-//! (`mcp`) and the TypeScript SDK (`@modelcontextprotocol/sdk`), over stdio and streamable
-//! HTTP. `cargo xtask mcp-clients` installs them into `target/mcp-clients` (CI runs it
+//! (`mcp`), the TypeScript SDK (v1, `@modelcontextprotocol/sdk`, on 2025-11-25) and its v2
+//! (`@modelcontextprotocol/client`, on 2026-07-28, with the tasks extension's client
+//! `@modelcontextprotocol/ext-tasks`), over stdio and streamable HTTP. `cargo xtask mcp-clients` installs them into `target/mcp-clients` (CI runs it
 //! first); without them these tests print a notice and skip, or fail when `CI` is set.
 //!
 //! The scripts in `tests/mcp_clients/` make the calls and print what the SDK saw as JSON;
@@ -115,6 +116,8 @@ fn main() -> ExitCode {
 enum Client {
     Python,
     TypeScript,
+    /// v2 of the TypeScript SDK, on 2026-07-28, and the tasks extension's client.
+    TypeScriptV2,
 }
 
 #[derive(Clone, Copy)]
@@ -130,9 +133,10 @@ enum Case {
     /// HTTP transport refuses.
     Basics(Transport),
     /// Icons in `tools/list`; `reset_counter` asking the user (`ctx.elicit`), answered
-    /// accept, decline and cancel; with the Python SDK on 2026-07-28, `count_to` as a task
-    /// (created, polled, its result fetched; another one cancelled). `legacy`: the Python
-    /// SDK held to the 2025-11-25 handshake (`elicitation/create` requests).
+    /// accept, decline and cancel; on 2026-07-28 (the Python SDK, and the TypeScript SDK v2
+    /// over HTTP), `count_to` as a task (created, polled, its result fetched; another one
+    /// cancelled). `legacy`: the Python SDK held to the 2025-11-25 handshake
+    /// (`elicitation/create` requests).
     Features { transport: Transport, legacy: bool },
     /// A per-caller rate limit and a tool the caller lacks the scopes for, over HTTP.
     Policy,
@@ -140,7 +144,7 @@ enum Case {
     OAuth,
 }
 
-const CASES: [(&str, Client, Case); 13] = [
+const CASES: [(&str, Client, Case); 15] = [
     (
         "python_sdk_over_stdio",
         Client::Python,
@@ -210,6 +214,22 @@ const CASES: [(&str, Client, Case); 13] = [
         },
     ),
     (
+        "typescript_sdk_v2_elicitation_icons_over_stdio",
+        Client::TypeScriptV2,
+        Case::Features {
+            transport: Transport::Stdio,
+            legacy: false,
+        },
+    ),
+    (
+        "typescript_sdk_v2_elicitation_tasks_icons_over_http",
+        Client::TypeScriptV2,
+        Case::Features {
+            transport: Transport::Http,
+            legacy: false,
+        },
+    ),
+    (
         "python_sdk_rate_limit_and_scopes_over_http",
         Client::Python,
         Case::Policy,
@@ -237,6 +257,9 @@ impl Client {
         match self {
             Client::Python => "Python (`mcp`)",
             Client::TypeScript => "TypeScript (`@modelcontextprotocol/sdk`)",
+            Client::TypeScriptV2 => {
+                "TypeScript v2 (`@modelcontextprotocol/client`, `@modelcontextprotocol/ext-tasks`)"
+            }
         }
     }
 
@@ -251,25 +274,41 @@ impl Client {
                     command
                 })
             }
-            Client::TypeScript => {
-                let node_modules = clients.join("node");
-                let installed = node_modules
-                    .join("node_modules/@modelcontextprotocol/sdk/package.json")
-                    .exists()
-                    && Command::new("node")
-                        .arg("--version")
-                        .output()
-                        .is_ok_and(|o| o.status.success());
-                installed.then(|| {
-                    let mut command = Command::new("node");
-                    command
-                        .arg(scripts().join("client.mjs"))
-                        .env("MCP_CLIENTS_NODE", node_modules);
-                    command
-                })
-            }
+            Client::TypeScript => node_runner(
+                &clients.join("node"),
+                &["@modelcontextprotocol/sdk"],
+                "client.mjs",
+            ),
+            Client::TypeScriptV2 => node_runner(
+                &clients.join("node-v2"),
+                &[
+                    "@modelcontextprotocol/client",
+                    "@modelcontextprotocol/ext-tasks",
+                ],
+                "client_v2.mjs",
+            ),
         }
     }
+}
+
+/// `node SCRIPT` with the packages installed in `dir`, when they and Node.js are there.
+fn node_runner(dir: &Path, packages: &[&str], script: &str) -> Option<Command> {
+    let installed = packages.iter().all(|p| {
+        dir.join("node_modules")
+            .join(p)
+            .join("package.json")
+            .exists()
+    }) && Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    installed.then(|| {
+        let mut command = Command::new("node");
+        command
+            .arg(scripts().join(script))
+            .env("MCP_CLIENTS_NODE", dir);
+        command
+    })
 }
 
 /// Kills the server when the case ends, passed or not.
@@ -354,7 +393,15 @@ fn run_case(runner: &Command, case: Case) {
                 }
             }
             let report = run_client(&mut command);
-            check_features(&report, runner_is_python(runner) && !legacy);
+            // Tasks: on 2026-07-28, from the Python SDK, and from ext-tasks over HTTP (its
+            // requests go through a dispatcher the host writes: a POST).
+            let tasks = !legacy
+                && match client_of(runner) {
+                    Client::Python => true,
+                    Client::TypeScriptV2 => matches!(transport, Transport::Http),
+                    Client::TypeScript => false,
+                };
+            check_features(&report, tasks);
         }
         Case::Policy => {
             let addr = free_port();
@@ -400,10 +447,18 @@ fn run_case(runner: &Command, case: Case) {
     }
 }
 
+/// Which client a runner drives, by its script.
+fn client_of(runner: &Command) -> Client {
+    let script = runner.get_args().next().map(|a| a.to_string_lossy());
+    match script.as_deref() {
+        Some(s) if s.ends_with("client.py") => Client::Python,
+        Some(s) if s.ends_with("client_v2.mjs") => Client::TypeScriptV2,
+        _ => Client::TypeScript,
+    }
+}
+
 fn runner_is_python(runner: &Command) -> bool {
-    runner
-        .get_args()
-        .any(|a| a.to_string_lossy().ends_with("client.py"))
+    matches!(client_of(runner), Client::Python)
 }
 
 /// This binary as a server, with `args`; killed when the returned guard is dropped.
@@ -718,7 +773,7 @@ fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: boo
 }
 
 /// What the `features` scenario saw: the icon, the three answers to `reset_counter`'s
-/// question, and (`tasks`: the Python SDK on 2026-07-28) `count_to` run as tasks.
+/// question, and (`tasks`) `count_to` run as tasks.
 fn check_features(report: &Value, tasks: bool) {
     let tools = report["tools"].as_array().expect("tools");
     let reset = tools
@@ -796,7 +851,7 @@ fn check_features(report: &Value, tasks: bool) {
     );
     assert_eq!(
         report["task"]["structuredContent"],
-        json!({"result": 20}),
+        json!({"result": 60}),
         "{report}"
     );
     // Cancelled after its first poll: `tasks/cancel` acknowledged, then `cancelled`.

@@ -208,7 +208,7 @@ async def features_with(target, mode, elicit, tasks, report):
         report["before_reset"] = await call("update_counter", {"delta": 5})
         report["elicited"] = [await call("reset_counter", {}) for _ in range(3)]
         report["after_reset"] = await call("get_current_page", {})
-        report["task"] = await call("count_to", {"n": 20})
+        report["task"] = await call("count_to", {"n": 60})
         tasks.cancel_next = True
         report["task_cancelled"] = await call("count_to", {"n": 100000})
     return report

@@ -2,13 +2,16 @@
 //! drives, pinned, into `target/mcp-clients/` (or `$CARGO_TARGET_DIR/mcp-clients/`):
 //!
 //! - `py/`: a Python virtual environment with the `mcp` package from `PyPI`;
-//! - `node/`: `@modelcontextprotocol/sdk` from the npm registry;
+//! - `node/`: `@modelcontextprotocol/sdk` (v1 of the TypeScript SDK, MCP 2025-11-25) from
+//!   the npm registry;
+//! - `node-v2/`: `@modelcontextprotocol/client` (v2, MCP 2026-07-28) and the tasks
+//!   extension's client `@modelcontextprotocol/ext-tasks`, from the npm registry;
 //! - `oidc/`: `oidc-provider` from the npm registry, the `OpenID` Connect / OAuth 2.0
 //!   authorization server `pedelec-core/tests/oauth_e2e.rs` starts (`oauth_e2e/issuer.mjs`)
 //!   to issue real access tokens.
 //!
 //! Each is skipped when the pinned version is already there, so CI runs it before every
-//! test run at the cost of three version checks.
+//! test run at the cost of a few version checks.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,6 +20,10 @@ use std::process::{Command, Output};
 pub const PYTHON_SDK: (&str, &str) = ("mcp", "2.3.0");
 /// The TypeScript SDK (npm `@modelcontextprotocol/sdk`).
 pub const NODE_SDK: (&str, &str) = ("@modelcontextprotocol/sdk", "1.32.2");
+/// v2 of the TypeScript SDK's client (npm `@modelcontextprotocol/client`): MCP 2026-07-28.
+pub const NODE_SDK_V2: (&str, &str) = ("@modelcontextprotocol/client", "2.4.0");
+/// The tasks extension's client, on top of [`NODE_SDK_V2`].
+pub const NODE_TASKS: (&str, &str) = ("@modelcontextprotocol/ext-tasks", "0.2.2");
 /// The authorization server of the OAuth end-to-end test (npm `oidc-provider`).
 pub const OIDC_PROVIDER: (&str, &str) = ("oidc-provider", "9.13.3");
 
@@ -33,6 +40,8 @@ pub fn install(root: &Path) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     install_python(&dir.join("py"))?;
     install_npm(&dir.join("node"), NODE_SDK)?;
+    install_npm(&dir.join("node-v2"), NODE_SDK_V2)?;
+    install_npm(&dir.join("node-v2"), NODE_TASKS)?;
     install_npm(&dir.join("oidc"), OIDC_PROVIDER)?;
     Ok(())
 }
