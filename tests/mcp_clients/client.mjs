@@ -15,13 +15,14 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 
+import { elicitationAndIcons, failure } from "./features.mjs";
+
 const require = createRequire(path.resolve(process.env.MCP_CLIENTS_NODE ?? ".", "index.js"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
-const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 
 async function scenario(client) {
   const report = {};
@@ -94,19 +95,8 @@ async function features(transport) {
   });
   await client.connect(transport);
   const report = { asked };
-  const call = async (name, args) => {
-    try {
-      return await client.callTool({ name, arguments: args });
-    } catch (e) {
-      return { raised: failure(e) };
-    }
-  };
   try {
-    report.tools = (await client.listTools()).tools;
-    report.before_reset = await call("update_counter", { delta: 5 });
-    report.elicited = [];
-    for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
-    report.after_reset = await call("get_current_page", {});
+    await elicitationAndIcons(client, report);
   } finally {
     await client.close();
   }

@@ -18,6 +18,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { elicitationAndIcons } from "./features.mjs";
+
 // An ES module of a package installed there, by its `exports` (the packages export no
 // `require` entry, and an ES module's imports do not follow NODE_PATH).
 const installed = path.resolve(process.env.MCP_CLIENTS_NODE ?? ".", "node_modules");
@@ -34,7 +36,6 @@ const { createTaskSessionFromClient } = await load("@modelcontextprotocol/ext-ta
 const PROTOCOL = "2026-07-28";
 const clientInfo = { name: "pedelec-test", version: "0.0.0" };
 const capabilities = { elicitation: {} };
-const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 
 // The tasks extension's requests, POSTed as MCP 2026-07-28 asks (its headers beside the
 // body's `_meta`, which ext-tasks frames), each recorded in `log` by task.
@@ -91,19 +92,8 @@ async function features(where, target, rest) {
   });
   await client.connect(transport);
   const report = { asked, protocol: client.getProtocolEra() === "modern" ? PROTOCOL : "legacy" };
-  const call = async (name, args) => {
-    try {
-      return await client.callTool({ name, arguments: args });
-    } catch (e) {
-      return { raised: failure(e) };
-    }
-  };
   try {
-    report.tools = (await client.listTools()).tools;
-    report.before_reset = await call("update_counter", { delta: 5 });
-    report.elicited = [];
-    for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
-    report.after_reset = await call("get_current_page", {});
+    await elicitationAndIcons(client, report);
     if (where === "http") {
       report.tasks = [];
       const session = createTaskSessionFromClient(client, {
