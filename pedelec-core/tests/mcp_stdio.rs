@@ -221,6 +221,35 @@ async fn a_2026_client_gets_an_input_required_result_and_a_signed_state() {
         .await;
     let refused = client.next_answer().await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // Answers that are not result objects are the client's protocol error too, not the
+    // tool's failure: `inputResponses` not an object, or an answer that is a number.
+    for responses in [
+        json!([1]),
+        json!({"confirm": 12345}),
+        json!({"confirm": null}),
+    ] {
+        client
+            .send(&call(
+                json!({"inputResponses": responses}),
+                json!({"elicitation": {}}),
+            ))
+            .await;
+        let refused = client.next_answer().await;
+        assert_eq!(refused["error"]["code"], -32602, "{responses}: {refused}");
+    }
+    client
+        .send(&call(
+            json!({"inputResponses": {"confirm": 12345}}),
+            json!({"elicitation": {}}),
+        ))
+        .await;
+    let refused = client.next_answer().await;
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`inputResponses.confirm` must be an object")),
+        "{refused}"
+    );
     // No log message without `logLevel` in `_meta` (the handler logged twice).
 }
 

@@ -334,20 +334,11 @@ pub(super) async fn call_tool(
                 }
             }
         }
-        match message.raw(&message.params.input_responses) {
-            None => {}
-            Some(raw) => match serde_json::from_str::<Map<String, Value>>(raw) {
+        if let Some(raw) = message.raw(&message.params.input_responses) {
+            match input_responses(raw) {
                 Ok(responses) => answers.extend(responses),
-                Err(_) => {
-                    return fail(
-                        ErrorData::invalid_params(
-                            "Invalid params: `inputResponses` must be an object of answers by request key",
-                            None,
-                        ),
-                        true,
-                    );
-                }
-            },
+                Err(error) => return fail(error, true),
+            }
         }
         Mode::Rounds {
             answers,
@@ -638,4 +629,47 @@ async fn as_task(
             .finish(&task_id, result, channel.missing(), output);
     });
     Reply::ok(wire::result(id, &rmcp::model::CreateTaskResult::new(task)))
+}
+
+/// `inputResponses` (2026-07-28): an object of answers by request key, each answer a result
+/// object (an `ElicitResult`, a `CreateMessageResult`, a `ListRootsResult`). Anything else
+/// is the client's protocol error, `-32602`, not a failure of the tool that asked.
+pub(super) fn input_responses(raw: &str) -> Result<Map<String, Value>, ErrorData> {
+    let invalid = |message: String| ErrorData::invalid_params(message, None);
+    let responses = serde_json::from_str::<Map<String, Value>>(raw).map_err(|_| {
+        invalid(
+            "Invalid params: `inputResponses` must be an object of answers by request key".into(),
+        )
+    })?;
+    if let Some((key, _)) = responses.iter().find(|(_, answer)| !answer.is_object()) {
+        return Err(invalid(format!(
+            "Invalid params: `inputResponses.{key}` must be an object: the result of the request it answers"
+        )));
+    }
+    Ok(responses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::input_responses;
+
+    #[test]
+    fn input_responses_are_objects_of_result_objects() {
+        let answers = input_responses(r#"{"confirm": {"action": "decline"}}"#).unwrap();
+        assert_eq!(answers["confirm"]["action"], "decline");
+        assert!(input_responses("{}").unwrap().is_empty());
+        for (raw, names) in [
+            ("null", "`inputResponses` must be an object"),
+            ("[1]", "`inputResponses` must be an object"),
+            (
+                r#"{"a": {}, "b": 12345}"#,
+                "`inputResponses.b` must be an object",
+            ),
+            (r#"{"a": "accept"}"#, "`inputResponses.a` must be an object"),
+        ] {
+            let error = input_responses(raw).unwrap_err();
+            assert_eq!(error.code.0, -32602, "{raw}");
+            assert!(error.message.contains(names), "{raw}: {}", error.message);
+        }
+    }
 }

@@ -640,18 +640,13 @@ impl Server {
             _ => {
                 let responses = message
                     .raw(&message.params.input_responses)
-                    .map(serde_json::from_str::<serde_json::Map<String, Value>>);
-                match responses {
-                    Some(Ok(responses)) => self
-                        .inner
+                    .unwrap_or("null");
+                call::input_responses(responses).and_then(|responses| {
+                    self.inner
                         .tasks
                         .update(&task_id, responses)
-                        .map(|()| ack(id)),
-                    _ => Err(ErrorData::invalid_params(
-                        "Invalid params: `inputResponses` must be an object of answers by key",
-                        None,
-                    )),
-                }
+                        .map(|()| ack(id))
+                })
             }
         };
         match answer {
