@@ -122,8 +122,9 @@ pub enum Position {
 /// What a key's value is, and how it is read.
 #[derive(Clone, Copy)]
 enum Takes {
-    /// A non-empty string literal (`description`, `title`).
-    Description,
+    /// A non-empty string literal, trimmed, kept in the slot the function names
+    /// (`description`, `title`).
+    Text(fn(&mut ArgAttrs) -> &mut Option<Setting<String>>),
     /// A path to a `const` schema node (`schema`).
     Schema,
     /// A string of where-clause predicates (`bound`).
@@ -148,14 +149,14 @@ impl Takes {
             Takes::Count(f) => Some(f(0)),
             Takes::Number(f) => Some(f(Number::Int(0))),
             Takes::Flag(f) => Some(f()),
-            Takes::Description | Takes::Schema | Takes::Bound | Takes::Default => None,
+            Takes::Text(_) | Takes::Schema | Takes::Bound | Takes::Default => None,
         }
     }
 
     /// What the value must be, for messages.
     fn expects(self) -> &'static str {
         match self {
-            Takes::Description | Takes::Str(_) => "a string literal",
+            Takes::Text(_) | Takes::Str(_) => "a string literal",
             Takes::Schema => "a path to a `const` schema node",
             Takes::Bound => "a string of where-clause predicates",
             Takes::Default => {
@@ -213,8 +214,18 @@ impl Key {
 const KEYS: &[Key] = {
     use Places::{Containers, Everywhere, Fields, Variants};
     &[
-        Key::new("description", Everywhere, Takes::Description, "\"…\""),
-        Key::new("title", Variants, Takes::Description, "\"First option\""),
+        Key::new(
+            "description",
+            Everywhere,
+            Takes::Text(|a| &mut a.description),
+            "\"…\"",
+        ),
+        Key::new(
+            "title",
+            Variants,
+            Takes::Text(|a| &mut a.title),
+            "\"First option\"",
+        ),
         Key::new("schema", Everywhere, Takes::Schema, "MY_SCHEMA"),
         Key::new(
             "bound",
@@ -433,18 +444,11 @@ impl ArgAttrs {
             )
         };
         match spec.takes {
-            Takes::Description => match string(&expr) {
+            Takes::Text(slot) => match string(&expr) {
                 Some(s) if s.value().trim().is_empty() => {
                     errors.at(value_range, format!("`{name}` must not be empty"));
                 }
-                Some(s) => {
-                    let slot = if name == "title" {
-                        &mut self.title
-                    } else {
-                        &mut self.description
-                    };
-                    *slot = Some(setting.make(s.value().trim().to_owned()));
-                }
+                Some(s) => *slot(self) = Some(setting.make(s.value().trim().to_owned())),
                 None => errors.at(value_range, expected()),
             },
             Takes::Schema => match value::ungroup(&expr) {

@@ -352,30 +352,27 @@ fn family(kind: &Kind) -> Family {
 fn constraint_fits(c: &Setting<Constraint>, kind: &Kind, ty: &str, errors: &mut Errors) -> bool {
     let key = c.value.key();
     let applies = c.value.applies();
-    if applies == Applies::TitledChoices {
-        let why = match kind {
-            Kind::Unknown => return true,
-            Kind::Array { .. } => {
-                "; a multiple choice always lists its titles as `items.anyOf`, so remove it"
-            }
-            _ => "; it only changes how an elicitation form lists titled choices",
-        };
-        errors.at(
-            c.range,
-            format!("`{key}` applies to {applies}, but `{ty}` is {kind}{why}"),
-        );
-        return false;
-    }
-    if applies == Applies::Headers {
-        let why = match kind {
+    // Keys that are not a family's keyword: which kinds take them, and the hint otherwise.
+    let refused = match applies {
+        Applies::Headers => match kind {
             Kind::String { .. } | Kind::Integer { .. } | Kind::Boolean | Kind::Unknown => {
                 return true;
             }
-            Kind::Number => {
-                "; MCP mirrors no `number` (its text form is not exact): use an integer type, or a string"
+            Kind::Number => Some(
+                "; MCP mirrors no `number` (its text form is not exact): use an integer type, or a string",
+            ),
+            _ => Some("; mirror a single string, integer or boolean argument instead"),
+        },
+        Applies::TitledChoices => match kind {
+            Kind::Unknown => return true,
+            Kind::Array { .. } => {
+                Some("; a multiple choice always lists its titles as `items.anyOf`, so remove it")
             }
-            _ => "; mirror a single string, integer or boolean argument instead",
-        };
+            _ => Some("; it only changes how an elicitation form lists titled choices"),
+        },
+        Applies::Strings | Applies::Numbers | Applies::Arrays => None,
+    };
+    if let Some(why) = refused {
         errors.at(
             c.range,
             format!("`{key}` applies to {applies}, but `{ty}` is {kind}{why}"),
