@@ -22,7 +22,7 @@ use std::cmp::Ordering;
 
 use pedelec_rules::{Number, constraint};
 
-use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str};
+use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str, cow_slice};
 
 /// `description` (a field's doc comment or `#[arg(description = "…")]`): replaces the type's.
 #[must_use]
@@ -264,17 +264,6 @@ const fn cow_str(s: &Str) -> &str {
     match s {
         Cow::Borrowed(s) => s,
         Cow::Owned(s) => s.as_str(),
-    }
-}
-
-#[allow(
-    clippy::ptr_arg,
-    reason = "`Deref` is not `const`: the match is the slice"
-)]
-const fn cow_slice<'a, T: Clone>(s: &'a Cow<'static, [T]>) -> &'a [T] {
-    match s {
-        Cow::Borrowed(s) => s,
-        Cow::Owned(v) => v.as_slice(),
     }
 }
 

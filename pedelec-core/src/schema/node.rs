@@ -225,6 +225,18 @@ pub(crate) const fn deref(r: &SchemaRef) -> &SchemaNode {
     }
 }
 
+/// A `Cow` slice in a `const fn` (where `Deref` is not `const`).
+#[allow(
+    clippy::ptr_arg,
+    reason = "`Deref` is not `const`: the match is the slice"
+)]
+pub(crate) const fn cow_slice<'a, T: Clone>(s: &'a Cow<'static, [T]>) -> &'a [T] {
+    match s {
+        Cow::Borrowed(s) => s,
+        Cow::Owned(v) => v.as_slice(),
+    }
+}
+
 /// A node's `properties`, empty when it has none (`const`, unlike `Cow::deref`).
 pub(crate) const fn properties(node: &SchemaNode) -> &[Property] {
     match &node.properties {
@@ -586,13 +598,11 @@ impl SchemaNode {
             self.is_kind(SchemaKind::String),
             "enum titles apply to string schemas only"
         );
-        let values = match &self.enum_values {
-            Some(Cow::Borrowed(values)) => values.len(),
-            Some(Cow::Owned(values)) => values.len(),
-            None => panic!("enum titles need an `enum` to give titles to"),
+        let Some(values) = &self.enum_values else {
+            panic!("enum titles need an `enum` to give titles to")
         };
         assert!(
-            values == titles.len(),
+            cow_slice(values).len() == titles.len(),
             "enum titles: give exactly one title per `enum` value"
         );
         self.enum_titles = Some(titles);
