@@ -1,8 +1,9 @@
 //! The counter example's MCP server, driven by the official MCP clients: the Python SDK
 //! (`mcp`), the TypeScript SDK (v1, `@modelcontextprotocol/sdk`, on 2025-11-25) and its v2
 //! (`@modelcontextprotocol/client`, on 2026-07-28, with the tasks extension's client
-//! `@modelcontextprotocol/ext-tasks`), over stdio and streamable HTTP. `cargo xtask mcp-clients` installs them into `target/mcp-clients` (CI runs it
-//! first); without them these tests print a notice and skip, or fail when `CI` is set.
+//! `@modelcontextprotocol/ext-tasks`), over stdio and streamable HTTP. `cargo xtask
+//! mcp-clients` installs them into `target/mcp-clients` (CI runs it first); without them
+//! these tests print a notice and skip, or fail when `CI` is set.
 //!
 //! The scripts in `tests/mcp_clients/` make the calls and print what the SDK saw as JSON;
 //! the checks are here. The SDKs validate every result against the tool's `outputSchema`
@@ -88,7 +89,8 @@ fn main() -> ExitCode {
             }
             continue;
         };
-        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run_case(&runner, case)));
+        let outcome =
+            std::panic::catch_unwind(AssertUnwindSafe(|| run_case(client, &runner, case)));
         match outcome {
             Ok(()) => {
                 println!("test {name} ... ok");
@@ -327,7 +329,7 @@ fn free_port() -> SocketAddr {
         .expect("a free loopback port")
 }
 
-fn run_case(runner: &Command, case: Case) {
+fn run_case(client: Client, runner: &Command, case: Case) {
     let me = std::env::current_exe().expect("the test binary's path");
     let mut command = Command::new(runner.get_program());
     command.args(runner.get_args());
@@ -360,7 +362,7 @@ fn run_case(runner: &Command, case: Case) {
             // and the result arrive in one read (stdio writes what is queued in one go),
             // the SDK has closed the call before it sees that notification.
             let last_progress_may_be_dropped =
-                matches!(transport, Transport::Stdio) && !runner_is_python(runner);
+                matches!(transport, Transport::Stdio) && !matches!(client, Client::Python);
             check(&report, transport, last_progress_may_be_dropped);
         }
         Case::Features { transport, legacy } => {
@@ -396,7 +398,7 @@ fn run_case(runner: &Command, case: Case) {
             // Tasks: on 2026-07-28, from the Python SDK, and from ext-tasks over HTTP (its
             // requests go through a dispatcher the host writes: a POST).
             let tasks = !legacy
-                && match client_of(runner) {
+                && match client {
                     Client::Python => true,
                     Client::TypeScriptV2 => matches!(transport, Transport::Http),
                     Client::TypeScript => false,
@@ -445,20 +447,6 @@ fn run_case(runner: &Command, case: Case) {
             check_oauth(&report, &resource);
         }
     }
-}
-
-/// Which client a runner drives, by its script.
-fn client_of(runner: &Command) -> Client {
-    let script = runner.get_args().next().map(|a| a.to_string_lossy());
-    match script.as_deref() {
-        Some(s) if s.ends_with("client.py") => Client::Python,
-        Some(s) if s.ends_with("client_v2.mjs") => Client::TypeScriptV2,
-        _ => Client::TypeScript,
-    }
-}
-
-fn runner_is_python(runner: &Command) -> bool {
-    matches!(client_of(runner), Client::Python)
 }
 
 /// This binary as a server, with `args`; killed when the returned guard is dropped.
