@@ -5,6 +5,9 @@
 //! Every `crate::…` path in the code (comments and strings aside, `use crate::{a::X, b}`
 //! groups included) is an edge from the module of the file it is written in to the
 //! top-level module it names. The crate root (`lib.rs`) may name every module.
+//!
+//! It also fails on a file-level cycle inside any module of the workspace's crates
+//! (`cycles.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -46,9 +49,18 @@ pub fn run(root: &Path) -> Result<(), String> {
     for ((from, to), n) in &summary {
         println!("  {from} → {to} ({n})");
     }
-    let problems = check(&edges);
+    let mut problems = check(&edges);
+    for krate in crate::cycles::CRATES {
+        let shown = format!("{krate}/src");
+        problems.push_str(&crate::cycles::check(&crate::cycles::sibling_edges(
+            &root.join(krate).join("src"),
+            &shown,
+        )?));
+    }
     if problems.is_empty() {
-        println!("ok: no cycle, every module uses only the layers below it");
+        println!(
+            "ok: no cycle, every module uses only the layers below it, and no files inside a module name each other in a cycle"
+        );
         Ok(())
     } else {
         Err(problems)

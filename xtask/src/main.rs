@@ -18,7 +18,8 @@
 //! - `conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`: the official
 //!   MCP conformance suite against `examples/mcp_conformance.rs` over streamable HTTP, every
 //!   server scenario that applies to a tools server at each revision (`conformance.rs`).
-//! - `layers`: check that `pedelec-core`'s modules form layers, with no cycle (`layers.rs`).
+//! - `layers`: check that `pedelec-core`'s modules form layers, with no cycle (`layers.rs`),
+//!   and that no files inside a module of any crate name each other in a cycle (`cycles.rs`).
 //! - `load [FLAGS]`: MCP over HTTP under load, pedelec beside rmcp and the transport floor,
 //!   or the TM Dev Lab v2 workload against Redis (`load.rs`; the servers and the generator
 //!   are the `xtask/load` crate).
@@ -28,6 +29,7 @@
 mod compile_bench;
 mod compile_profile;
 mod conformance;
+mod cycles;
 mod debs;
 mod layers;
 mod load;
