@@ -596,12 +596,9 @@ async fn main() -> Result<(), pedelec::Error> {
     }
     // Bound here so that port 0 works: the line below names the port it got
     // (`cargo xtask conformance` reads it).
-    let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|e| {
-        pedelec::Error::new(
-            pedelec::ErrorCode::InvalidInput,
-            format!("cannot listen on `{addr}`: {e}"),
-        )
-    })?;
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|e| pedelec::Error::io(format!("cannot listen on `{addr}`"), e))?;
     let bound = listener.local_addr().map_or(addr, |a| a.to_string());
     let mode = if stateful { "stateful" } else { "stateless" };
     eprintln!("serving the conformance tools at http://{bound}/mcp ({mode}; Ctrl-C to stop)");

@@ -2,6 +2,8 @@
 //! ([`ToolResult`]), and the session's own error ([`Error`], e.g. `INVALID_INPUT`).
 
 use std::fmt;
+use std::io;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,11 +34,13 @@ pub enum ErrorCode {
     /// The call is over a rate or concurrency limit; `details.retryAfterMs` says when to
     /// try again.
     ToolRateLimited,
+    /// A socket, pipe or listener failed (the session's own error, [`Error::Io`]).
+    IoFailed,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::InvalidInput,
         ErrorCode::ToolArgsInvalid,
         ErrorCode::ToolHandlerNotFound,
@@ -47,6 +51,7 @@ impl ErrorCode {
         ErrorCode::SubmitToolResultFailed,
         ErrorCode::ToolForbidden,
         ErrorCode::ToolRateLimited,
+        ErrorCode::IoFailed,
     ];
 
     /// The code on the wire (`"TOOL_TIMEOUT"`, …).
@@ -63,6 +68,7 @@ impl ErrorCode {
             ErrorCode::SubmitToolResultFailed => "SUBMIT_TOOL_RESULT_FAILED",
             ErrorCode::ToolForbidden => "TOOL_FORBIDDEN",
             ErrorCode::ToolRateLimited => "TOOL_RATE_LIMITED",
+            ErrorCode::IoFailed => "IO_FAILED",
         }
     }
 }
@@ -291,13 +297,44 @@ impl fmt::Display for Problem {
     }
 }
 
-/// An error of the session itself (not of a call): `INVALID_INPUT` with every problem
-/// found, or a bridge failure.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Error {
-    code: ErrorCode,
-    message: String,
-    problems: Vec<Problem>,
+/// An error of the session itself (not of a call): the tool list or a setting was refused,
+/// or a transport failed.
+///
+/// Match on the variant to tell them apart, or read [`code`](Error::code); an I/O failure
+/// keeps its [`io::Error`](std::io::Error) as the [`source`](std::error::Error::source).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// `INVALID_INPUT`: the tool list (or a manifest read from JSON) has problems, every one
+    /// listed with its place.
+    #[non_exhaustive]
+    InvalidInput {
+        /// The summary (`invalid input: 3 problems`).
+        message: String,
+        /// Every problem, each with its place.
+        problems: Vec<Problem>,
+    },
+    /// `INVALID_INPUT`: a setting that cannot work as given (`McpHttp` with both a bearer
+    /// token and OAuth, no address to serve on, …); the message says what to write instead.
+    #[non_exhaustive]
+    Config {
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// `IO_FAILED`: a socket, pipe or listener failed (binding, reading, writing).
+    #[non_exhaustive]
+    Io {
+        /// What was being done (`cannot listen on 127.0.0.1:8080`).
+        message: String,
+        /// The error itself (shared, so that `Error` stays `Clone`).
+        source: Arc<io::Error>,
+    },
+    /// `SUBMIT_TOOL_RESULT_FAILED`: a call's result could not be delivered to its caller.
+    #[non_exhaustive]
+    Undelivered {
+        /// Why (the transport's words).
+        message: String,
+    },
 }
 
 impl Error {
@@ -308,54 +345,119 @@ impl Error {
             1 => format!("invalid input: {}", problems[0]),
             n => format!("invalid input: {n} problems"),
         };
-        Error {
-            code: ErrorCode::InvalidInput,
-            message,
-            problems,
-        }
+        Error::InvalidInput { message, problems }
     }
 
-    /// An error with a code and a message.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error {
-            code,
+    /// A setting that cannot work (`INVALID_INPUT`), with a message that says what to do.
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::Config {
             message: message.into(),
-            problems: Vec::new(),
         }
     }
 
-    /// The error code (`ErrorCode::InvalidInput` for a rejected tool list).
+    /// An I/O failure (`IO_FAILED`): what was being done, and the error.
+    pub fn io(message: impl Into<String>, source: io::Error) -> Self {
+        Error::Io {
+            message: message.into(),
+            source: Arc::new(source),
+        }
+    }
+
+    /// A result that could not be delivered (`SUBMIT_TOOL_RESULT_FAILED`).
+    pub fn undelivered(message: impl Into<String>) -> Self {
+        Error::Undelivered {
+            message: message.into(),
+        }
+    }
+
+    /// The error code: `INVALID_INPUT` for a refused tool list or setting, `IO_FAILED`,
+    /// `SUBMIT_TOOL_RESULT_FAILED`.
     #[must_use]
     pub const fn code(&self) -> ErrorCode {
-        self.code
+        match self {
+            Error::InvalidInput { .. } | Error::Config { .. } => ErrorCode::InvalidInput,
+            Error::Io { .. } => ErrorCode::IoFailed,
+            Error::Undelivered { .. } => ErrorCode::SubmitToolResultFailed,
+        }
     }
 
-    /// Every problem, each with its path.
+    /// Every problem of an `InvalidInput` error, each with its place (empty otherwise).
     #[must_use]
     pub fn problems(&self) -> &[Problem] {
-        &self.problems
+        match self {
+            Error::InvalidInput { problems, .. } => problems,
+            _ => &[],
+        }
     }
 
     /// The summary message.
     #[must_use]
     pub fn message(&self) -> &str {
-        &self.message
+        match self {
+            Error::InvalidInput { message, .. }
+            | Error::Config { message }
+            | Error::Io { message, .. }
+            | Error::Undelivered { message } => message,
+        }
+    }
+}
+
+impl PartialEq for Error {
+    /// Two errors are equal when their variants, messages and problems are; two I/O errors
+    /// also need the same [`io::ErrorKind`] (an `io::Error` has no equality of its own).
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                Error::Io {
+                    message: a,
+                    source: x,
+                },
+                Error::Io {
+                    message: b,
+                    source: y,
+                },
+            ) => a == b && x.kind() == y.kind(),
+            (
+                Error::InvalidInput {
+                    message: a,
+                    problems: x,
+                },
+                Error::InvalidInput {
+                    message: b,
+                    problems: y,
+                },
+            ) => a == b && x == y,
+            (Error::Config { message: a }, Error::Config { message: b })
+            | (Error::Undelivered { message: a }, Error::Undelivered { message: b }) => a == b,
+            _ => false,
+        }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)?;
-        if self.problems.len() > 1 {
-            for p in &self.problems {
-                write!(f, "\n  - {p}")?;
+        write!(f, "{}: {}", self.code(), self.message())?;
+        match self {
+            Error::InvalidInput { problems, .. } if problems.len() > 1 => {
+                for p in problems {
+                    write!(f, "\n  - {p}")?;
+                }
             }
+            Error::Io { source, .. } => write!(f, ": {source}")?,
+            _ => {}
         }
         Ok(())
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(&**source),
+            _ => None,
+        }
+    }
+}
 
 /// "a number (`5`)", "an array", …: what a JSON value is, for messages such as "`callId`
 /// must be a string, not a number (`5`)" (long strings are cut at 40 characters).
@@ -400,8 +502,32 @@ mod tests {
     }
 
     #[test]
+    fn session_errors_are_variants_with_codes_and_sources() {
+        use std::error::Error as _;
+        let refused = Error::invalid_input(vec![Problem {
+            path: "tools[0].name".into(),
+            message: "must not be empty".into(),
+        }]);
+        assert_eq!(refused.code(), ErrorCode::InvalidInput);
+        assert_eq!(refused.problems().len(), 1);
+        assert!(refused.source().is_none());
+        let config = Error::config("choose one");
+        assert_eq!(config.code(), ErrorCode::InvalidInput);
+        assert!(matches!(config, Error::Config { .. }));
+        assert!(config.problems().is_empty());
+        let io = Error::io("cannot listen on `x`", io::Error::from(io::ErrorKind::AddrInUse));
+        assert_eq!(io.code(), ErrorCode::IoFailed);
+        assert_eq!(io.message(), "cannot listen on `x`");
+        let source = io.source().and_then(|e| e.downcast_ref::<io::Error>());
+        assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::AddrInUse));
+        assert_eq!(io.clone(), io);
+        assert_ne!(io, Error::io("cannot listen on `x`", io::Error::other("other")));
+        assert_eq!(Error::undelivered("gone").code(), ErrorCode::SubmitToolResultFailed);
+    }
+
+    #[test]
     fn std_errors_convert_with_their_chain() {
-        let io = std::io::Error::other("disk full");
+        let io = io::Error::other("disk full");
         let e: ToolError = io.into();
         assert_eq!(e.code(), ErrorCode::ToolHandlerError);
         assert_eq!(e.message(), "disk full");

@@ -41,7 +41,7 @@ impl Bridge for Channels {
         let manifest = serde_json::to_value(session.manifest()).unwrap();
         self.out
             .send(json!({"type": "manifest", "manifest": manifest}))
-            .map_err(|e| Error::new(ErrorCode::SubmitToolResultFailed, e.to_string()))?;
+            .map_err(|e| Error::undelivered(e.to_string()))?;
         let inflight: Arc<Mutex<HashMap<String, Cancellation>>> = Arc::default();
         let mut tasks = tokio::task::JoinSet::new();
         while let Some(request) = self.requests.recv().await {

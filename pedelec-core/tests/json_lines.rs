@@ -412,10 +412,20 @@ async fn undeliverable_results_are_reported_as_events() {
     assert_eq!(failed.1, "update_counter");
     assert_eq!(failed.2.code(), ErrorCode::SubmitToolResultFailed);
     assert_eq!(failed.2.message(), "cannot write to Core: Core went away");
-    // The bridge stops: Core is unreachable.
+    // The bridge stops: Core is unreachable, an I/O failure that keeps its `io::Error`.
     let err = task.await.unwrap().unwrap_err();
-    assert_eq!(err.code(), ErrorCode::SubmitToolResultFailed);
-    assert_eq!(err.message(), "cannot write to Core: Core went away");
+    assert_eq!(err.code(), ErrorCode::IoFailed);
+    assert_eq!(err.message(), "cannot write to Core");
+    assert_eq!(
+        err.to_string(),
+        "IO_FAILED: cannot write to Core: Core went away"
+    );
+    let pedelec_core::Error::Io { source, .. } = &err else {
+        panic!("an I/O error: {err:?}");
+    };
+    assert_eq!(source.kind(), std::io::ErrorKind::BrokenPipe);
+    let chained = std::error::Error::source(&err).expect("the io::Error as the source");
+    assert_eq!(chained.to_string(), "Core went away");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

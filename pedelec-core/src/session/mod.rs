@@ -47,7 +47,7 @@ pub use policy::{FromFn, FromFnService, RateLimit, ToolService, from_fn};
 
 use crate::call::handler::{FallbackHandler, ToolCall, ToolHandler};
 use crate::context::{StateMap, ToolCallContext};
-use crate::error::{Error, ErrorCode, ToolError};
+use crate::error::{Error, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::skills::{InSkillSet, SkillSet, SkillsInput};
 use crate::tool::{Tool, ToolDefinition};
@@ -323,7 +323,7 @@ impl<N> Session<N> {
             .emit(|| SessionEvent::SubmitToolResultFailed {
                 call_id: call_id.to_owned(),
                 tool: tool.to_owned(),
-                error: Error::new(ErrorCode::SubmitToolResultFailed, why),
+                error: Error::undelivered(why),
             });
     }
 }

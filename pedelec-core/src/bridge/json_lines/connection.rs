@@ -19,7 +19,7 @@ use super::queue::{
 };
 use super::{JsonLines, Limits, PROTOCOL_VERSION};
 use crate::context::{Caller, Cancellation, ProgressSink, ProgressUpdate};
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::session::{CallOptions, Session};
 
 pub(super) async fn serve<R, W>(bridge: JsonLines<R, W>, session: Session) -> Result<(), Error>
@@ -47,7 +47,7 @@ where
             );
             out.push(b'\n');
         })
-        .map_err(|(why, _)| Error::new(ErrorCode::SubmitToolResultFailed, why))?;
+        .map_err(|(why, _)| Error::undelivered(why))?;
 
     let writer = tokio::spawn(write_loop(
         bridge.writer,

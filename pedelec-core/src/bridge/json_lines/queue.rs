@@ -282,22 +282,14 @@ pub(in crate::bridge) async fn finish(
     writer: tokio::task::JoinHandle<io::Result<()>>,
     peer: &str,
 ) -> Result<(), crate::error::Error> {
-    use crate::error::{Error, ErrorCode};
+    use crate::error::Error;
     queue.reader_done();
     let write = match writer.await {
         Ok(result) => result,
         Err(e) => Err(io::Error::other(format!("the writer task failed: {e}"))),
     };
     if let Err(e) = write {
-        return Err(Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot write to {peer}: {e}"),
-        ));
+        return Err(Error::io(format!("cannot write to {peer}"), e));
     }
-    read.map_err(|e| {
-        Error::new(
-            ErrorCode::SubmitToolResultFailed,
-            format!("cannot read from {peer}: {e}"),
-        )
-    })
+    read.map_err(|e| Error::io(format!("cannot read from {peer}"), e))
 }

@@ -65,7 +65,7 @@ use super::mcp::server::{Server, Settings, TraceSpanFn};
 #[cfg(feature = "oauth")]
 use super::oauth::{OAuth, OAuthLayer};
 use crate::context::Caller;
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::session::Session;
 use endpoint::Endpoint;
 use guard::Guard;
@@ -454,8 +454,7 @@ impl Access {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &options.oauth {
             if options.bearer_token.is_some() {
-                return Err(Error::new(
-                    ErrorCode::InvalidInput,
+                return Err(Error::config(
                     "`McpHttp` has both a `bearer_token` and `oauth`: choose one (a static \
                      token would bypass the access tokens' scopes)",
                 ));
@@ -492,37 +491,27 @@ impl Bridge for McpHttp {
             } = self;
             let listener = match listen {
                 Listen::Listener(listener) => listener,
-                Listen::Address(addr) => TcpListener::bind(&addr).await.map_err(|e| {
-                    Error::new(
-                        ErrorCode::SubmitToolResultFailed,
-                        format!("cannot listen on `{addr}`: {e}"),
-                    )
-                })?,
+                Listen::Address(addr) => TcpListener::bind(&addr)
+                    .await
+                    .map_err(|e| Error::io(format!("cannot listen on `{addr}`"), e))?,
                 Listen::Nowhere => {
-                    return Err(Error::new(
-                        ErrorCode::InvalidInput,
+                    return Err(Error::config(
                         "`McpHttp::options()` has no address to serve on: use \
                          `McpHttp::bind(\"127.0.0.1:8080\")`, or mount \
                          `.into_router(session)` into an axum app",
                     ));
                 }
             };
-            let addr = listener.local_addr().map_err(|e| {
-                Error::new(
-                    ErrorCode::SubmitToolResultFailed,
-                    format!("the listener has no address: {e}"),
-                )
-            })?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| Error::io("the listener has no address", e))?;
             let (hosts, origins) = defaults_for(Some(addr.ip()));
             if hosts.is_none() && options.allowed_hosts.is_none() {
-                return Err(Error::new(
-                    ErrorCode::InvalidInput,
-                    format!(
-                        "`McpHttp` bound to {addr} (every interface) needs the host names \
+                return Err(Error::config(format!(
+                    "`McpHttp` bound to {addr} (every interface) needs the host names \
                          clients use: add `.allowed_hosts([\"example.com\"])` (an empty list \
                          allows any host, for a server behind a proxy that checks them)"
-                    ),
-                ));
+                )));
             }
             // Cancelled once every connection has drained: it ends what rmcp still runs.
             let stop_sessions = CancellationToken::new();

@@ -64,7 +64,7 @@ use serde_json::Value;
 pub use layer::OAuthService;
 
 use crate::context::Caller;
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 
 /// The default floor between two fetches of the issuer's keys.
 pub const DEFAULT_REFETCH_FLOOR: Duration = Duration::from_secs(30);
@@ -209,7 +209,7 @@ impl OAuth {
     /// refetch floor, a leeway over 60 s, a scope that is not an RFC 6749 scope token.
     pub fn layer(self) -> Result<OAuthLayer, Error> {
         self.build()
-            .map_err(|message| Error::new(ErrorCode::InvalidInput, format!("`OAuth`: {message}")))
+            .map_err(|message| Error::config(format!("`OAuth`: {message}")))
     }
 
     fn build(self) -> Result<OAuthLayer, String> {
