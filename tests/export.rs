@@ -351,7 +351,7 @@ fn export_errors_list_every_problem() {
     let got: Vec<_> = error
         .problems()
         .iter()
-        .map(|p| (p.tool.as_deref().unwrap_or(""), p.pointer.as_str(), p.rule))
+        .map(|p| (p.tool.as_deref().unwrap_or(""), p.place.as_str(), p.rule))
         .collect();
     assert_eq!(
         got,
@@ -610,18 +610,18 @@ fn malformed_payloads_say_what_is_wrong() {
     let openai = rich_export(Target::OpenAiChat);
     let message =
         |export: &Export, payload: Value| export.decode_call(&payload).unwrap_err().to_string();
-    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` is not valid JSON text: EOF while parsing an object at line 1 column 1 (rule `arguments`)"]]
+    expect_test::expect!["OpenAI Chat Completions (openai): /function/arguments: `arguments` is not valid JSON text: EOF while parsing an object at line 1 column 1 (rule `arguments`)"]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "{"}})));
-    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: `arguments` must be JSON text (a string holding an object), got an object (rule `arguments`)"]]
+    expect_test::expect!["OpenAI Chat Completions (openai): /function/arguments: `arguments` must be JSON text (a string holding an object), got an object (rule `arguments`)"]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": {}}})));
-    expect_test::expect![[r"OpenAI Chat Completions (openai): `/function/arguments`: the arguments must be a JSON object, got an array (rule `arguments`)"]]
+    expect_test::expect!["OpenAI Chat Completions (openai): /function/arguments: the arguments must be a JSON object, got an array (rule `arguments`)"]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_url", "arguments": "[1]"}})));
-    expect_test::expect![[r"OpenAI Chat Completions (openai): unknown tool `nav_open_ur`; did you mean `nav_open_url`? (rule `unknown-tool`)"]]
+    expect_test::expect!["OpenAI Chat Completions (openai): unknown tool `nav_open_ur`; did you mean `nav_open_url`? (rule `unknown-tool`)"]
         .assert_eq(&message(&openai, json!({"id": "c", "type": "function", "function": {"name": "nav_open_ur", "arguments": "{}"}})));
-    expect_test::expect![[r#"OpenAI Chat Completions (openai): `/function`: `function` is missing or not an object; expected one element of `message.tool_calls`, like `{"id": "call_…", "type": "function", "function": {"name": "…", "arguments": "{…}"}}` (rule `payload`)"#]]
+    expect_test::expect![[r#"OpenAI Chat Completions (openai): /function: `function` is missing or not an object; expected one element of `message.tool_calls`, like `{"id": "call_…", "type": "function", "function": {"name": "…", "arguments": "{…}"}}` (rule `payload`)"#]]
         .assert_eq(&message(&openai, json!({"role": "assistant", "content": "hi"})));
     let anthropic = rich_export(Target::Anthropic);
-    expect_test::expect![[r#"Anthropic Messages (anthropic): `/type`: this is not a `tool_use` (its `type` is "text"); expected one `tool_use` content block, like `{"type": "tool_use", "id": "toolu_…", "name": "…", "input": {…}}` (rule `payload`)"#]]
+    expect_test::expect![[r#"Anthropic Messages (anthropic): /type: this is not a `tool_use` (its `type` is "text"); expected one `tool_use` content block, like `{"type": "tool_use", "id": "toolu_…", "name": "…", "input": {…}}` (rule `payload`)"#]]
         .assert_eq(&message(&anthropic, json!({"type": "text", "text": "hi"})));
     let gemini = rich_export(Target::Gemini);
     expect_test::expect![[r#"Gemini (gemini): there is no `functionCall`; expected one `functionCall` part, like `{"functionCall": {"name": "…", "args": {…}}}` (rule `payload`)"#]]
@@ -1176,7 +1176,7 @@ fn map_entries_decode_back_in_order_and_refuse_repeated_keys() {
             .unwrap_err();
         let problem = &error.problems()[0];
         assert_eq!(
-            (problem.pointer.as_str(), problem.rule),
+            (problem.place.as_str(), problem.rule),
             (format!("{args_at}/nested/1/1/key").as_str(), "map-entries")
         );
         assert_eq!(
@@ -1187,7 +1187,7 @@ fn map_entries_decode_back_in_order_and_refuse_repeated_keys() {
         let error = export
             .decode_call(&payload(json!({"labels": [{"key": 1, "value": 1}]})))
             .unwrap_err();
-        assert_eq!(error.problems()[0].pointer, format!("{args_at}/labels/0"));
+        assert_eq!(error.problems()[0].place, format!("{args_at}/labels/0"));
         let error = export
             .decode_call(&payload(json!({"labels": [["a", 1]]})))
             .unwrap_err();
@@ -1380,13 +1380,7 @@ fn recursive_goldens() {
         let got: Vec<_> = error
             .problems()
             .iter()
-            .map(|p| {
-                (
-                    p.tool.clone().unwrap_or_default(),
-                    p.pointer.clone(),
-                    p.rule,
-                )
-            })
+            .map(|p| (p.tool.clone().unwrap_or_default(), p.place.clone(), p.rule))
             .collect();
         assert_eq!(
             got,

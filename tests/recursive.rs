@@ -149,7 +149,7 @@ fn validation_follows_refs_with_the_same_pointers() {
     let bad = json!({"expr": {"op": "add", "left": {"op": "num", "value": 1}, "right":
         {"op": "add", "left": {"op": "num", "value": "2"}, "right": {"op": "num", "value": 3}}}});
     let errors = compiled.validate(&bad).unwrap_err();
-    let pointers: Vec<&str> = errors.iter().map(|e| e.pointer.as_str()).collect();
+    let pointers: Vec<&str> = errors.iter().map(|e| e.place.as_str()).collect();
     assert!(pointers.contains(&"/expr/right/left/value"), "{errors}");
     assert_eq!(
         compiled

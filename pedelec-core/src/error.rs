@@ -278,24 +278,81 @@ impl<'de> Deserialize<'de> for ToolResult {
     }
 }
 
-/// One problem in an input: where (`tools[1].name`) and what.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One problem found in an input: where it is, the rule it breaks, and what to do.
+///
+/// Every error that lists problems shares this type: a refused tool list
+/// ([`Error::InvalidInput`], its place a path into the list: `tools[1].name`), a schema
+/// ([`SchemaError`](crate::schema::SchemaError), a pointer into the schema), a call's args
+/// ([`ValidationErrors`](crate::schema::ValidationErrors), a pointer into the args, the
+/// failed keyword as its rule), an export ([`ExportError`](crate::export::ExportError), the
+/// tool, a pointer into its schema or the payload, the provider's rule).
+///
+/// Displays as `place: message` (the root place shown as `/`), after `` tool `name` at ``
+/// when it names a tool: `/delta: expected integer, got string "5"`. Serializes as
+/// `{"pointer", "keyword"?, "tool"?, "message"}` (a call's `TOOL_ARGS_INVALID` details).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Problem {
-    /// Where the problem is, as a path into the input (`tools[1].argsSchema/properties/x`).
-    pub path: String,
-    /// What is wrong and how to fix it.
+    /// Where: a JSON pointer (RFC 6901; `""` is the root) into the args, the schema or the
+    /// payload, or a path into a tool list (`tools[1].argsSchema/properties/x`).
+    #[serde(rename = "pointer")]
+    pub place: String,
+    /// The rule broken: the JSON Schema keyword that failed (`type`, `required`, …), or the
+    /// provider's rule (`name-length`, `strict-open-object`, …); empty when none applies.
+    #[serde(rename = "keyword", skip_serializing_if = "str::is_empty")]
+    pub rule: &'static str,
+    /// The tool the problem is about, when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// What is wrong, phrased so that the reader (a developer or a model) can fix it.
     pub message: String,
+}
+
+impl Problem {
+    /// A problem at `place` (a JSON pointer or a path into a tool list).
+    pub fn at(place: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem {
+            place: place.into(),
+            rule: "",
+            tool: None,
+            message: message.into(),
+        }
+    }
+
+    /// The same problem, naming the rule (or keyword) it breaks.
+    #[must_use]
+    pub fn rule(mut self, rule: &'static str) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// The same problem, naming the tool it is about.
+    #[must_use]
+    pub fn tool(mut self, tool: Option<&str>) -> Self {
+        self.tool = tool.map(str::to_owned);
+        self
+    }
+
+    /// The same problem, its place under `prefix` (`tools[1].` before `name`).
+    #[must_use]
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.place.insert_str(0, prefix);
+        self
+    }
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
+        match (&self.tool, self.place.as_str()) {
+            (Some(tool), "") => write!(f, "tool `{tool}`: ")?,
+            (Some(tool), place) => write!(f, "tool `{tool}` at `{place}`: ")?,
+            (None, "") => f.write_str("/: ")?,
+            (None, place) => write!(f, "{place}: ")?,
         }
+        f.write_str(&self.message)
     }
 }
+
+impl std::error::Error for Problem {}
 
 /// An error of the session itself (not of a call): the tool list or a setting was refused,
 /// or a transport failed.
@@ -504,10 +561,7 @@ mod tests {
     #[test]
     fn session_errors_are_variants_with_codes_and_sources() {
         use std::error::Error as _;
-        let refused = Error::invalid_input(vec![Problem {
-            path: "tools[0].name".into(),
-            message: "must not be empty".into(),
-        }]);
+        let refused = Error::invalid_input(vec![Problem::at("tools[0].name", "must not be empty")]);
         assert_eq!(refused.code(), ErrorCode::InvalidInput);
         assert_eq!(refused.problems().len(), 1);
         assert!(refused.source().is_none());
@@ -515,14 +569,23 @@ mod tests {
         assert_eq!(config.code(), ErrorCode::InvalidInput);
         assert!(matches!(config, Error::Config { .. }));
         assert!(config.problems().is_empty());
-        let io = Error::io("cannot listen on `x`", io::Error::from(io::ErrorKind::AddrInUse));
+        let io = Error::io(
+            "cannot listen on `x`",
+            io::Error::from(io::ErrorKind::AddrInUse),
+        );
         assert_eq!(io.code(), ErrorCode::IoFailed);
         assert_eq!(io.message(), "cannot listen on `x`");
         let source = io.source().and_then(|e| e.downcast_ref::<io::Error>());
         assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::AddrInUse));
         assert_eq!(io.clone(), io);
-        assert_ne!(io, Error::io("cannot listen on `x`", io::Error::other("other")));
-        assert_eq!(Error::undelivered("gone").code(), ErrorCode::SubmitToolResultFailed);
+        assert_ne!(
+            io,
+            Error::io("cannot listen on `x`", io::Error::other("other"))
+        );
+        assert_eq!(
+            Error::undelivered("gone").code(),
+            ErrorCode::SubmitToolResultFailed
+        );
     }
 
     #[test]

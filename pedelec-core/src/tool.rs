@@ -417,31 +417,19 @@ impl ToolDefinition {
     pub fn problems(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         if let Err(p) = pedelec_rules::check_tool_name(&self.name) {
-            problems.push(Problem {
-                path: "name".into(),
-                message: p.to_string(),
-            });
+            problems.push(Problem::at("name", p.to_string()));
         }
         if pedelec_rules::is_blank(&self.description) {
-            problems.push(Problem {
-                path: "description".into(),
-                message: pedelec_rules::BLANK_DESCRIPTION.into(),
-            });
+            problems.push(Problem::at("description", pedelec_rules::BLANK_DESCRIPTION));
         }
         if let Some(ms) = self.timeout_ms
             && let Err(p) = pedelec_rules::check_timeout_ms(i128::from(ms))
         {
-            problems.push(Problem {
-                path: "timeoutMs".into(),
-                message: p.to_string(),
-            });
+            problems.push(Problem::at("timeoutMs", p.to_string()));
         }
         let schema_ok = problems.len();
         for p in self.args_schema.problems() {
-            problems.push(Problem {
-                path: format!("argsSchema{}", p.pointer),
-                message: p.message,
-            });
+            problems.push(Problem::at(format!("argsSchema{}", p.place), p.message));
         }
         let schema_ok = problems.len() == schema_ok;
         problems.extend(self.option_problems(schema_ok));
@@ -477,42 +465,30 @@ pub(crate) fn option_problems(
     let scopes: Vec<&str> = scopes.iter().map(|s| &**s).collect();
     for (j, scope) in scopes.iter().enumerate() {
         if let Err(p) = pedelec_rules::scope::check_scope(scope) {
-            problems.push(Problem {
-                path: format!("scopes[{j}]"),
-                message: p.to_string(),
-            });
+            problems.push(Problem::at(format!("scopes[{j}]"), p.to_string()));
         } else if let Some(k) = pedelec_rules::scope::earlier_duplicate(&scopes, j) {
-            problems.push(Problem {
-                path: format!("scopes[{j}]"),
-                message: format!(
+            problems.push(Problem::at(
+                format!("scopes[{j}]"),
+                format!(
                     "duplicate scope {scope:?}: `scopes[{k}]` already has it; list each scope \
                      once"
                 ),
-            });
+            ));
         }
     }
     if let Some(limit) = max_concurrency
         && let Err(p) = pedelec_rules::check_max_concurrency(i128::from(limit))
     {
-        problems.push(Problem {
-            path: "maxConcurrency".into(),
-            message: p.to_string(),
-        });
+        problems.push(Problem::at("maxConcurrency", p.to_string()));
     }
     if let Some(icon) = icon
         && let Err(p) = pedelec_rules::icon::check_icon(icon)
     {
-        problems.push(Problem {
-            path: "icon".into(),
-            message: p.to_string(),
-        });
+        problems.push(Problem::at("icon", p.to_string()));
     }
     for (j, example) in examples.iter().enumerate() {
         for message in example_problems(schema, example) {
-            problems.push(Problem {
-                path: format!("examples[{j}]"),
-                message,
-            });
+            problems.push(Problem::at(format!("examples[{j}]"), message));
         }
     }
     problems

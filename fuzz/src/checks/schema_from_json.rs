@@ -35,7 +35,7 @@ pub fn check_value(input: &Value) {
             );
             for p in e.problems() {
                 assert!(
-                    input.pointer(&p.pointer).is_some(),
+                    input.pointer(&p.place).is_some(),
                     "the problem {p} points outside the schema {input}"
                 );
                 assert!(!p.message.is_empty(), "{input}");
@@ -100,7 +100,7 @@ pub fn check_errors(errors: &ValidationErrors, instance: &Value, context: &str) 
     assert!(errors.len() <= ValidationErrors::LIMIT, "{context}");
     for e in errors {
         assert!(
-            instance.pointer(&e.pointer).is_some(),
+            instance.pointer(&e.place).is_some(),
             "the error {e:?} points outside the instance {instance}\n{context}"
         );
         assert!(!e.message.is_empty(), "{context}");

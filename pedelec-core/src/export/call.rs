@@ -763,8 +763,8 @@ impl<N> Session<N> {
                 let call = export.undecodable(payload);
                 // The model reads this: the problem alone, without the target's name.
                 let message = match error.problems().first() {
-                    Some(p) if p.pointer.is_empty() => p.message.clone(),
-                    Some(p) => format!("{}: {}", p.pointer, p.message),
+                    Some(p) if p.place.is_empty() => p.message.clone(),
+                    Some(p) => format!("{}: {}", p.place, p.message),
                     None => error.to_string(),
                 };
                 let result = ToolResult::Err(ToolError::with_code(error.code(), message));

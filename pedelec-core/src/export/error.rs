@@ -8,50 +8,33 @@
 use std::fmt;
 
 use super::Target;
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Problem};
 
-/// One problem: the tool (when there is one), a JSON pointer (into the tool's argsSchema for
-/// an export, into the payload for a call), the rule, and a message saying what to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExportProblem {
-    /// The tool's name, when the problem is about one tool.
-    pub tool: Option<String>,
-    /// A JSON pointer (`""` for the whole schema or payload).
-    pub pointer: String,
-    /// The rule's identifier (`name-length`, `strict-open-object`, `arguments`, …).
-    pub rule: &'static str,
-    /// What is wrong and what to do.
-    pub message: String,
+/// A problem of an export: the tool (when there is one), a JSON pointer (into the tool's
+/// argsSchema for an export, into the payload for a call), the provider's rule, and a
+/// message saying what to do.
+pub(crate) fn problem(
+    tool: Option<&str>,
+    pointer: impl Into<String>,
+    rule: &'static str,
+    message: impl Into<String>,
+) -> Problem {
+    Problem::at(pointer, message).rule(rule).tool(tool)
 }
 
-impl ExportProblem {
-    pub(crate) fn new(
-        tool: Option<&str>,
-        pointer: impl Into<String>,
-        rule: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
-        ExportProblem {
-            tool: tool.map(str::to_owned),
-            pointer: pointer.into(),
-            rule,
-            message: message.into(),
-        }
-    }
-}
+/// A problem and its rule, as an export error shows them:
+/// ``tool `x` at `/p`: message (rule `name-length`)``.
+struct WithRule<'a>(&'a Problem);
 
-impl fmt::Display for ExportProblem {
+impl fmt::Display for WithRule<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(tool) = &self.tool {
-            write!(f, "tool `{tool}`")?;
-            if !self.pointer.is_empty() {
-                write!(f, " at `{}`", self.pointer)?;
-            }
-            f.write_str(": ")?;
-        } else if !self.pointer.is_empty() {
-            write!(f, "`{}`: ", self.pointer)?;
+        let p = self.0;
+        if p.tool.is_none() && p.place.is_empty() {
+            // About the whole payload: no place to show.
+            write!(f, "{} (rule `{}`)", p.message, p.rule)
+        } else {
+            write!(f, "{p} (rule `{}`)", p.rule)
         }
-        write!(f, "{} (rule `{}`)", self.message, self.rule)
     }
 }
 
@@ -60,11 +43,11 @@ impl fmt::Display for ExportProblem {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExportError {
     target: Target,
-    problems: Vec<ExportProblem>,
+    problems: Vec<Problem>,
 }
 
 impl ExportError {
-    pub(crate) fn new(target: Target, problems: Vec<ExportProblem>) -> Self {
+    pub(crate) fn new(target: Target, problems: Vec<Problem>) -> Self {
         ExportError { target, problems }
     }
 
@@ -74,10 +57,7 @@ impl ExportError {
         rule: &'static str,
         message: String,
     ) -> Self {
-        ExportError::new(
-            target,
-            vec![ExportProblem::new(None, pointer, rule, message)],
-        )
+        ExportError::new(target, vec![problem(None, pointer, rule, message)])
     }
 
     /// The target.
@@ -88,7 +68,7 @@ impl ExportError {
 
     /// Every problem.
     #[must_use]
-    pub fn problems(&self) -> &[ExportProblem] {
+    pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
 
@@ -108,7 +88,13 @@ impl ExportError {
 impl fmt::Display for ExportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.problems.as_slice() {
-            [one] => write!(f, "{} ({}): {one}", self.target.title(), self.target),
+            [one] => write!(
+                f,
+                "{} ({}): {}",
+                self.target.title(),
+                self.target,
+                WithRule(one)
+            ),
             problems => {
                 write!(
                     f,
@@ -118,7 +104,7 @@ impl fmt::Display for ExportError {
                     problems.len()
                 )?;
                 for p in problems {
-                    write!(f, "\n- {p}")?;
+                    write!(f, "\n- {}", WithRule(p))?;
                 }
                 Ok(())
             }

@@ -67,11 +67,13 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 pub use call::ProviderCall;
-pub use error::{ExportError, ExportProblem};
+pub use error::ExportError;
+pub(crate) use error::problem;
 #[doc(hidden)]
 pub(crate) use facts::tool_facts;
 pub use target::Target;
 
+use crate::error::Problem;
 use crate::manifest::SerializableSkillsManifest;
 use crate::schema::{Str, ToolArgsSchema};
 use crate::skills::SkillsInput;
@@ -205,12 +207,7 @@ impl Export {
                         | pedelec_rules::provider::Rule::AmbiguousUnion
                         | pedelec_rules::provider::Rule::Recursive
                 ) {
-                    problems.push(ExportProblem::new(
-                        Some(&tool.name),
-                        "",
-                        rule.id(),
-                        rule.to_string(),
-                    ));
+                    problems.push(problem(Some(&tool.name), "", rule.id(), rule.to_string()));
                 }
             }
             before = before.with(&facts);
@@ -317,7 +314,7 @@ impl Export {
 fn input_examples(
     tool: &crate::manifest::SerializableToolManifest,
     examples: &[Str],
-    problems: &mut Vec<ExportProblem>,
+    problems: &mut Vec<Problem>,
 ) -> Vec<Value> {
     let mut out = Vec::with_capacity(examples.len());
     for (j, text) in examples.iter().enumerate() {
@@ -328,7 +325,7 @@ fn input_examples(
             out.push(value);
         }
         for message in messages {
-            problems.push(ExportProblem::new(
+            problems.push(problem(
                 Some(&tool.name),
                 "",
                 "input-example",

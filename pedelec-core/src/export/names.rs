@@ -10,7 +10,8 @@
 
 use pedelec_rules::provider::{Provider, check_name, provider_byte, provider_names_collide};
 
-use super::ExportProblem;
+use super::problem;
+use crate::error::Problem;
 use crate::manifest::SerializableSkillsManifest;
 
 /// The provider name of a tool name (a Pedelec name is ASCII).
@@ -24,24 +25,14 @@ pub(crate) fn provider_name(provider: Provider, name: &str) -> String {
 pub(crate) fn map(
     provider: Provider,
     manifest: &SerializableSkillsManifest,
-    problems: &mut Vec<ExportProblem>,
+    problems: &mut Vec<Problem>,
 ) -> Vec<(String, String)> {
     let mut names: Vec<(String, String)> = Vec::with_capacity(manifest.tools.len());
     for tool in &manifest.tools {
         if let Err(p) = pedelec_rules::check_tool_name(&tool.name) {
-            problems.push(ExportProblem::new(
-                Some(&tool.name),
-                "",
-                "tool-name",
-                p.to_string(),
-            ));
+            problems.push(problem(Some(&tool.name), "", "tool-name", p.to_string()));
         } else if let Some(rule) = check_name(provider, &tool.name) {
-            problems.push(ExportProblem::new(
-                Some(&tool.name),
-                "",
-                rule.id(),
-                rule.to_string(),
-            ));
+            problems.push(problem(Some(&tool.name), "", rule.id(), rule.to_string()));
         }
         let mapped = provider_name(provider, &tool.name);
         if let Some((earlier, _)) = names
@@ -57,12 +48,7 @@ pub(crate) fn map(
                     provider.title()
                 )
             };
-            problems.push(ExportProblem::new(
-                Some(&tool.name),
-                "",
-                "name-collision",
-                message,
-            ));
+            problems.push(problem(Some(&tool.name), "", "name-collision", message));
         }
         names.push((tool.name.clone(), mapped));
     }

@@ -29,8 +29,9 @@ use std::fmt::Write as _;
 use pedelec_rules::provider::{Provider, Rule};
 use serde_json::{Map, Value};
 
-use super::ExportProblem;
 use super::facts::{branches, is_closed, is_map, one_of_is_disjoint};
+use super::problem;
+use crate::error::Problem;
 use crate::schema::{AdditionalProperties, SchemaKind, SchemaNode, mcp_header};
 
 /// Formats OpenAI strict mode accepts.
@@ -123,7 +124,7 @@ pub(crate) fn schema(
     json: &Value,
     node: &SchemaNode,
     tool: &str,
-    problems: &mut Vec<ExportProblem>,
+    problems: &mut Vec<Problem>,
 ) -> Value {
     let profile = Profile::new(provider, strict);
     if profile.is_identity()
@@ -151,7 +152,7 @@ pub(crate) fn nulls_stand_for_absent(provider: Provider, strict: bool) -> bool {
 struct Walk<'a> {
     profile: Profile,
     tool: &'a str,
-    problems: &'a mut Vec<ExportProblem>,
+    problems: &'a mut Vec<Problem>,
     pointer: String,
     /// The argsSchema's root (whose `$defs` entries the `$ref`s name).
     root: &'a SchemaNode,
@@ -170,7 +171,7 @@ impl Walk<'_> {
     }
 
     fn problem(&mut self, rule: Rule) {
-        self.problems.push(ExportProblem::new(
+        self.problems.push(problem(
             Some(self.tool),
             self.pointer.clone(),
             rule.id(),

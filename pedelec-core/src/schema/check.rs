@@ -4,10 +4,10 @@
 use pedelec_rules::constraint;
 use serde_json::Value;
 
-use super::SchemaProblem;
 use super::compiled::{CompiledSchema, compile_pattern};
 use super::json::{push_token, show, type_name};
 use super::node::{SchemaKind, SchemaNode};
+use crate::error::Problem;
 
 /// Which checks apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl SchemaNode {
     /// schema's wire form. Useful for schemas built in code: a hand-written constant can
     /// still have an invalid `pattern` or a `default` that does not match.
     #[must_use]
-    pub fn problems(&self) -> Vec<SchemaProblem> {
+    pub fn problems(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         check_tree(self, &mut String::new(), Checks::Strict, &mut problems);
         for def in self.definitions() {
@@ -43,20 +43,20 @@ impl SchemaNode {
 /// Every `$ref` of the schema rooted at `root` must name one of its `$defs` entries, and
 /// two entries of one name must be the same definition (two recursive types of one name,
 /// from different modules, would otherwise be confused).
-pub(crate) fn check_refs(root: &SchemaNode, problems: &mut Vec<SchemaProblem>) {
+pub(crate) fn check_refs(root: &SchemaNode, problems: &mut Vec<Problem>) {
     let defs = root.definitions();
     let mut seen: Vec<&super::Def> = Vec::new();
     let mut all = Vec::new();
     all_defs(root, &mut all);
     for def in all {
         match seen.iter().find(|d| d.name() == def.name()) {
-            Some(first) if first.schema() != def.schema() => problems.push(SchemaProblem {
-                pointer: format!("/$defs/{}", def.name()),
-                message: format!(
+            Some(first) if first.schema() != def.schema() => problems.push(Problem::at(
+                format!("/$defs/{}", def.name()),
+                format!(
                     "two different types are both named `{}` in `$defs`; rename one of them",
                     def.name()
                 ),
-            }),
+            )),
             Some(_) => {}
             None => seen.push(def),
         }
@@ -104,19 +104,17 @@ fn refs_resolve(
     node: &SchemaNode,
     defs: &[&super::Def],
     pointer: &mut String,
-    problems: &mut Vec<SchemaProblem>,
+    problems: &mut Vec<Problem>,
 ) {
     if let Some(name) = node.reference_name()
         && !defs.iter().any(|d| d.name() == name)
     {
         let mut at = pointer.clone();
         push_token(&mut at, "$ref");
-        problems.push(SchemaProblem {
-            pointer: at,
-            message: format!(
-                "`$ref` names \"#/$defs/{name}\", which is not an entry of the root's `$defs`"
-            ),
-        });
+        problems.push(Problem::at(
+            at,
+            format!("`$ref` names \"#/$defs/{name}\", which is not an entry of the root's `$defs`"),
+        ));
     }
     let len = pointer.len();
     if let Some(items) = node.items() {
@@ -148,7 +146,7 @@ pub(crate) fn check_tree(
     node: &SchemaNode,
     pointer: &mut String,
     checks: Checks,
-    problems: &mut Vec<SchemaProblem>,
+    problems: &mut Vec<Problem>,
 ) {
     let before = problems.len();
     let len = pointer.len();
@@ -189,7 +187,7 @@ pub(crate) fn check_local(
     checks: Checks,
     kind_explained: bool,
     subtree_sound: bool,
-    problems: &mut Vec<SchemaProblem>,
+    problems: &mut Vec<Problem>,
 ) {
     // `keyword` is a keyword or `enum/<index>`: nothing to escape.
     let mut report = |keyword: &str, message: String| {
@@ -198,7 +196,7 @@ pub(crate) fn check_local(
             pointer.push('/');
             pointer.push_str(keyword);
         }
-        problems.push(SchemaProblem { pointer, message });
+        problems.push(Problem::at(pointer, message));
     };
 
     let strict = checks == Checks::Strict;

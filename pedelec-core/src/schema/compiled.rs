@@ -20,8 +20,9 @@ use super::json::{Decimal, push_token};
 use super::keywords;
 use pedelec_rules::Number;
 
+use super::SchemaError;
 use super::node::{AdditionalProperties, SchemaKind, SchemaNode, Str};
-use super::{SchemaError, SchemaProblem};
+use crate::error::Problem;
 
 /// The index of a node in a [`CompiledSchema`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -338,7 +339,7 @@ pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
 
 struct Builder {
     nodes: Vec<CompiledNode>,
-    problems: Vec<SchemaProblem>,
+    problems: Vec<Problem>,
     /// The nodes with a `$ref`, the name they refer to, and their pointer.
     references: Vec<(NodeId, Str, String)>,
 }
@@ -373,7 +374,7 @@ impl Builder {
     fn problem(&mut self, pointer: &str, keyword: &str, message: String) {
         let mut pointer = pointer.to_owned();
         push_token(&mut pointer, keyword);
-        self.problems.push(SchemaProblem { pointer, message });
+        self.problems.push(Problem::at(pointer, message));
     }
 
     #[allow(clippy::cast_possible_truncation)]

@@ -30,44 +30,26 @@ pub use node::{
 pub(crate) use node::{branches, deref, properties};
 pub use parse::ParseOptions;
 pub use pedelec_rules::Number;
-pub use validate::{MAX_REF_DEPTH, ValidationError, ValidationErrors, ValidationOptions};
+pub use validate::{MAX_REF_DEPTH, ValidationErrors, ValidationOptions};
 
 use std::fmt;
 use std::sync::Arc;
 
+use crate::error::Problem;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-
-/// One structural problem in a schema: where (a JSON pointer into the schema) and what.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchemaProblem {
-    /// JSON pointer into the schema (`""` for the root, `/properties/delta/minimum`, …).
-    pub pointer: String,
-    /// What is wrong, and what to write instead.
-    pub message: String,
-}
-
-impl fmt::Display for SchemaProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{pointer}: {}", self.message)
-    }
-}
 
 /// Every structural problem found in a schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaError {
-    problems: Vec<SchemaProblem>,
+    problems: Vec<Problem>,
 }
 
 impl SchemaError {
     /// An error from a list of problems (never empty).
     #[must_use]
-    pub fn new(problems: Vec<SchemaProblem>) -> Self {
+    pub fn new(problems: Vec<Problem>) -> Self {
         debug_assert!(!problems.is_empty());
         SchemaError { problems }
     }
@@ -75,7 +57,7 @@ impl SchemaError {
     /// The problems, in the order they were found: depth first through the schema, each
     /// node's keywords before the checks that relate several of them.
     #[must_use]
-    pub fn problems(&self) -> &[SchemaProblem] {
+    pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
 }
@@ -195,7 +177,7 @@ impl ToolArgsSchema {
     /// [`SchemaNode::from_json`], run on the built schema. A schema written by hand in a
     /// `const` can still have `minimum > maximum` or an invalid `pattern`.
     #[must_use]
-    pub fn problems(&self) -> Vec<SchemaProblem> {
+    pub fn problems(&self) -> Vec<Problem> {
         let mut problems = self.root.problems();
         if let Some(problem) = root_problem(&self.root) {
             problems.insert(0, problem);
@@ -281,18 +263,13 @@ impl ToolArgsSchema {
 }
 
 /// The problem of a root that is not an object node.
-fn root_problem(root: &SchemaNode) -> Option<SchemaProblem> {
+fn root_problem(root: &SchemaNode) -> Option<Problem> {
     if root.is_object()
         && let Some(problem) = mcp_header::problem(root)
     {
-        return Some(SchemaProblem {
-            pointer: String::new(),
-            message: problem.to_owned(),
-        });
+        return Some(Problem::at(String::new(), problem.to_owned()));
     }
-    (!root.is_object()).then(|| SchemaProblem {
-        pointer: String::new(),
-        message: match root.kind() {
+    (!root.is_object()).then(|| Problem::at(String::new(), match root.kind() {
             Some(kind) => format!(
                 "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
                 kind.as_str()
@@ -300,29 +277,27 @@ fn root_problem(root: &SchemaNode) -> Option<SchemaProblem> {
             None if root.one_of_branches().is_some() => "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
             None => "the root of an argsSchema must be an object (`\"type\": \"object\"`)"
                 .to_owned(),
-        },
-    })
+        }))
 }
 
 /// The root problem, judged on JSON that did not read as a schema: only when its `type`
 /// names another kind, or it is a `oneOf` (other cases are reported by the reader already).
-fn root_problem_of_json(json: &Value) -> Option<SchemaProblem> {
+fn root_problem_of_json(json: &Value) -> Option<Problem> {
     let kind = match json.get("type") {
         Some(Value::String(t)) => SchemaKind::from_name(t)?,
         None if json.get("oneOf").is_some() => {
-            return Some(SchemaProblem {
-                pointer: String::new(),
-                message: "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned(),
-            });
+            return Some(Problem::at(String::new(), "the root of an argsSchema must be an object (`\"type\": \"object\"`), not a `oneOf`".to_owned()));
         }
         _ => return None,
     };
-    (kind != SchemaKind::Object).then(|| SchemaProblem {
-        pointer: String::new(),
-        message: format!(
-            "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
-            kind.as_str()
-        ),
+    (kind != SchemaKind::Object).then(|| {
+        Problem::at(
+            String::new(),
+            format!(
+                "the root of an argsSchema must be an object (`\"type\": \"object\"`), not {}",
+                kind.as_str()
+            ),
+        )
     })
 }
 
@@ -332,14 +307,16 @@ fn unusable_schema(error: &SchemaError) -> ValidationErrors {
         error
             .problems()
             .iter()
-            .map(|p| ValidationError {
-                pointer: String::new(),
-                keyword: if p.pointer.ends_with("/pattern") {
+            .map(|p| {
+                Problem::at(
+                    String::new(),
+                    format!("the schema itself is invalid and accepts nothing: {p}"),
+                )
+                .rule(if p.place.ends_with("/pattern") {
                     "pattern"
                 } else {
                     "multipleOf"
-                },
-                message: format!("the schema itself is invalid and accepts nothing: {p}"),
+                })
             })
             .collect(),
     )

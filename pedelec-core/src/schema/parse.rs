@@ -9,11 +9,12 @@ use serde_json::{Map, Value};
 use super::check::{Checks, check_local};
 use pedelec_rules::Number;
 
+use super::SchemaError;
 use super::json::{describe, did_you_mean, number_of, push_token, show};
 use super::node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
-use super::{SchemaError, SchemaProblem};
+use crate::error::Problem;
 
 /// How [`SchemaNode::from_json_with`] reads a schema.
 ///
@@ -151,7 +152,7 @@ fn percent_decode(fragment: &str) -> Option<String> {
 
 struct Parser {
     checks: Checks,
-    problems: Vec<SchemaProblem>,
+    problems: Vec<Problem>,
 }
 
 impl Parser {
@@ -160,10 +161,7 @@ impl Parser {
     }
 
     fn problem(&mut self, pointer: &str, message: impl Into<String>) {
-        self.problems.push(SchemaProblem {
-            pointer: pointer.to_owned(),
-            message: message.into(),
-        });
+        self.problems.push(Problem::at(pointer.to_owned(), message));
     }
 
     /// Reads one node. Always returns a node (the best reading of what was written) so

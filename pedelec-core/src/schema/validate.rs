@@ -14,6 +14,7 @@ use super::json::{
     show,
 };
 use super::node::SchemaKind;
+use crate::error::Problem;
 use pedelec_rules::Number;
 
 /// How values are validated. The default is plain JSON Schema 2020-12; a session validates
@@ -63,33 +64,6 @@ impl ValidationOptions {
     }
 }
 
-/// One reason a value does not match its schema.
-///
-/// Displays as `pointer: message`, the root pointer shown as `/`:
-/// `/delta: expected integer, got string "5"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ValidationError {
-    /// JSON pointer (RFC 6901) to the offending value in the instance; `""` is the root.
-    pub pointer: String,
-    /// The schema keyword that failed (`type`, `required`, `additionalProperties`, …).
-    pub keyword: &'static str,
-    /// What is wrong, phrased so the caller can fix it.
-    pub message: String,
-}
-
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        };
-        write!(f, "{pointer}: {}", self.message)
-    }
-}
-
-impl std::error::Error for ValidationError {}
-
 /// Every reason a value does not match its schema, in instance order, at most
 /// [`ValidationErrors::LIMIT`] of them.
 ///
@@ -97,7 +71,7 @@ impl std::error::Error for ValidationError {}
 /// (the `details` of a `TOOL_ARGS_INVALID` result).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ValidationErrors {
-    errors: Vec<ValidationError>,
+    errors: Vec<Problem>,
     truncated: bool,
 }
 
@@ -107,7 +81,7 @@ impl ValidationErrors {
 
     /// The errors (never empty).
     #[must_use]
-    pub fn errors(&self) -> &[ValidationError] {
+    pub fn errors(&self) -> &[Problem] {
         &self.errors
     }
 
@@ -118,7 +92,7 @@ impl ValidationErrors {
     }
 
     /// Iterates over the errors.
-    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
+    pub fn iter(&self) -> std::slice::Iter<'_, Problem> {
         self.errors.iter()
     }
 
@@ -136,11 +110,11 @@ impl ValidationErrors {
 
     /// The errors, by value.
     #[must_use]
-    pub fn into_errors(self) -> Vec<ValidationError> {
+    pub fn into_errors(self) -> Vec<Problem> {
         self.errors
     }
 
-    pub(crate) fn from_errors(errors: Vec<ValidationError>) -> Self {
+    pub(crate) fn from_errors(errors: Vec<Problem>) -> Self {
         debug_assert!(!errors.is_empty());
         ValidationErrors {
             errors,
@@ -167,16 +141,16 @@ impl fmt::Display for ValidationErrors {
 impl std::error::Error for ValidationErrors {}
 
 impl<'a> IntoIterator for &'a ValidationErrors {
-    type Item = &'a ValidationError;
-    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    type Item = &'a Problem;
+    type IntoIter = std::slice::Iter<'a, Problem>;
     fn into_iter(self) -> Self::IntoIter {
         self.errors.iter()
     }
 }
 
 impl IntoIterator for ValidationErrors {
-    type Item = ValidationError;
-    type IntoIter = std::vec::IntoIter<ValidationError>;
+    type Item = Problem;
+    type IntoIter = std::vec::IntoIter<Problem>;
     fn into_iter(self) -> Self::IntoIter {
         self.errors.into_iter()
     }
@@ -346,7 +320,7 @@ impl Sink for Count {
 
 /// `validate`: every error, up to the limit.
 struct Collect {
-    errors: Vec<ValidationError>,
+    errors: Vec<Problem>,
     truncated: bool,
 }
 
@@ -357,11 +331,8 @@ impl Sink for Collect {
             self.truncated = true;
             return;
         }
-        self.errors.push(ValidationError {
-            pointer: path.pointer(),
-            keyword,
-            message: message(),
-        });
+        self.errors
+            .push(Problem::at(path.pointer(), message()).rule(keyword));
     }
     fn done(&self) -> bool {
         self.truncated
@@ -386,7 +357,7 @@ struct Checker<'s> {
     /// `$ref`s followed on the current path.
     depth: Cell<u32>,
     /// The first place where the value nests deeper than [`MAX_REF_DEPTH`].
-    too_deep: std::cell::RefCell<Option<ValidationError>>,
+    too_deep: std::cell::RefCell<Option<Problem>>,
 }
 
 impl Checker<'_> {
@@ -478,11 +449,7 @@ impl Checker<'_> {
             };
             let mut too_deep = self.too_deep.borrow_mut();
             if too_deep.is_none() {
-                *too_deep = Some(ValidationError {
-                    pointer: path.pointer(),
-                    keyword: "$ref",
-                    message: message(),
-                });
+                *too_deep = Some(Problem::at(path.pointer(), message()).rule("$ref"));
             }
             sink.fail(path, "$ref", message);
             return;

@@ -177,9 +177,11 @@ impl<N> SessionBuilder<N> {
             // Compiled once here; every call validates against the compiled form.
             let mut schema = def.args_schema().clone();
             if let Err(e) = schema.compile() {
-                problems.extend(e.problems().iter().map(|p| Problem {
-                    path: format!("tools[{i}].argsSchema{}", p.pointer),
-                    message: p.message.clone(),
+                problems.extend(e.problems().iter().map(|p| {
+                    Problem::at(
+                        format!("tools[{i}].argsSchema{}", p.place),
+                        p.message.clone(),
+                    )
                 }));
             }
             let args = match schema.compiled_shared() {
@@ -203,10 +205,10 @@ impl<N> SessionBuilder<N> {
         for (name, layer) in self.tool_layers {
             match by_name.get(name.as_str()) {
                 Some(&i) => tool_layers[i].push(layer),
-                None => problems.push(Problem {
-                    path: String::new(),
-                    message: format!("`layer_for(\"{name}\", ..)` names no tool of the skill set"),
-                }),
+                None => problems.push(Problem::at(
+                    String::new(),
+                    format!("`layer_for(\"{name}\", ..)` names no tool of the skill set"),
+                )),
             }
         }
         if !problems.is_empty() {

@@ -142,13 +142,13 @@ impl Shared {
                 tool.has_named.store(true, Ordering::Release);
                 Ok(())
             }
-            None => Err(Error::invalid_input(vec![Problem {
-                path: String::new(),
-                message: format!(
+            None => Err(Error::invalid_input(vec![Problem::at(
+                String::new(),
+                format!(
                     "cannot register a handler for `{name}`: the session has no tool of that name{}",
                     self.did_you_mean(name)
                 ),
-            }])),
+            )])),
         }
     }
 

@@ -16,10 +16,7 @@ pub(crate) fn definition_problems(tools: &[ToolDefinition]) -> Vec<Problem> {
     let mut problems = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         for p in tool.problems() {
-            problems.push(Problem {
-                path: format!("tools[{i}].{}", p.path),
-                message: p.message,
-            });
+            problems.push(Problem::at(format!("tools[{i}].{}", p.place), p.message));
         }
     }
     problems.extend(duplicate_problems(
@@ -34,12 +31,9 @@ fn duplicate_problems<'a>(names: impl Iterator<Item = (usize, &'a str)>) -> Vec<
     let mut problems = Vec::new();
     for (i, name) in names {
         if let Some(&j) = first.get(name) {
-            problems.push(Problem {
-                path: format!("tools[{i}].name"),
-                message: format!(
+            problems.push(Problem::at(format!("tools[{i}].name"), format!(
                     "duplicate tool name {name:?}: `tools[{j}]` already has it; tool names must be unique within a skill set"
-                ),
-            });
+                )));
         } else {
             first.insert(name, i);
         }
@@ -81,13 +75,13 @@ impl SkillsInput<String> {
     pub fn from_json(json: &Value) -> Result<Self, Error> {
         let mut problems = Vec::new();
         let Some(root) = json.as_object() else {
-            return Err(Error::invalid_input(vec![Problem {
-                path: String::new(),
-                message: format!(
+            return Err(Error::invalid_input(vec![Problem::at(
+                String::new(),
+                format!(
                     "a skill set is an object `{{\"guidance\": …, \"tools\": […]}}`, not {}",
                     describe(json)
                 ),
-            }]));
+            )]));
         };
         unknown_keys(root, SKILLS_KEYS, "", &mut problems);
         let guidance = required_string(
@@ -117,17 +111,17 @@ impl SkillsInput<String> {
                         .map(|(i, n): &(usize, String)| (*i, n.as_str())),
                 ));
             }
-            Some(other) => problems.push(Problem {
-                path: "tools".into(),
-                message: format!(
+            Some(other) => problems.push(Problem::at(
+                "tools",
+                format!(
                     "`tools` must be an array of tool definitions, not {}",
                     describe(other)
                 ),
-            }),
-            None => problems.push(Problem {
-                path: "tools".into(),
-                message: "missing `tools`: an array of tool definitions".into(),
-            }),
+            )),
+            None => problems.push(Problem::at(
+                "tools",
+                "missing `tools`: an array of tool definitions",
+            )),
         }
         if problems.is_empty() {
             Ok(SkillsInput::new(guidance, tools))
@@ -142,10 +136,10 @@ impl SkillsInput<String> {
     /// As `from_json`; text that is not JSON is one problem (with line and column).
     pub fn from_json_str(text: &str) -> Result<Self, Error> {
         let value: Value = serde_json::from_str(text).map_err(|e| {
-            Error::invalid_input(vec![Problem {
-                path: String::new(),
-                message: format!("the skill set is not valid JSON: {e}"),
-            }])
+            Error::invalid_input(vec![Problem::at(
+                String::new(),
+                format!("the skill set is not valid JSON: {e}"),
+            )])
         })?;
         SkillsInput::from_json(&value)
     }
@@ -160,26 +154,17 @@ fn read_tool(
 ) -> Option<ToolDefinition> {
     let at = |key: &str| format!("tools[{i}].{key}");
     let Some(obj) = entry.as_object() else {
-        problems.push(Problem {
-            path: format!("tools[{i}]"),
-            message: format!(
+        problems.push(Problem::at(format!("tools[{i}]"), format!(
                 "a tool definition is an object with `name`, `description` and `argsSchema`, not {}",
                 describe(entry)
-            ),
-        });
+            )));
         return None;
     };
     if obj.contains_key("input") {
-        problems.push(Problem {
-            path: at("input"),
-            message: "the legacy `input` shorthand is not supported; describe the arguments with `argsSchema` (a JSON Schema object)".into(),
-        });
+        problems.push(Problem::at(at("input"), "the legacy `input` shorthand is not supported; describe the arguments with `argsSchema` (a JSON Schema object)"));
     }
     if obj.contains_key("handler") {
-        problems.push(Problem {
-            path: at("handler"),
-            message: "a skill set read from JSON cannot carry handlers; register one with `session.on_tool_name(..)` or `session.set_fallback(..)`".into(),
-        });
+        problems.push(Problem::at(at("handler"), "a skill set read from JSON cannot carry handlers; register one with `session.on_tool_name(..)` or `session.set_fallback(..)`"));
     }
     let ignore: Vec<&str> = TOOL_KEYS
         .iter()
@@ -198,10 +183,7 @@ fn read_tool(
     .cloned();
     if let Some(s) = &name {
         if let Err(p) = pedelec_rules::check_tool_name(s) {
-            problems.push(Problem {
-                path: at("name"),
-                message: p.to_string(),
-            });
+            problems.push(Problem::at(at("name"), p.to_string()));
         }
         names.push((i, s.clone()));
     }
@@ -214,29 +196,26 @@ fn read_tool(
     )
     .cloned();
     if description.as_deref().is_some_and(pedelec_rules::is_blank) {
-        problems.push(Problem {
-            path: at("description"),
-            message: pedelec_rules::BLANK_DESCRIPTION.into(),
-        });
+        problems.push(Problem::at(
+            at("description"),
+            pedelec_rules::BLANK_DESCRIPTION,
+        ));
     }
     let schema = match obj.get("argsSchema") {
         Some(json) => match ToolArgsSchema::from_json(json) {
             Ok(schema) => Some(schema),
             Err(e) => {
                 for p in e.problems() {
-                    problems.push(Problem {
-                        path: format!("tools[{i}].argsSchema{}", p.pointer),
-                        message: p.message.clone(),
-                    });
+                    problems.push(Problem::at(
+                        format!("tools[{i}].argsSchema{}", p.place),
+                        p.message.clone(),
+                    ));
                 }
                 None
             }
         },
         None => {
-            problems.push(Problem {
-                path: at("argsSchema"),
-                message: "missing `argsSchema`: a JSON Schema whose root is an object (`{\"type\": \"object\", \"properties\": {…}}`)".into(),
-            });
+            problems.push(Problem::at(at("argsSchema"), "missing `argsSchema`: a JSON Schema whose root is an object (`{\"type\": \"object\", \"properties\": {…}}`)"));
             None
         }
     };
@@ -253,22 +232,19 @@ fn read_tool(
             match checked {
                 Ok(ms) => Some(ms),
                 Err(p) => {
-                    problems.push(Problem {
-                        path: at("timeoutMs"),
-                        message: format!("{p} (got {n})"),
-                    });
+                    problems.push(Problem::at(at("timeoutMs"), format!("{p} (got {n})")));
                     None
                 }
             }
         }
         Some(other) => {
-            problems.push(Problem {
-                path: at("timeoutMs"),
-                message: format!(
+            problems.push(Problem::at(
+                at("timeoutMs"),
+                format!(
                     "`timeoutMs` must be a positive integer number of milliseconds, not {}",
                     describe(other)
                 ),
-            });
+            ));
             None
         }
     };
@@ -280,10 +256,7 @@ fn read_tool(
         &options.examples,
         schema.as_ref(),
     ) {
-        problems.push(Problem {
-            path: at(&p.path),
-            message: p.message,
-        });
+        problems.push(Problem::at(at(&p.place), p.message));
     }
     let mut def = ToolDefinition::new(name?, description?, schema?)
         .with_scopes(options.scopes)
@@ -320,10 +293,7 @@ fn read_options(
 ) -> Options {
     let mut options = Options::default();
     let mut problem = |key: &str, message: String| {
-        problems.push(Problem {
-            path: at(key),
-            message,
-        });
+        problems.push(Problem::at(at(key), message));
     };
     match obj.get("scopes") {
         None | Some(Value::Null) => {}
@@ -432,7 +402,7 @@ fn required_string<'v>(
         Some(other) => format!("`{key}` must be a string, not {}", describe(other)),
         None => format!("missing `{key}`: {missing}"),
     };
-    problems.push(Problem { path, message });
+    problems.push(Problem::at(path, message));
     None
 }
 
@@ -467,10 +437,7 @@ fn unknown_keys(
             Some((_, k)) => format!("unknown key `{key}`; did you mean `{k}`?"),
             None => format!("unknown key `{key}`; expected one of {expected}"),
         };
-        problems.push(Problem {
-            path: format!("{prefix}{key}"),
-            message,
-        });
+        problems.push(Problem::at(format!("{prefix}{key}"), message));
     }
 }
 

@@ -414,7 +414,7 @@ fn errors_are_bounded() {
     let errors = schema.validate(&many).unwrap_err();
     assert_eq!(errors.len(), ValidationErrors::LIMIT);
     assert!(errors.truncated());
-    assert_eq!(errors.errors()[99].pointer, "/99");
+    assert_eq!(errors.errors()[99].place, "/99");
     assert!(
         errors
             .to_string()
@@ -446,7 +446,7 @@ fn errors_serialize_for_tool_results() {
         })
     );
     let root = counter().validate(&json!({})).unwrap_err();
-    assert_eq!(root.errors()[0].pointer, "");
+    assert_eq!(root.errors()[0].place, "");
     assert_eq!(root.to_string(), r#"/: missing required property "delta""#);
     let _: &dyn std::error::Error = &root;
 }
@@ -554,7 +554,7 @@ fn a_schema_that_cannot_compile_rejects_everything_and_says_why() {
     let mut schema = ToolArgsSchema::from_node(BROKEN);
     assert!(!schema.is_valid(&json!({"id": "x"})));
     let errors = schema.validate(&json!({"id": "x"})).unwrap_err();
-    assert_eq!(errors.errors()[0].keyword, "pattern");
+    assert_eq!(errors.errors()[0].rule, "pattern");
     assert!(
         errors.to_string().starts_with(
             "/: the schema itself is invalid and accepts nothing: /properties/id/pattern: invalid regular expression"
