@@ -161,7 +161,11 @@ def gen_idna_tables():
     idna = ranges(lambda c: names.get(derived(c)))
 
     text = header("\n//! The IDNA2008 derived property (RFC 5892 §3), the one table no crate provides.\n\n" + ALLOW)
-    text += "use super::idna::Idna;\n\n"
+    text += (
+        "/// An IDNA2008 derived property value of a code point that may appear in a U-label.\n"
+        "#[derive(Clone, Copy, PartialEq, Eq, Debug)]\n"
+        "pub(super) enum Idna {\n    Pvalid,\n    ContextJ,\n    ContextO,\n}\n\n"
+    )
     text += "/// RFC 5892 derived property of the code points that may appear in a U-label (every other\n"
     text += "/// code point is DISALLOWED or UNASSIGNED), sorted ranges.\n"
     text += "pub(super) const IDNA: &[(u32, u32, Idna)] = &[\n" + fmt_ranges(idna, 3, True) + "\n];\n"

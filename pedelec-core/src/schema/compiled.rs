@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::format::Format;
 use super::json::{Decimal, push_token};
-use super::keywords;
+use super::shortcuts;
 use pedelec_rules::Number;
 
 use super::SchemaError;
@@ -175,12 +175,12 @@ pub(crate) struct CompiledNode {
     pub(crate) number_keywords: bool,
     /// The bounds (`minimum`, `maximum` and the exclusive ones) as one inclusive range of
     /// `i64`, when every bound present is an integer: an `i64` instance is then checked
-    /// with two comparisons (see [`keywords::int_bounds`]). `None` when a bound is a float
+    /// with two comparisons (see [`shortcuts::int_bounds`]). `None` when a bound is a float
     /// or out of `i64`'s range: the general comparisons decide.
     pub(crate) int_bounds: Option<(i64, i64)>,
     /// For a node that allows strings and has no `enum`, `pattern` or `format`: the byte
     /// lengths with which any string satisfies `minLength` and `maxLength` (see
-    /// [`keywords::plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
+    /// [`shortcuts::plain_string_bytes`]). Other lengths, and other nodes, take the general checks.
     pub(crate) plain_string_bytes: Option<(u64, u64)>,
 }
 
@@ -430,8 +430,8 @@ impl Builder {
                 || node.exclusive_minimum.is_some()
                 || node.exclusive_maximum.is_some()
                 || node.multiple_of.is_some(),
-            int_bounds: keywords::int_bounds(node),
-            plain_string_bytes: keywords::plain_string_bytes(node),
+            int_bounds: shortcuts::int_bounds(node),
+            plain_string_bytes: shortcuts::plain_string_bytes(node),
         });
 
         let pattern = match &node.pattern {

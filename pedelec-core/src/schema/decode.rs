@@ -25,8 +25,9 @@ use serde_json::Value;
 
 use super::compiled::{Additional, CompiledSchema, NodeId};
 use super::node::SchemaKind;
+use super::options::ValidationOptions;
 use super::tape::Tape;
-use super::validate::{ValidationErrors, ValidationOptions};
+use super::validate::ValidationErrors;
 
 /// Why tool arguments could not be turned into the tool's argument type.
 ///

@@ -27,8 +27,8 @@ use serde_json::Value;
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::decode::{Integral, integral};
 use super::node::SchemaKind;
+use super::options::ValidationOptions;
 use super::tape::{Key, KeyDeserializer, Record, Tape};
-use super::validate::ValidationOptions;
 
 impl CompiledSchema {
     /// The fast path: `true` when `json` matches the schema and is recorded to `tape`

@@ -13,7 +13,9 @@ mod json;
 mod keywords;
 pub(crate) mod mcp_header;
 mod node;
+mod options;
 mod parse;
+mod shortcuts;
 pub(crate) mod tape;
 mod validate;
 
@@ -28,9 +30,10 @@ pub use node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
 pub(crate) use node::{branches, deref, properties};
+pub use options::ValidationOptions;
 pub use parse::ParseOptions;
 pub use pedelec_rules::Number;
-pub use validate::{MAX_REF_DEPTH, ValidationErrors, ValidationOptions};
+pub use validate::{MAX_REF_DEPTH, ValidationErrors};
 
 use std::fmt;
 use std::sync::Arc;

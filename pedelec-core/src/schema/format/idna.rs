@@ -14,14 +14,7 @@ use unicode_normalization::char::{canonical_combining_class, is_combining_mark};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 use unicode_script::{Script, UnicodeScript};
 
-use super::idna_tables::IDNA;
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Idna {
-    Pvalid,
-    ContextJ,
-    ContextO,
-}
+use super::idna_tables::{IDNA, Idna};
 
 fn find<T: Copy>(table: &[(u32, u32, T)], c: char) -> Option<T> {
     let c = u32::from(c);

@@ -8,7 +8,13 @@
     reason = "code points, as the UCD writes them"
 )]
 
-use super::idna::Idna;
+/// An IDNA2008 derived property value of a code point that may appear in a U-label.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Idna {
+    Pvalid,
+    ContextJ,
+    ContextO,
+}
 
 /// RFC 5892 derived property of the code points that may appear in a U-label (every other
 /// code point is DISALLOWED or UNASSIGNED), sorted ranges.
