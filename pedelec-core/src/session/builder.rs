@@ -13,11 +13,11 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::ToolKey;
+use super::concurrency::ConcurrencyLimit;
+use super::dispatch::{Dispatch, Endpoint};
 use super::dispatch::{Shared, ToolEntry};
-use super::policy::{
-    ConcurrencyLimit, Dispatch, Endpoint, LayerFn, RateLimit, RateLimiter, SharedService,
-    ToolService, layer_fn, stack,
-};
+use super::layers::{LayerFn, ToolService, layer_fn, stack};
+use super::rate::{RateLimit, RateLimiter};
 use super::{Session, events, input};
 use crate::call::ToolCall;
 use crate::call::args::CompiledArgs;
@@ -114,8 +114,11 @@ impl<N> SessionBuilder<N> {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<ToolService> + Send + 'static,
-        L::Service:
-            Service<ToolCall, Response = ToolResult, Error = Infallible> + Clone + Send + 'static,
+        L::Service: Service<ToolCall, Response = ToolResult, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
         <L::Service as Service<ToolCall>>::Future: Send + 'static,
     {
         self.layers.push(layer_fn(layer));
@@ -130,8 +133,11 @@ impl<N> SessionBuilder<N> {
     pub fn layer_for<L>(mut self, tool: impl ToolKey<N>, layer: L) -> Self
     where
         L: Layer<ToolService> + Send + 'static,
-        L::Service:
-            Service<ToolCall, Response = ToolResult, Error = Infallible> + Clone + Send + 'static,
+        L::Service: Service<ToolCall, Response = ToolResult, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
         <L::Service as Service<ToolCall>>::Future: Send + 'static,
     {
         self.tool_layers
@@ -219,12 +225,12 @@ impl<N> SessionBuilder<N> {
             for (tool, layers) in tools.iter_mut().zip(tool_layers) {
                 if !layers.is_empty() {
                     let endpoint = ToolService::new(Endpoint(this.clone()));
-                    tool.layers = Some(SharedService::new(stack(endpoint, layers)));
+                    tool.layers = Some(stack(endpoint, layers));
                 }
             }
             let layers = (!self.layers.is_empty()).then(|| {
                 let dispatch = ToolService::new(Dispatch(this.clone()));
-                SharedService::new(stack(dispatch, self.layers))
+                stack(dispatch, self.layers)
             });
             Shared {
                 manifest,

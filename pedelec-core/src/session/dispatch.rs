@@ -4,6 +4,7 @@
 //! `TOOL_HANDLER_ERROR`; events and a tracing span around it.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -14,11 +15,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::time::Instant;
+use tower_service::Service;
 
+use super::admission::{check_scopes, hold};
+use super::concurrency::{ConcurrencyLimit, Permit};
 use super::events::{EventHub, SessionEvent};
-use super::policy::{
-    ConcurrencyLimit, Permit, RateLimiter, SharedService, forbidden, rate_limited,
-};
+use super::layers::{BoxFuture, ToolService, call_through};
+use super::rate::RateLimiter;
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
 use crate::call::args::{CompiledArgs, args_error};
@@ -54,7 +57,7 @@ pub(super) struct ToolEntry {
     /// `#[tool(max_concurrency = N)]`.
     pub(super) concurrency: Option<Arc<ConcurrencyLimit>>,
     /// The tool's `layer_for` layers around its endpoint.
-    pub(super) layers: Option<SharedService>,
+    pub(super) layers: Option<ToolService>,
 }
 
 impl ToolEntry {
@@ -87,7 +90,7 @@ pub(super) struct Shared {
     /// `SessionBuilder::rate_limit`.
     pub(super) rate_limit: Option<RateLimiter>,
     /// The session's layers around every call (`SessionBuilder::layer`).
-    pub(super) layers: Option<SharedService>,
+    pub(super) layers: Option<ToolService>,
     /// Whether a call may need a layer: session layers, or any tool's `layer_for`.
     pub(super) layered: bool,
     /// The session itself, for the innermost layered services.
@@ -349,25 +352,29 @@ impl Shared {
         spare: &mut Option<HandlerFuture>,
         permit: &mut Option<Permit>,
     ) -> Result<HandlerFuture, ToolError> {
-        if let Some(tool) = tool
-            && !tool.scopes.is_empty()
-        {
-            check_scopes(tool, ctx.caller())?;
-        }
-        if let Some(limiter) = &self.rate_limit {
-            limiter
-                .take(ctx.caller(), ctx.started())
-                .map_err(|retry| over_rate_limit(ctx.caller(), retry))?;
-        }
+        self.admit(tool, &ctx)?;
         if self.layered {
             return self.start_layered(tool, name, args, ctx, encoding, spare);
         }
-        if let Some(tool) = tool
-            && let Some(limit) = &tool.concurrency
-        {
-            *permit = Some(limit.acquire(&tool.name)?);
+        if let Some(tool) = tool {
+            *permit = hold(&tool.name, tool.concurrency.as_ref())?;
         }
         self.resolve(tool, name, args, ctx, encoding, spare)
+    }
+
+    /// Steps 1 and 2 of the call policy, on every path: the tool's scopes, then the
+    /// session's rate limit (a refused call uses no budget).
+    #[inline]
+    fn admit(&self, tool: Option<&ToolEntry>, ctx: &ToolCallContext) -> Result<(), ToolError> {
+        if let Some(tool) = tool
+            && !tool.scopes.is_empty()
+        {
+            check_scopes(&tool.name, &tool.scopes, ctx.caller())?;
+        }
+        match &self.rate_limit {
+            Some(limiter) => limiter.admit(ctx.caller(), ctx.started()),
+            None => Ok(()),
+        }
     }
 
     /// A call through the layers: its args as a value (text is parsed first), passed to the
@@ -391,7 +398,7 @@ impl Shared {
         };
         let call = ToolCall::in_context(name.to_owned(), args, ctx);
         let result: Pin<Box<dyn Future<Output = ToolResult> + Send>> = match &self.layers {
-            Some(layers) => Box::pin(layers.call(call)),
+            Some(layers) => Box::pin(call_through(layers, call)),
             None => match self.this.upgrade() {
                 Some(shared) => Box::pin(shared.per_tool(call)),
                 None => return Err(session_gone()),
@@ -419,19 +426,17 @@ impl Shared {
             && call
                 .context()
                 .is_some_and(|ctx| ctx.tool_name() != call.name)
-            && let Err(e) = check_scopes(tool, call.caller())
+            && let Err(e) = check_scopes(&tool.name, &tool.scopes, call.caller())
         {
             return ToolResult::Err(e);
         }
-        let _permit = match tool.and_then(|t| t.concurrency.as_ref().map(|l| (t, l))) {
-            Some((tool, limit)) => match limit.acquire(&tool.name) {
-                Ok(permit) => Some(permit),
-                Err(e) => return ToolResult::Err(e),
-            },
+        let _permit = match tool.map(|t| hold(&t.name, t.concurrency.as_ref())) {
+            Some(Err(e)) => return ToolResult::Err(e),
+            Some(Ok(permit)) => permit,
             None => None,
         };
         match tool.and_then(|t| t.layers.as_ref()) {
-            Some(layers) => layers.call(call).await,
+            Some(layers) => call_through(layers, call).await,
             None => self.clone().endpoint(call).await,
         }
     }
@@ -523,34 +528,45 @@ fn call_of(name: &str, args: Value, ctx: &ToolCallContext) -> ToolCall {
     ToolCall::in_context(name.to_owned(), args, ctx.clone())
 }
 
-/// `TOOL_FORBIDDEN` unless the caller holds every scope of the tool.
-fn check_scopes(tool: &ToolEntry, caller: Option<&Caller>) -> Result<(), ToolError> {
-    match caller {
-        Some(caller) if caller.holds_all(&tool.scopes) => Ok(()),
-        _ => Err(forbidden(&tool.name, caller, &tool.scopes)),
-    }
-}
-
-/// `TOOL_RATE_LIMITED` for a caller whose bucket is empty.
-#[cold]
-fn over_rate_limit(caller: Option<&Caller>, retry_after_ms: u64) -> ToolError {
-    let who = match caller {
-        Some(caller) => format!("the caller `{}`", caller.subject()),
-        None => "anonymous callers".to_owned(),
-    };
-    rate_limited(
-        format!(
-            "too many calls: {who} reached the session's rate limit; try again in {retry_after_ms} ms"
-        ),
-        retry_after_ms,
-    )
-}
-
 /// The answer of a layered call whose session is gone (cannot happen while a call runs:
 /// the call holds the session).
 pub(super) fn session_gone() -> ToolError {
     ToolError::new("the session was dropped")
 }
+
+/// The innermost service of the session's layers: the tool's policy and layers below
+/// them ([`Shared::per_tool`]).
+#[derive(Clone)]
+pub(super) struct Dispatch(pub(super) Weak<Shared>);
+
+/// The innermost service of a tool's layers: validation and the handler
+/// ([`Shared::endpoint`]).
+#[derive(Clone)]
+pub(super) struct Endpoint(pub(super) Weak<Shared>);
+
+macro_rules! inner_service {
+    ($service:ident, $method:ident) => {
+        impl Service<ToolCall> for $service {
+            type Response = ToolResult;
+            type Error = Infallible;
+            type Future = BoxFuture;
+
+            fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+                Poll::Ready(Ok(()))
+            }
+
+            fn call(&mut self, call: ToolCall) -> BoxFuture {
+                match self.0.upgrade() {
+                    Some(shared) => Box::pin(async move { Ok(shared.$method(call).await) }),
+                    None => Box::pin(std::future::ready(Ok(ToolResult::Err(session_gone())))),
+                }
+            }
+        }
+    };
+}
+
+inner_service!(Dispatch, per_tool);
+inner_service!(Endpoint, endpoint);
 
 /// The rest of a call whose handler did not finish in its first poll: it runs until it
 /// finishes, the call is cancelled, the deadline passes, or a shutdown's grace period ends.

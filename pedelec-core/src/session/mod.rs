@@ -23,12 +23,15 @@
 //! call of a name that is not in the skill set goes to the fallback (its args unchecked), or
 //! is `TOOL_HANDLER_NOT_FOUND`.
 
+mod admission;
 mod builder;
 mod calls;
+mod concurrency;
 mod dispatch;
 mod events;
 mod input;
-mod policy;
+mod layers;
+mod rate;
 mod shutdown;
 mod spare;
 
@@ -43,7 +46,8 @@ use serde_json::Value;
 pub use builder::{SessionBuilder, create_session};
 pub use calls::{CallOptions, PendingCall};
 pub use events::{EventStream, SessionEvent};
-pub use policy::{FromFn, FromFnService, RateLimit, ToolService, from_fn};
+pub use layers::{FromFn, FromFnService, ToolService, from_fn};
+pub use rate::RateLimit;
 
 use crate::call::handler::{FallbackHandler, ToolCall, ToolHandler};
 use crate::context::{StateMap, ToolCallContext};
