@@ -21,241 +21,23 @@
 use std::collections::BTreeMap;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ErrorData, RequestStateCodec, SealOptions};
-use serde_json::value::RawValue;
+use rmcp::model::{ClientCapabilities, ErrorData, SealOptions};
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
+use super::channel::{Abilities, CallChannel, Mode, NO_REQUESTS};
 use super::meta::Meta;
-use super::server::{Exchange, Lifecycle, Link, Reply, Server, Settings};
+use super::result::{input_request, missing_capability, write_call_result};
+use super::shared::{Exchange, Lifecycle, Reply, Server};
 use super::wire::{self, Message};
-use crate::context::{
-    Cancellation, ClientChannel, InputError, InputFuture, InputKind, InputRequest, LogLevel,
-    ProgressSink, ProgressUpdate,
-};
+use crate::context::{Cancellation, InputKind, InputRequest, LogLevel};
 use crate::error::ToolError;
 use crate::output::OutputSchema;
 use crate::session::CallOptions;
 use crate::tool::TaskSupport;
-
-/// What every call shares: the key `requestState` is sealed with, and the trace hook.
-pub(crate) struct CallSettings {
-    codec: RequestStateCodec,
-    state_ttl: Duration,
-}
-
-impl CallSettings {
-    pub(crate) fn new(settings: &Settings) -> Self {
-        let key: Vec<u8> = match &settings.request_state_key {
-            Some(key) => key.to_vec(),
-            None => {
-                let mut key = vec![0; 32];
-                // Without an OS random source there is nothing to seal with: a fixed key
-                // would let anyone forge state. `getrandom` fails only on exotic targets.
-                getrandom::fill(&mut key).expect("no OS random source for the requestState key");
-                key
-            }
-        };
-        CallSettings {
-            codec: RequestStateCodec::new_unchecked(key),
-            state_ttl: settings.request_state_ttl,
-        }
-    }
-}
-
-/// The client's capabilities for input, as far as the call knows them.
-#[derive(Clone, Copy, Default)]
-struct Abilities {
-    elicitation: bool,
-    sampling: bool,
-    roots: bool,
-}
-
-impl Abilities {
-    fn of(capabilities: Option<&ClientCapabilities>) -> Self {
-        capabilities.map_or_else(Abilities::default, |c| Abilities {
-            elicitation: c.elicitation.is_some(),
-            sampling: c.sampling.is_some(),
-            roots: c.roots.is_some(),
-        })
-    }
-
-    fn has(self, kind: InputKind) -> bool {
-        match kind {
-            InputKind::Elicitation => self.elicitation,
-            InputKind::Sampling => self.sampling,
-            InputKind::Roots => self.roots,
-            #[allow(unreachable_patterns, reason = "the enum is non-exhaustive")]
-            _ => false,
-        }
-    }
-}
-
-/// How a call's requests for input are answered.
-enum Mode {
-    /// 2026-07-28: from the answers the retried call brought, or by ending the call with
-    /// an input-required result asking for `round`.
-    Rounds {
-        answers: Map<String, Value>,
-        round: BTreeMap<String, InputRequest>,
-    },
-    /// Running as a task: answered through `tasks/update`.
-    Task {
-        answers: Map<String, Value>,
-        task_id: String,
-    },
-    /// 2025-11-25 on a connection that carries requests to the client.
-    Direct,
-    /// Not at all, for this reason.
-    Unavailable(&'static str),
-}
-
-/// One call's channel to its client: its progress sink and [`ClientChannel`].
-pub(crate) struct CallChannel {
-    link: Arc<dyn Link>,
-    progress_token: Option<Box<RawValue>>,
-    log_threshold: Option<LogLevel>,
-    abilities: Abilities,
-    mode: Mutex<Mode>,
-    /// Set when the handler asked for input the client did not declare.
-    missing: Mutex<Option<InputKind>>,
-    /// The result is out: later notifications are dropped.
-    answered: AtomicBool,
-    server: Server,
-}
-
-impl CallChannel {
-    fn mode(&self) -> std::sync::MutexGuard<'_, Mode> {
-        self.mode.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The input requests of the round the call stopped for, if it asked for any.
-    fn round(&self) -> Option<BTreeMap<String, InputRequest>> {
-        match &mut *self.mode() {
-            Mode::Rounds { round, .. } if !round.is_empty() => Some(std::mem::take(round)),
-            _ => None,
-        }
-    }
-
-    fn asked(&self) -> bool {
-        matches!(&*self.mode(), Mode::Rounds { round, .. } if !round.is_empty())
-    }
-
-    fn answers(&self) -> Map<String, Value> {
-        match &*self.mode() {
-            Mode::Rounds { answers, .. } | Mode::Task { answers, .. } => answers.clone(),
-            _ => Map::new(),
-        }
-    }
-
-    fn missing(&self) -> Option<InputKind> {
-        *self.missing.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(super) fn finish(&self) {
-        self.answered.store(true, Ordering::Release);
-    }
-
-    fn notify(&self, message: Vec<u8>) {
-        if !self.answered.load(Ordering::Acquire) {
-            self.link.notify(message);
-        }
-    }
-}
-
-impl ProgressSink for CallChannel {
-    #[allow(
-        clippy::cast_precision_loss,
-        reason = "MCP counts progress in JSON numbers"
-    )]
-    fn report(&self, update: ProgressUpdate) {
-        let Some(token) = &self.progress_token else {
-            return;
-        };
-        let mut params = serde_json::json!({
-            "progressToken": token,
-            "progress": update.done as f64,
-        });
-        if let Some(total) = update.total {
-            params["total"] = Value::from(total as f64);
-        }
-        if !update.message.is_empty() {
-            params["message"] = Value::from(update.message);
-        }
-        self.notify(wire::notification("notifications/progress", &params));
-    }
-}
-
-impl ClientChannel for CallChannel {
-    fn log_enabled(&self, level: LogLevel) -> bool {
-        self.log_threshold.is_some_and(|t| level >= t)
-    }
-
-    fn log(&self, level: LogLevel, message: &str) {
-        let params = serde_json::json!({
-            "level": level.as_str(),
-            "logger": "pedelec",
-            "data": message,
-        });
-        self.notify(wire::notification("notifications/message", &params));
-    }
-
-    fn supports(&self, kind: InputKind) -> bool {
-        !matches!(&*self.mode(), Mode::Unavailable(_)) && self.abilities.has(kind)
-    }
-
-    fn ask(&self, key: &str, request: InputRequest) -> InputFuture {
-        let kind = request.kind();
-        let mut mode = self.mode();
-        if let Mode::Unavailable(why) = &*mode {
-            return ready(Err(InputError::Unsupported((*why).to_owned())));
-        }
-        if !self.abilities.has(kind) {
-            *self.missing.lock().unwrap_or_else(PoisonError::into_inner) = Some(kind);
-            return ready(Err(InputError::MissingCapability(kind)));
-        }
-        match &mut *mode {
-            Mode::Rounds { answers, round } => {
-                if let Some(answer) = answers.get(key) {
-                    return ready(Ok(answer.clone()));
-                }
-                round.insert(key.to_owned(), request);
-                // The call ends with an input-required result before this completes.
-                Box::pin(std::future::pending())
-            }
-            Mode::Task { answers, task_id } => {
-                if let Some(answer) = answers.get(key) {
-                    return ready(Ok(answer.clone()));
-                }
-                let task_id = task_id.clone();
-                drop(mode);
-                self.server.inner.tasks.ask(&task_id, key, &request)
-            }
-            Mode::Direct => {
-                drop(mode);
-                match self.link.request(request.method(), request.params()) {
-                    Some(answer) => answer,
-                    None => ready(Err(InputError::Unsupported(
-                        self.link.why_no_requests().to_owned(),
-                    ))),
-                }
-            }
-            Mode::Unavailable(_) => unreachable!("answered above"),
-        }
-    }
-}
-
-fn ready(answer: Result<Value, InputError>) -> InputFuture {
-    Box::pin(std::future::ready(answer))
-}
-
-/// Why a call cannot ask for input on a transport without requests to the client.
-const NO_REQUESTS: &str = "this request cannot carry a request to the client: over MCP 2025-11-25, asking the user (elicitation), the client's model (sampling) or its roots needs a session (stdio, or `McpHttp::stateful(true)`), or a client on MCP 2026-07-28";
 
 /// The associated data a `requestState` is bound to: the tool and its args.
 fn bound_to(name: &str, args: &str) -> Vec<u8> {
@@ -315,8 +97,7 @@ pub(super) async fn call_tool(
         let mut answers = Map::new();
         if let Some(state) = message.string(&message.params.request_state).ok().flatten() {
             let opened = server
-                .inner
-                .call
+                .call_settings()
                 .codec
                 .open_json_with::<Map<String, Value>>(&state, &bound_to(&name, args));
             match opened {
@@ -358,25 +139,23 @@ pub(super) async fn call_tool(
         Some(
             x.connection
                 .as_deref()
-                .and_then(super::server::Connection::log_level)
+                .and_then(super::shared::Connection::log_level)
                 .unwrap_or(LogLevel::Info),
         )
     };
-    let channel = Arc::new(CallChannel {
-        link: x.link.clone(),
-        progress_token: meta.progress_token,
+    let channel = Arc::new(CallChannel::new(
+        x.link.clone(),
+        meta.progress_token,
         log_threshold,
         abilities,
-        mode: Mutex::new(mode),
-        missing: Mutex::new(None),
-        answered: AtomicBool::new(false),
-        server: server.clone(),
-    });
+        mode,
+        server.clone(),
+    ));
     let cancel = x.cancellation.clone().unwrap_or_default();
     let mut options = CallOptions::new()
         .cancellation(cancel.clone())
         .client_channel(channel.clone());
-    if channel.progress_token.is_some() {
+    if channel.wants_progress() {
         options = options.progress_sink(channel.clone());
     }
     if message.id().is_some() {
@@ -388,7 +167,7 @@ pub(super) async fn call_tool(
     let span = meta
         .traceparent
         .as_ref()
-        .map(|parent| match &server.inner.settings.trace_span {
+        .map(|parent| match server.trace_span() {
             Some(make) => make(parent),
             None => tracing::info_span!(
                 "mcp.request",
@@ -471,11 +250,11 @@ fn answer(
         }
         Outcome::Input(round) => {
             let answers = channel.answers();
-            let state = server.inner.call.codec.seal_json_with(
+            let state = server.call_settings().codec.seal_json_with(
                 &answers,
                 &SealOptions::new()
                     .associated_data(&bound_to(name, args))
-                    .ttl(server.inner.call.state_ttl),
+                    .ttl(server.call_settings().state_ttl),
             );
             let requests: Map<String, Value> = round
                 .into_iter()
@@ -491,78 +270,6 @@ fn answer(
             Reply::ok(wire::result(id, &result))
         }
     }
-}
-
-/// An input request on the wire: `{"method", "params"}`.
-pub(super) fn input_request(request: &InputRequest) -> Value {
-    serde_json::json!({ "method": request.method(), "params": request.params() })
-}
-
-/// `-32021` for input the client did not declare, naming the capability.
-pub(super) fn missing_capability(kind: InputKind) -> ErrorData {
-    let mut required = Map::new();
-    required.insert(kind.capability().to_owned(), Value::Object(Map::new()));
-    ErrorData::new(
-        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!(
-            "Missing required client capability: the tool asked for `{}`, which the client did not declare",
-            kind.capability()
-        ),
-        Some(serde_json::json!({ "requiredCapabilities": required })),
-    )
-}
-
-/// A `CallToolResult`, written from the value's JSON text.
-pub(super) fn write_call_result(
-    out: &mut Vec<u8>,
-    result: &Result<String, ToolError>,
-    output: Option<OutputSchema>,
-    current: bool,
-) {
-    match result {
-        Ok(value) => {
-            if output.is_some_and(|o| o.is_content()) {
-                out.extend_from_slice(b"{\"content\":");
-                out.extend_from_slice(value.as_bytes());
-            } else {
-                out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-                if value.starts_with('"') {
-                    // A string is its own text: its JSON form is already the JSON string.
-                    out.extend_from_slice(value.as_bytes());
-                } else {
-                    wire::write_str(out, value);
-                }
-                out.extend_from_slice(b"}]");
-                match output {
-                    Some(schema) if schema.is_wrapped() => {
-                        out.extend_from_slice(b",\"structuredContent\":{\"result\":");
-                        out.extend_from_slice(value.as_bytes());
-                        out.push(b'}');
-                    }
-                    Some(_) => {
-                        out.extend_from_slice(b",\"structuredContent\":");
-                        out.extend_from_slice(value.as_bytes());
-                    }
-                    None if value.starts_with('{') => {
-                        out.extend_from_slice(b",\"structuredContent\":");
-                        out.extend_from_slice(value.as_bytes());
-                    }
-                    None => {}
-                }
-            }
-            out.extend_from_slice(b",\"isError\":false");
-        }
-        Err(error) => {
-            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            let text = serde_json::to_string(error).unwrap_or_else(|_| error.to_string());
-            wire::write_str(out, &text);
-            out.extend_from_slice(b"}],\"isError\":true");
-        }
-    }
-    if current {
-        out.extend_from_slice(b",\"resultType\":\"complete\"");
-    }
-    out.push(b'}');
 }
 
 type BoxCall = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send>>;
@@ -603,7 +310,7 @@ async fn as_task(
         return answer(server, id, name, args, outcome, &channel, output, true);
     }
     // It waits: it goes on as a task.
-    let task = match server.inner.tasks.create(cancel) {
+    let task = match server.tasks().create(cancel) {
         Ok(task) => task,
         Err(error) => return Reply::error(Some(id), &error, true, false),
     };

@@ -8,10 +8,15 @@
 //! - `wire`: a JSON-RPC message read once (fields kept as ranges of its text), answers
 //!   written in place;
 //! - `meta`: a request's `_meta`, the revisions, [`TraceParent`];
+//! - `settings`: what a user sets on both transports;
+//! - `shared`: what the other files share (the [`Server`](shared::Server) handle and its
+//!   state, what a transport knows of a request, a reply); a leaf;
 //! - `server`: the dispatcher (`initialize`, `server/discover`, `ping`, lists with their
 //!   caching hints, `logging/setLevel`, `tasks/*`);
 //! - `call`: `tools/call` (results, input-required rounds with a sealed `requestState`,
-//!   calls that become tasks), and the channel a handler reaches its client through;
+//!   calls that become tasks);
+//! - `channel`: one call's channel to its client (progress, logs, requests for input);
+//! - `result`: how a call's answer is framed (also for tasks);
 //! - `tasks`: the tasks extension's store;
 //! - `stdio`: the [`Mcp`] transport.
 //!
@@ -36,8 +41,12 @@
 //!   error.
 
 mod call;
+mod channel;
 pub(crate) mod meta;
+mod result;
 pub(crate) mod server;
+mod settings;
+pub(crate) mod shared;
 mod stdio;
 mod tasks;
 pub(crate) mod wire;

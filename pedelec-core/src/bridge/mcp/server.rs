@@ -9,8 +9,7 @@
 //! its `_meta`; any other is served as the revision its connection negotiated with
 //! `initialize` (2025-11-25 and before), or the transport's default.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, ClientCapabilities, DiscoverResult, ErrorCode, ErrorData, Icon, Implementation,
@@ -18,215 +17,18 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use super::call::{self, CallSettings};
-use super::meta::{self, Meta, Revision, TraceParent};
+use super::call;
+use super::meta::{self, Meta, Revision};
+use super::shared::{
+    CallSettings, Connection, Exchange, Inner, Lifecycle, Listed, Negotiated, Reply, Server,
+    Settings, may_list,
+};
 use super::tasks::TaskStore;
 use super::wire::{self, Kind, Message, Method};
-use crate::context::{Caller, Cancellation, InputFuture, LogLevel};
-use crate::output::OutputSchema;
+use crate::context::{Caller, LogLevel};
 use crate::schema::mcp_header::{ParamHeader, param_headers};
 use crate::session::Session;
 use crate::tool::{TaskSupport, ToolDefinition};
-
-/// Makes the span a call runs in from the trace parent its request carried.
-pub type TraceSpanFn = Arc<dyn Fn(&TraceParent) -> tracing::Span + Send + Sync>;
-
-/// What the MCP bridges let a user set, shared by [`Mcp`](super::Mcp) and
-/// [`McpHttp`](crate::bridge::McpHttp).
-#[derive(Clone)]
-pub(crate) struct Settings {
-    /// The key `requestState` is signed with (input-required results); random per process
-    /// by default.
-    pub(crate) request_state_key: Option<Arc<[u8]>>,
-    /// How long an input-required round's `requestState` stays valid.
-    pub(crate) request_state_ttl: std::time::Duration,
-    /// The span of a call whose request carried a `traceparent`.
-    pub(crate) trace_span: Option<TraceSpanFn>,
-    /// The caching hint of the lists (`ttlMs`).
-    pub(crate) list_ttl_ms: u64,
-    /// How long a task's result is kept (`ttlMs`), and the poll interval suggested.
-    pub(crate) task_ttl_ms: u64,
-    pub(crate) task_poll_ms: u64,
-    /// The most tasks kept at once.
-    pub(crate) max_tasks: usize,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            request_state_key: None,
-            request_state_ttl: std::time::Duration::from_mins(10),
-            trace_span: None,
-            list_ttl_ms: 300_000,
-            task_ttl_ms: 3_600_000,
-            task_poll_ms: 250,
-            max_tasks: 10_000,
-        }
-    }
-}
-
-impl std::fmt::Debug for Settings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Settings")
-            .field(
-                "request_state_key",
-                &self.request_state_key.as_ref().map(|_| "…"),
-            )
-            .field("trace_span", &self.trace_span.is_some())
-            .field("list_ttl_ms", &self.list_ttl_ms)
-            .field("task_ttl_ms", &self.task_ttl_ms)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The MCP side of a session. Cloning is cheap.
-#[derive(Clone)]
-pub(crate) struct Server {
-    pub(super) inner: Arc<Inner>,
-}
-
-pub(super) struct Inner {
-    pub(super) session: Session,
-    pub(super) tools: Vec<Listed>,
-    /// `tools/list` results, serialized once: 2026-07-28 (with `resultType` and caching
-    /// hints) and before.
-    list_current: Vec<u8>,
-    list_legacy: Vec<u8>,
-    /// The tools as listed, for lists filtered by the caller's scopes (when some tool has
-    /// scopes; otherwise the lists above serve every caller).
-    scoped: Option<Vec<Tool>>,
-    /// `server/discover`'s result.
-    discover: Vec<u8>,
-    capabilities: ServerCapabilities,
-    instructions: Option<String>,
-    pub(super) call: CallSettings,
-    pub(super) tasks: TaskStore,
-    pub(super) settings: Settings,
-    /// Whether some tool has an `x-mcp-header` argument.
-    any_param_headers: bool,
-}
-
-/// A tool as the server knows it: what a call needs beyond the session.
-pub(super) struct Listed {
-    pub(super) name: Box<str>,
-    /// The scopes a caller must hold to see and call it (`#[tool(scopes = [...])]`).
-    pub(super) scopes: Box<[Box<str>]>,
-    pub(super) output: Option<OutputSchema>,
-    pub(super) task: TaskSupport,
-    /// The arguments a client mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
-    pub(super) param_headers: Box<[ParamHeader]>,
-}
-
-/// What a connection negotiated with `initialize` (stdio, rmcp's sessions), and the log
-/// level its client set.
-#[derive(Default)]
-pub(crate) struct Connection {
-    negotiated: OnceLock<Negotiated>,
-    /// `LogLevel as u8 + 1`; 0 when never set.
-    log_level: AtomicU8,
-}
-
-pub(crate) struct Negotiated {
-    pub(crate) revision: Revision,
-    pub(crate) capabilities: ClientCapabilities,
-}
-
-impl Connection {
-    pub(crate) fn info(&self) -> Option<&Negotiated> {
-        self.negotiated.get()
-    }
-
-    pub(crate) fn log_level(&self) -> Option<LogLevel> {
-        match self.log_level.load(Ordering::Relaxed) {
-            0 => None,
-            n => LogLevel::ALL.get(usize::from(n - 1)).copied(),
-        }
-    }
-
-    fn set_log_level(&self, level: LogLevel) {
-        let i = LogLevel::ALL.iter().position(|l| *l == level).unwrap_or(0);
-        self.log_level
-            .store(u8::try_from(i + 1).unwrap_or(1), Ordering::Relaxed);
-    }
-}
-
-/// Where a request's notifications and requests to the client go.
-pub(crate) trait Link: Send + Sync + 'static {
-    /// Sends a notification (a whole JSON-RPC message) on the request's stream.
-    fn notify(&self, message: Vec<u8>);
-
-    /// Sends a request to the client and waits for its result (the client's `result`, or
-    /// an error); `None` when the transport cannot carry requests to the client.
-    fn request(&self, method: &'static str, params: Value) -> Option<InputFuture> {
-        let _ = (method, params);
-        None
-    }
-
-    /// Why requests to the client are impossible here (for the handler's error).
-    fn why_no_requests(&self) -> &'static str {
-        "this transport cannot send requests to the client"
-    }
-}
-
-/// What the transport knows of one request.
-pub(crate) struct Exchange {
-    /// The connection's handshake (stdio, rmcp's sessions); `None` on stateless HTTP.
-    pub(crate) connection: Option<Arc<Connection>>,
-    /// The `MCP-Protocol-Version` header (HTTP).
-    pub(crate) header_version: Option<Box<str>>,
-    pub(crate) link: Arc<dyn Link>,
-    /// Cancels the request's call (stdio's `notifications/cancelled`; rmcp's token). Over
-    /// HTTP, dropping the answer's future cancels it.
-    pub(crate) cancellation: Option<Cancellation>,
-    /// Who makes the request's calls: the HTTP request's authenticated caller, or the
-    /// stdio connection's (`Mcp::caller`); `None`: anonymous.
-    pub(crate) caller: Option<Arc<Caller>>,
-}
-
-/// Whether a caller may see a tool that requires `scopes` (`tools/list`): a tool without
-/// scopes is open to every caller, one with scopes to a caller holding them all (an
-/// anonymous caller holds none). A call of a tool not listed is refused all the same
-/// (`TOOL_FORBIDDEN`; over HTTP with OAuth, `403 insufficient_scope`).
-pub(crate) fn may_list<S: AsRef<str>>(caller: Option<&Caller>, scopes: &[S]) -> bool {
-    scopes.is_empty() || caller.is_some_and(|c| c.holds_all(scopes))
-}
-
-/// The answer to a request: a whole JSON-RPC response and the HTTP status it goes with.
-pub(crate) struct Reply {
-    pub(crate) body: Vec<u8>,
-    pub(crate) status: u16,
-}
-
-impl Reply {
-    pub(crate) fn ok(body: Vec<u8>) -> Reply {
-        Reply { body, status: 200 }
-    }
-
-    /// An error answer; its HTTP status by the 2026-07-28 rules when `current` (or when
-    /// the request was malformed), 200 otherwise.
-    pub(crate) fn error(
-        id: Option<&str>,
-        error: &ErrorData,
-        current: bool,
-        malformed: bool,
-    ) -> Reply {
-        let status = if current || malformed {
-            wire::http_status_of(error.code, malformed)
-        } else {
-            200
-        };
-        Reply {
-            body: wire::error(id, error),
-            status,
-        }
-    }
-}
-
-/// How a request is served: its revision, and the client's capabilities for it.
-pub(crate) struct Lifecycle<'a> {
-    pub(crate) revision: Revision,
-    pub(crate) capabilities: Option<&'a ClientCapabilities>,
-}
 
 impl Server {
     pub(crate) fn new(session: &Session, settings: Settings) -> Server {
@@ -347,15 +149,6 @@ impl Server {
             }
         }
         all
-    }
-
-    pub(crate) fn session(&self) -> &Session {
-        &self.inner.session
-    }
-
-    /// The tool named `name`.
-    pub(super) fn tool(&self, name: &str) -> Option<&Listed> {
-        self.inner.tools.iter().find(|t| &*t.name == name)
     }
 
     /// Answers one message: `None` for a notification (or a response, which the transport
@@ -540,7 +333,7 @@ impl Server {
             .and_then(|raw| serde_json::from_str::<ClientCapabilities>(raw).ok())
             .unwrap_or_default();
         if let Some(connection) = &x.connection {
-            let _ = connection.negotiated.set(Negotiated {
+            connection.negotiate(Negotiated {
                 revision,
                 capabilities,
             });

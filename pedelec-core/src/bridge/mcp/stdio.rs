@@ -21,7 +21,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::oneshot;
 
 use super::meta::TraceParent;
-use super::server::{Connection, Exchange, Link, Reply, Server, Settings, TraceSpanFn};
+use super::shared::{Connection, Exchange, Link, Reply, Server, Settings, TraceSpanFn};
 use super::wire::{self, Kind, Message, Method};
 use crate::bridge::json_lines::framing::{Line, LineReader, too_deep};
 use crate::bridge::json_lines::queue::{

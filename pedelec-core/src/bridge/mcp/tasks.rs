@@ -24,8 +24,8 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::call::{input_request, missing_capability, write_call_result};
-use super::server::Settings;
+use super::result::{input_request, missing_capability, write_call_result};
+use super::settings::Settings;
 use crate::context::{Cancellation, InputError, InputFuture, InputKind, InputRequest};
 use crate::error::{ErrorCode as ToolErrorCode, ToolError};
 use crate::output::OutputSchema;

@@ -27,7 +27,7 @@ use super::Access;
 use super::guard::{Guard, Refusal, bearer_matches};
 use super::legacy::Legacy;
 use crate::bridge::mcp::meta::{self, Meta, Revision};
-use crate::bridge::mcp::server::{Exchange, Link, Reply, Server};
+use crate::bridge::mcp::shared::{Exchange, Link, Reply, Server};
 use crate::bridge::mcp::wire::{self, Kind, Message, Method, NameField};
 use crate::context::Caller;
 use crate::schema::mcp_header::ParamHeader;

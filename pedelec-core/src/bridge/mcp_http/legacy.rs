@@ -31,7 +31,8 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::bridge::mcp::server::{Connection, Exchange, Link, Server, capabilities, server_info};
+use crate::bridge::mcp::server::{capabilities, server_info};
+use crate::bridge::mcp::shared::{Connection, Exchange, Link, Server};
 use crate::bridge::mcp::wire::Message;
 use crate::context::{Caller, Cancellation, InputError, InputFuture};
 

@@ -61,7 +61,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Bridge;
 use super::mcp::TraceParent;
-use super::mcp::server::{Server, Settings, TraceSpanFn};
+use super::mcp::shared::{Server, Settings, TraceSpanFn};
 #[cfg(feature = "oauth")]
 use super::oauth::{OAuth, OAuthLayer};
 use crate::context::Caller;
