@@ -358,7 +358,7 @@ impl std::error::Error for Problem {}
 /// or a transport failed.
 ///
 /// Match on the variant to tell them apart, or read [`code`](Error::code); an I/O failure
-/// keeps its [`io::Error`](std::io::Error) as the [`source`](std::error::Error::source).
+/// keeps its [`io::Error`] as the [`source`](std::error::Error::source).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Error {
