@@ -501,12 +501,10 @@ struct Confirm {
     confirm: bool,
 }
 
-/// Looks for the file, then asks before deleting it (its task waits in
-/// `input_required`).
+/// Asks before deleting the file, at once: called by a client that declared tasks, it
+/// becomes a task waiting in `input_required` while its handler keeps running.
 #[tool(task = optional)]
 async fn confirm_delete(args: DeleteArgs, ctx: ToolCallContext) -> Result<String, ToolError> {
-    // Looking for the file takes a moment: the call becomes a task first.
-    tokio::time::sleep(Duration::from_millis(20)).await;
     let message = format!("Delete {}?", args.filename);
     match ctx.elicit::<Confirm>("confirm", message).await? {
         Elicited::Accepted(Confirm { confirm: true }) => Ok(format!("Deleted {}", args.filename)),

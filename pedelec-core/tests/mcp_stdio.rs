@@ -330,3 +330,100 @@ async fn serving_ends_when_the_session_shuts_down() {
         .expect("`serve` returns once the shutdown is over");
     assert!(served.unwrap().is_ok());
 }
+
+/// A `task = optional` tool that asks at once, called on 2026-07-28 by a client that
+/// declared the tasks extension: the call becomes a task waiting in `input_required`, the
+/// answer comes with `tasks/update`, and the handler (kept running) runs exactly once.
+#[tokio::test]
+async fn a_task_that_asks_at_once_keeps_its_handler_running() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use pedelec_core::skills::SkillsInput;
+    use pedelec_core::tool::TaskSupport;
+
+    let skills = SkillsInput::new(
+        "Ask first.",
+        vec![manual_definition().with_task_support(TaskSupport::Optional)],
+    );
+    let session: Session<String> = Session::builder(skills).create().unwrap();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    session.on_tool_name("manual", move |_args: Value, ctx| {
+        let counted = counted.clone();
+        async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let answer = ctx.elicit::<Confirm>("confirm", "Go ahead?").await?;
+            Ok(match answer {
+                Elicited::Accepted(Confirm { ok }) => format!("ok={ok}"),
+                other => other.action().to_owned(),
+            })
+        }
+    });
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server_end);
+    let _serving = tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let (r, writer) = tokio::io::split(client_end);
+    let mut client = Client {
+        lines: BufReader::new(r).lines(),
+        writer,
+    };
+    let capabilities =
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "manual", "arguments": {"text": "x"}, "_meta": meta(capabilities.clone())}}),
+        )
+        .await;
+    let created = client.next_answer().await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // The task waits for the answer, its request listed.
+    let mut waiting = Value::Null;
+    for i in 0..100 {
+        client
+            .send(
+                &json!({"jsonrpc": "2.0", "id": format!("g{i}"), "method": "tasks/get",
+                "params": {"taskId": task_id, "_meta": meta(capabilities.clone())}}),
+            )
+            .await;
+        waiting = client.next_answer().await;
+        if waiting["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
+    let request = &waiting["result"]["inputRequests"]["confirm"];
+    assert_eq!(request["method"], "elicitation/create", "{waiting}");
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": "u", "method": "tasks/update", "params": {
+            "taskId": task_id, "_meta": meta(capabilities.clone()),
+            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}}}),
+        )
+        .await;
+    let ack = client.next_answer().await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let mut done = Value::Null;
+    for i in 0..100 {
+        client
+            .send(
+                &json!({"jsonrpc": "2.0", "id": format!("d{i}"), "method": "tasks/get",
+                "params": {"taskId": task_id, "_meta": meta(capabilities.clone())}}),
+            )
+            .await;
+        done = client.next_answer().await;
+        if done["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "ok=true",
+        "{done}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
+}

@@ -14,9 +14,12 @@
 //!   the answers coming back with the retried call, sealed in `requestState`), or inside a
 //!   task.
 //! - A tool that supports tasks, called by a client that declared the tasks extension,
-//!   runs on the request until it first waits: if it asked for input by then, the answer
-//!   is an input-required result; if it finished, its result; otherwise it goes on as a
-//!   task and the answer is the task.
+//!   runs on the request until it first waits: if it finished, the answer is its result;
+//!   otherwise it goes on as a task and the answer is the task. A handler of a
+//!   `task = optional` tool that asked for input by then keeps running: the task waits in
+//!   `input_required` until `tasks/update` brings the answers (nothing runs twice). A
+//!   `task = required` tool gathers its input first, in input-required rounds, and becomes
+//!   a task on the final round (SEP-2663's composition of the two).
 
 use std::collections::BTreeMap;
 use std::future::{Future, poll_fn};
@@ -124,6 +127,7 @@ pub(super) async fn call_tool(
         Mode::Rounds {
             answers,
             round: BTreeMap::new(),
+            waiting: BTreeMap::new(),
         }
     } else if x.connection.is_some() {
         Mode::Direct
@@ -183,6 +187,7 @@ pub(super) async fn call_tool(
             id,
             &name,
             args,
+            task_support,
             options,
             channel.clone(),
             cancel,
@@ -282,6 +287,7 @@ async fn as_task(
     id: &str,
     name: &str,
     args: &str,
+    support: TaskSupport,
     options: CallOptions,
     channel: Arc<CallChannel>,
     cancel: Cancellation,
@@ -302,37 +308,29 @@ async fn as_task(
     let first = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
     let outcome = match first {
         Poll::Ready(result) => Some(Outcome::Done(result)),
-        Poll::Pending if channel.asked() => channel.round().map(Outcome::Input),
+        // A tool that always runs as a task gathers its input first (SEP-2663's
+        // composition: input-required rounds, then the task on the final one).
+        Poll::Pending if support == TaskSupport::Required => channel.round().map(Outcome::Input),
         Poll::Pending => None,
     };
     if let Some(outcome) = outcome {
         channel.finish();
         return answer(server, id, name, args, outcome, &channel, output, true);
     }
-    // It waits: it goes on as a task.
+    // It waits: it goes on as a task, its handler still running; what it asked for, if
+    // anything, waits in the task (`input_required`) until `tasks/update` answers it.
     let task = match server.tasks().create(cancel) {
         Ok(task) => task,
         Err(error) => return Reply::error(Some(id), &error, true, false),
     };
     let task_id = task.task_id.clone();
-    {
-        let mut mode = channel.mode();
-        let answers = match &mut *mode {
-            Mode::Rounds { answers, .. } => std::mem::take(answers),
-            _ => Map::new(),
-        };
-        *mode = Mode::Task {
-            answers,
-            task_id: task_id.clone(),
-        };
-    }
+    channel.become_task(&task_id);
     let server_ = server.clone();
     tokio::spawn(async move {
         let result = call.await;
         channel.finish();
         server_
-            .inner
-            .tasks
+            .tasks()
             .finish(&task_id, result, channel.missing(), output);
     });
     Reply::ok(wire::result(id, &rmcp::model::CreateTaskResult::new(task)))

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::ClientCapabilities;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tokio::sync::oneshot;
 
 use super::shared::{Link, Server};
 use super::wire;
@@ -52,6 +53,10 @@ pub(super) enum Mode {
     Rounds {
         answers: Map<String, Value>,
         round: BTreeMap<String, InputRequest>,
+        /// Where each request of the round waits for its answer: nowhere, when the call
+        /// ends with an input-required result; the task's, when the call becomes a task
+        /// ([`CallChannel::become_task`]).
+        waiting: BTreeMap<String, oneshot::Sender<InputFuture>>,
     },
     /// Running as a task: answered through `tasks/update`.
     Task {
@@ -116,8 +121,35 @@ impl CallChannel {
         }
     }
 
-    pub(super) fn asked(&self) -> bool {
-        matches!(&*self.mode(), Mode::Rounds { round, .. } if !round.is_empty())
+    /// The call goes on as the task `task_id`: the answers it already had stay, and the
+    /// requests of the round it asked for wait in the task (`input_required`), answered by
+    /// `tasks/update`, while its handler keeps running.
+    pub(super) fn become_task(&self, task_id: &str) {
+        let mut mode = self.mode();
+        let (answers, round, waiting) = match &mut *mode {
+            Mode::Rounds {
+                answers,
+                round,
+                waiting,
+            } => (
+                std::mem::take(answers),
+                std::mem::take(round),
+                std::mem::take(waiting),
+            ),
+            _ => (Map::new(), BTreeMap::new(), BTreeMap::new()),
+        };
+        *mode = Mode::Task {
+            answers,
+            task_id: task_id.to_owned(),
+        };
+        drop(mode);
+        let mut waiting = waiting;
+        for (key, request) in round {
+            let answer = self.server.tasks().ask(task_id, &key, &request);
+            if let Some(to) = waiting.remove(&key) {
+                let _ = to.send(answer);
+            }
+        }
     }
 
     pub(super) fn answers(&self) -> Map<String, Value> {
@@ -194,13 +226,26 @@ impl ClientChannel for CallChannel {
             return ready(Err(InputError::MissingCapability(kind)));
         }
         match &mut *mode {
-            Mode::Rounds { answers, round } => {
+            Mode::Rounds {
+                answers,
+                round,
+                waiting,
+            } => {
                 if let Some(answer) = answers.get(key) {
                     return ready(Ok(answer.clone()));
                 }
                 round.insert(key.to_owned(), request);
-                // The call ends with an input-required result before this completes.
-                Box::pin(std::future::pending())
+                let (to, answer) = oneshot::channel();
+                waiting.insert(key.to_owned(), to);
+                // Either the call ends with an input-required result before this completes
+                // (the sender is dropped: it never does), or it becomes a task and the
+                // task's answer comes.
+                Box::pin(async move {
+                    match answer.await {
+                        Ok(answer) => answer.await,
+                        Err(_) => std::future::pending().await,
+                    }
+                })
             }
             Mode::Task { answers, task_id } => {
                 if let Some(answer) = answers.get(key) {
