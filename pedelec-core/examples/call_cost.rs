@@ -3,28 +3,43 @@
 //!
 //! ```text
 //! cargo build --release -p pedelec-core --example call_cost
-//! valgrind --tool=callgrind target/release/examples/call_cost raw 2000
-//! valgrind --tool=callgrind target/release/examples/call_cost raw 4000
+//! valgrind --tool=callgrind target/release/examples/call_cost MODE 2000
+//! valgrind --tool=callgrind target/release/examples/call_cost MODE 4000
 //! ```
 //!
 //! The difference of the two totals divided by 2000 is the cost of one call, without the
-//! set-up. Modes: `raw` (`Session::call_raw` in process), `json_lines` (sequential calls
-//! over an in-memory JSON Lines pipe, both ends on one current-thread runtime), `floor`
-//! (the same call with plain `serde_json` and a direct function call: what `raw` is
-//! measured against). The costs of call policy and of provider calls are measured by
-//! `examples/policy_cost.rs`, beside a `raw` call in the same binary.
+//! set-up. Callgrind counts depend on what the compiler inlines, which depends on the whole
+//! program: compare modes of this one binary. Modes:
+//!
+//! - `raw`: `Session::call_raw` in process, no caller;
+//! - `json_lines`: sequential calls over an in-memory JSON Lines pipe, both ends on one
+//!   current-thread runtime;
+//! - `floor`: the same call with plain `serde_json` and a direct function call (what `raw`
+//!   is measured against);
+//! - `caller`: `Session::call_raw_with` as one caller (what the policy modes are measured
+//!   against), `layer` (the same through one pass-through tower layer), `rate_limit`
+//!   (under a per-caller rate limit that never refuses);
+//! - `openai` and `anthropic` (`call_provider` with the provider's payload as a `Value`),
+//!   `openai_raw` and `anthropic_raw` (`call_provider_raw`, the payload as text), as the
+//!   same caller.
 
 #![allow(missing_docs)]
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use pedelec_core::Session;
+use std::sync::Arc;
+use std::time::Duration;
+
 use pedelec_core::bridge::JsonLines;
+use pedelec_core::context::Caller;
+use pedelec_core::session::{RateLimit, from_fn};
 use pedelec_core::skills::SkillSet;
+use pedelec_core::{CallOptions, Session};
 use serde_json::value::RawValue;
 use support::{Counter, CounterValue, ToolName, UpdateCounterArgs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tower_service::Service as _;
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -45,8 +60,13 @@ fn main() {
         "raw" => rt.block_on(mode_raw(session, n)),
         "json_lines" => rt.block_on(mode_json_lines(session, n)),
         "floor" => rt.block_on(mode_floor(n)),
+        "caller" | "layer" | "rate_limit" => rt.block_on(mode_layer(n, &mode)),
+        "openai" | "anthropic" | "openai_raw" | "anthropic_raw" => {
+            rt.block_on(mode_provider(session, n, &mode));
+        }
         other => panic!(
-            "unknown mode {other:?}: raw, layer, rate_limit, openai, anthropic, json_lines or floor"
+            "unknown mode {other:?}: raw, json_lines, floor, caller, layer, rate_limit, openai, \
+             anthropic, openai_raw or anthropic_raw"
         ),
     }
 }
@@ -97,4 +117,67 @@ fn floor(counter: &Counter, args: &str) -> String {
         value: counter.add(args.delta),
     };
     serde_json::to_string(&out).expect("json")
+}
+
+async fn mode_provider(session: Session<ToolName>, n: u64, mode: &str) {
+    // `call_provider`: one provider tool call in, the provider's result message out.
+    use pedelec_core::export::{ExportOptions, Target};
+    let (target, payload) = if mode.starts_with("openai") {
+        (
+            Target::OpenAiChat,
+            r#"{"id":"call_1","type":"function","function":{"name":"update_counter","arguments":"{\"delta\":1}"}}"#,
+        )
+    } else {
+        (
+            Target::Anthropic,
+            r#"{"type":"tool_use","id":"toolu_1","name":"update_counter","input":{"delta":1}}"#,
+        )
+    };
+    let export = session
+        .manifest()
+        .export(target, ExportOptions::default())
+        .expect("an export");
+    let caller = Arc::new(Caller::new("alice"));
+    if mode.ends_with("_raw") {
+        for _ in 0..n {
+            let options = CallOptions::new().caller(caller.clone());
+            let message = session
+                .call_provider_raw_with(&export, payload, options)
+                .await;
+            assert!(message.contains(r#""{\"ok\":true"#), "{message}");
+        }
+    } else {
+        let payload: serde_json::Value = serde_json::from_str(payload).expect("a payload");
+        for _ in 0..n {
+            let options = CallOptions::new().caller(caller.clone());
+            let message = session.call_provider_with(&export, &payload, options).await;
+            let content = message["content"].as_str().unwrap_or_default();
+            assert!(content.starts_with("{\"ok\":true"), "{message}");
+        }
+    }
+}
+
+async fn mode_layer(n: u64, mode: &str) {
+    // The same call, through one pass-through layer, or under a per-caller rate
+    // limit that never refuses (with a caller, as a bridge would give).
+    let builder = Session::builder(ToolName::skills()).state(Counter::default());
+    let session = if mode == "caller" {
+        builder
+    } else if mode == "layer" {
+        builder.layer(from_fn(|call, mut next| async move {
+            next.call(call).await.unwrap_or_else(|never| match never {})
+        }))
+    } else {
+        builder.rate_limit(RateLimit::per_caller(u32::MAX, Duration::from_millis(1)))
+    }
+    .create()
+    .expect("a session");
+    let caller = Arc::new(Caller::new("alice"));
+    for _ in 0..n {
+        let options = CallOptions::new().caller(caller.clone());
+        let out = session
+            .call_raw_with("update_counter", r#"{"delta":1}"#, options)
+            .await;
+        assert!(out.starts_with("{\"ok\":true"), "{out}");
+    }
 }

@@ -9,8 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::call::ToolHandler;
 use crate::call::args::CompiledArgs;
-use crate::call::encode::Encoding;
-use crate::call::handler::{HandlerFuture, start_in};
+use crate::call::handler::{HandlerFuture, Out, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{Problem, ToolError};
 use crate::manifest::SerializableToolManifest;
@@ -83,11 +82,10 @@ fn start_tool<T: Tool>(
     args: ArgsIn<'_>,
     schema: &CompiledArgs,
     ctx: ToolCallContext,
-    encoding: Encoding,
-    spare: &mut Option<HandlerFuture>,
+    out: Out<'_>,
 ) -> Result<HandlerFuture, ToolError> {
     match schema.decode::<T::Args>(args) {
-        Ok(args) => Ok(start_in(spare, T::call(args, ctx), encoding)),
+        Ok(args) => Ok(start_in(out, T::call(args, ctx))),
         Err(e) => Err(e),
     }
 }

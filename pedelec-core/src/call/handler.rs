@@ -42,25 +42,21 @@ pub(crate) trait Handler: Future<Output = Result<Encoded, ToolError>> + Send {
     fn restart(self: Pin<&mut Self>, next: &mut dyn Any) -> bool;
 }
 
-type StartFn = dyn Fn(
-        ArgsIn<'_>,
-        &CompiledArgs,
-        ToolCallContext,
-        Encoding,
-        &mut Option<HandlerFuture>,
-    ) -> Result<HandlerFuture, ToolError>
+/// Where a started handler's answer goes: the form its output is serialized to, and the
+/// spare future it may start in (a finished one of the same handler, else a new allocation).
+pub(crate) struct Out<'a> {
+    pub(crate) encoding: Encoding,
+    pub(crate) spare: &'a mut Option<HandlerFuture>,
+}
+
+type StartFn = dyn Fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Out<'_>) -> Result<HandlerFuture, ToolError>
     + Send
     + Sync;
 
 /// How a compile-time tool starts: a plain function per tool (no closure, no vtable, no
 /// allocation).
-type StartTool = fn(
-    ArgsIn<'_>,
-    &CompiledArgs,
-    ToolCallContext,
-    Encoding,
-    &mut Option<HandlerFuture>,
-) -> Result<HandlerFuture, ToolError>;
+type StartTool =
+    fn(ArgsIn<'_>, &CompiledArgs, ToolCallContext, Out<'_>) -> Result<HandlerFuture, ToolError>;
 
 #[derive(Clone)]
 enum Start {
@@ -93,9 +89,9 @@ impl ToolHandler {
     {
         ToolHandler {
             start: Start::Closure(Arc::new(
-                move |args, schema: &CompiledArgs, ctx, encoding, spare: &mut _| {
+                move |args, schema: &CompiledArgs, ctx, out: Out<'_>| {
                     let args = schema.decode::<A>(args)?;
-                    Ok(start_in(spare, f(args, ctx), encoding))
+                    Ok(start_in(out, f(args, ctx)))
                 },
             )),
         }
@@ -118,9 +114,9 @@ impl ToolHandler {
     {
         ToolHandler {
             start: Start::Closure(Arc::new(
-                move |args, schema: &CompiledArgs, ctx, encoding, spare: &mut _| {
+                move |args, schema: &CompiledArgs, ctx, out: Out<'_>| {
                     let args = schema.prepare(args)?;
-                    Ok(start_in(spare, f(args, ctx), encoding))
+                    Ok(start_in(out, f(args, ctx)))
                 },
             )),
         }
@@ -136,8 +132,10 @@ impl ToolHandler {
             ArgsIn::Value(args),
             &unchecked,
             ctx,
-            Encoding::Value,
-            &mut None,
+            Out {
+                encoding: Encoding::Value,
+                spare: &mut None,
+            },
         ) {
             Ok(fut) => Box::pin(async move { fut.await?.into_value() }),
             Err(e) => Box::pin(async move { Err(e) }),
@@ -145,18 +143,17 @@ impl ToolHandler {
     }
 
     /// Decodes the args and starts the handler (the decoding runs now, the handler when the
-    /// future is polled), in `spare` when it is a finished future of this handler.
+    /// future is polled), in `out`'s spare when it is a finished future of this handler.
     pub(crate) fn start(
         &self,
         args: ArgsIn<'_>,
         schema: &CompiledArgs,
         ctx: ToolCallContext,
-        encoding: Encoding,
-        spare: &mut Option<HandlerFuture>,
+        out: Out<'_>,
     ) -> Result<HandlerFuture, ToolError> {
         match &self.start {
-            Start::Tool(start) => start(args, schema, ctx, encoding, spare),
-            Start::Closure(start) => start(args, schema, ctx, encoding, spare),
+            Start::Tool(start) => start(args, schema, ctx, out),
+            Start::Closure(start) => start(args, schema, ctx, out),
         }
     }
 }
@@ -232,20 +229,16 @@ where
     }
 }
 
-/// A handler's `future`, its output serialized to `encoding`: started in `spare` when that
-/// is a finished future of the same handler, else in a new allocation.
+/// A handler's `future`, its output serialized to `out.encoding`: started in `out.spare`
+/// when that is a finished future of the same handler, else in a new allocation.
 #[inline]
-pub(crate) fn start_in<F, O>(
-    spare: &mut Option<HandlerFuture>,
-    future: F,
-    encoding: Encoding,
-) -> HandlerFuture
+pub(crate) fn start_in<F, O>(out: Out<'_>, future: F) -> HandlerFuture
 where
     F: Future<Output = Result<O, ToolError>> + Send + 'static,
     O: Serialize,
 {
-    let mut next = Some(Encode::new(future, encoding));
-    if let Some(mut reused) = spare.take()
+    let mut next = Some(Encode::new(future, out.encoding));
+    if let Some(mut reused) = out.spare.take()
         && reused.as_mut().restart(&mut next)
     {
         return reused;
@@ -431,7 +424,13 @@ mod tests {
 
     #[test]
     fn a_finished_future_starts_the_next_call_of_its_own_handler_in_place() {
-        let mut first = start_in(&mut None, ready(Ok::<_, ToolError>(1)), Encoding::Value);
+        let mut first = start_in(
+            Out {
+                encoding: Encoding::Value,
+                spare: &mut None,
+            },
+            ready(Ok::<_, ToolError>(1)),
+        );
         // Still running: it cannot take another call.
         assert!(!first.as_mut().restart(&mut Some(running(2))));
         assert_eq!(value(poll_once(&mut first)), json!(1));
@@ -442,7 +441,13 @@ mod tests {
         // …one of its own starts in the same allocation.
         let at = address(&first);
         let mut spare = Some(first);
-        let mut second = start_in(&mut spare, ready(Ok::<_, ToolError>(3)), Encoding::Value);
+        let mut second = start_in(
+            Out {
+                encoding: Encoding::Value,
+                spare: &mut spare,
+            },
+            ready(Ok::<_, ToolError>(3)),
+        );
         assert!(spare.is_none());
         assert_eq!(address(&second), at);
         assert_eq!(value(poll_once(&mut second)), json!(3));
@@ -456,7 +461,13 @@ mod tests {
     #[test]
     fn a_spare_of_another_handler_is_dropped_and_the_call_allocates() {
         let mut spare = Some(finished_future());
-        let mut future = start_in(&mut spare, ready(Ok::<_, ToolError>(5)), Encoding::Value);
+        let mut future = start_in(
+            Out {
+                encoding: Encoding::Value,
+                spare: &mut spare,
+            },
+            ready(Ok::<_, ToolError>(5)),
+        );
         assert!(spare.is_none());
         assert_eq!(value(poll_once(&mut future)), json!(5));
     }

@@ -27,8 +27,8 @@ use super::spare::{SpareGuard, SpareSlot};
 use crate::call::args::{CompiledArgs, args_error};
 use crate::call::encode::to_tool_result;
 use crate::call::encode::{Encoded, Encoding};
-use crate::call::handler::start_in;
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
+use crate::call::handler::{Out, start_in};
 use crate::context::{
     CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
 };
@@ -319,8 +319,10 @@ impl Shared {
                     name,
                     args,
                     handler_ctx,
-                    encoding,
-                    &mut spare_future,
+                    Out {
+                        encoding,
+                        spare: &mut spare_future,
+                    },
                     &mut permit,
                 )
             })) {
@@ -348,18 +350,17 @@ impl Shared {
         name: &str,
         args: ArgsIn<'_>,
         ctx: ToolCallContext,
-        encoding: Encoding,
-        spare: &mut Option<HandlerFuture>,
+        out: Out<'_>,
         permit: &mut Option<Permit>,
     ) -> Result<HandlerFuture, ToolError> {
         self.admit(tool, &ctx)?;
         if self.layered {
-            return self.start_layered(tool, name, args, ctx, encoding, spare);
+            return self.start_layered(tool, name, args, ctx, out);
         }
         if let Some(tool) = tool {
             *permit = hold(&tool.name, tool.concurrency.as_ref())?;
         }
-        self.resolve(tool, name, args, ctx, encoding, spare)
+        self.resolve(tool, name, args, ctx, out)
     }
 
     /// Steps 1 and 2 of the call policy, on every path: the tool's scopes, then the
@@ -387,8 +388,7 @@ impl Shared {
         name: &str,
         args: ArgsIn<'_>,
         ctx: ToolCallContext,
-        encoding: Encoding,
-        spare: &mut Option<HandlerFuture>,
+        out: Out<'_>,
     ) -> Result<HandlerFuture, ToolError> {
         let args = match args {
             ArgsIn::Value(value) => value,
@@ -405,16 +405,12 @@ impl Shared {
             },
         };
         let _ = tool;
-        Ok(start_in(
-            spare,
-            async move {
-                match result.await {
-                    ToolResult::Ok(value) => Ok(value),
-                    ToolResult::Err(e) => Err(e),
-                }
-            },
-            encoding,
-        ))
+        Ok(start_in(out, async move {
+            match result.await {
+                ToolResult::Ok(value) => Ok(value),
+                ToolResult::Err(e) => Err(e),
+            }
+        }))
     }
 
     /// Below the session's layers: the tool's `max_concurrency`, then its own layers (or
@@ -455,8 +451,10 @@ impl Shared {
             &call.name,
             ArgsIn::Value(call.args),
             ctx,
-            Encoding::Value,
-            &mut None,
+            Out {
+                encoding: Encoding::Value,
+                spare: &mut None,
+            },
         );
         match started {
             Ok(future) => to_tool_result(future.await),
@@ -471,8 +469,7 @@ impl Shared {
         name: &str,
         args: ArgsIn<'_>,
         ctx: ToolCallContext,
-        encoding: Encoding,
-        spare: &mut Option<HandlerFuture>,
+        out: Out<'_>,
     ) -> Result<HandlerFuture, ToolError> {
         let Some(tool) = tool else {
             let fallback = self
@@ -495,14 +492,14 @@ impl Shared {
                 Arc::from(name)
             };
             let args = CompiledArgs::unchecked(tool_name).prepare(args)?;
-            return Ok(fallback.start(call_of(name, args, &ctx), ctx, encoding));
+            return Ok(fallback.start(call_of(name, args, &ctx), ctx, out.encoding));
         };
         // Resolution steps 1 and 2.
         if let Some(named) = tool.named() {
-            return named.start(args, &tool.args, ctx, encoding, spare);
+            return named.start(args, &tool.args, ctx, out);
         }
         if let Some(inline) = &tool.inline {
-            return inline.start(args, &tool.args, ctx, encoding, spare);
+            return inline.start(args, &tool.args, ctx, out);
         }
         // Invalid args are reported before a missing handler.
         let args = tool.args.prepare(args)?;
@@ -512,7 +509,7 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         match fallback {
-            Some(fallback) => Ok(fallback.start(call_of(name, args, &ctx), ctx, encoding)),
+            Some(fallback) => Ok(fallback.start(call_of(name, args, &ctx), ctx, out.encoding)),
             None => Err(ToolError::with_code(
                 ErrorCode::ToolHandlerNotFound,
                 format!(
