@@ -3,9 +3,9 @@
 
 mod support;
 
-use pedelec_core::Session;
 use pedelec_core::session::SessionEvent;
 use pedelec_core::skills::SkillSet as _;
+use pedelec_core::{CallOptions, Session};
 use serde_json::json;
 use support::*;
 use tokio_stream::StreamExt as _;
@@ -18,7 +18,11 @@ async fn events_are_a_stream_for_combinators() {
         .unwrap();
     let events = session.events();
     session
-        .call_with_id("c1", "update_counter", json!({"delta": 1}))
+        .call_with(
+            "update_counter",
+            json!({"delta": 1}),
+            CallOptions::new().call_id("c1"),
+        )
         .await;
     drop(session);
     // Filter and collect with `StreamExt`; the stream ends once the session is gone.
@@ -42,7 +46,11 @@ async fn a_lagging_stream_reports_what_it_missed() {
     let mut events = session.events();
     for i in 0..3 {
         session
-            .call_with_id(format!("c{i}"), "update_counter", json!({"delta": 1}))
+            .call_with(
+                "update_counter",
+                json!({"delta": 1}),
+                CallOptions::new().call_id(format!("c{i}")),
+            )
             .await;
     }
     // Six events were sent into a buffer of two: the first four are gone.

@@ -10,7 +10,7 @@ use pedelec_core::call::ToolHandler;
 use pedelec_core::session::SessionEvent;
 use pedelec_core::skills::SkillSet;
 use pedelec_core::{
-    ErrorCode, Session, SkillsInput, ToolCall, ToolDefinition, ToolError, ToolResult,
+    CallOptions, ErrorCode, Session, SkillsInput, ToolCall, ToolDefinition, ToolError, ToolResult,
     create_session,
 };
 use serde_json::{Value, json};
@@ -272,7 +272,9 @@ async fn a_timeout_drops_the_handler_and_cancels_its_context() {
         .create()
         .unwrap();
     let started = tokio::time::Instant::now();
-    let r = session.call_with_id("call-7", "slow", json!({})).await;
+    let r = session
+        .call_with("slow", json!({}), CallOptions::new().call_id("call-7"))
+        .await;
     assert_eq!(
         serde_json::to_value(&r).unwrap(),
         json!({"ok": false, "error": {"code": "TOOL_TIMEOUT", "message": "`slow` did not finish within its timeout of 30 ms", "details": {"timeoutMs": 30}}})
@@ -378,9 +380,15 @@ async fn events_report_calls_started_and_finished() {
     let session = session();
     let mut events = session.events();
     session
-        .call_with_id("c1", "update_counter", json!({"delta": 1}))
+        .call_with(
+            "update_counter",
+            json!({"delta": 1}),
+            CallOptions::new().call_id("c1"),
+        )
         .await;
-    session.call_with_id("c2", "fail", json!({})).await;
+    session
+        .call_with("fail", json!({}), CallOptions::new().call_id("c2"))
+        .await;
     let mut seen = Vec::new();
     for _ in 0..4 {
         match events.recv().await.unwrap() {

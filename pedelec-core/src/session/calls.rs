@@ -170,17 +170,6 @@ impl<N> Session<N> {
         )
     }
 
-    /// [`call`](Self::call) with a call id chosen by the caller (seen by the handler as
-    /// `ctx.call_id()`, and in events).
-    pub fn call_with_id(
-        &self,
-        call_id: impl Into<Arc<str>>,
-        name: &str,
-        args: Value,
-    ) -> impl Future<Output = ToolResult> + Send {
-        self.call_with(name, args, CallOptions::new().call_id(call_id))
-    }
-
     /// Calls a tool with its args as JSON text and returns the result as JSON text
     /// (`{"ok":true,"value":…}` or `{"ok":false,"error":{…}}`): what a custom bridge needs.
     pub fn call_raw(&self, name: &str, args: &RawValue) -> impl Future<Output = String> + Send {
