@@ -197,32 +197,16 @@ impl<N> Session<N> {
     ///
     /// # Panics
     /// Only for a session built at run time whose skill set has no tool named `T::NAME`
-    /// (use [`try_on_tool`](Self::try_on_tool) to get an error instead).
+    /// (the message names the tool; a typed skill set makes that a compile error).
     #[doc(alias = "onTool")]
     pub fn on_tool<T>(&self, handler: impl HandlerFn<T::Args, T::Output>) -> &Self
     where
         T: Tool + InSkillSet<N>,
     {
-        if let Err(e) = self.try_on_tool::<T>(handler) {
+        if let Err(e) = self.shared.register(T::NAME, ToolHandler::typed(handler)) {
             panic!("{e}");
         }
         self
-    }
-
-    /// [`on_tool`](Self::on_tool), returning an error when the session has no tool named
-    /// `T::NAME`.
-    ///
-    /// # Errors
-    /// `INVALID_INPUT` naming the tool (with a "did you mean").
-    pub fn try_on_tool<T>(
-        &self,
-        handler: impl HandlerFn<T::Args, T::Output>,
-    ) -> Result<&Self, Error>
-    where
-        T: Tool + InSkillSet<N>,
-    {
-        self.shared.register(T::NAME, ToolHandler::typed(handler))?;
-        Ok(self)
     }
 
     /// Registers the named handler of a tool, taking its args as JSON (validated, `null`s of
@@ -230,32 +214,20 @@ impl<N> Session<N> {
     /// earlier named handler of the tool.
     ///
     /// # Panics
-    /// Only for a session built at run time, when `name` is not in its skill set (use
-    /// [`try_on_tool_name`](Self::try_on_tool_name) to get an error instead).
+    /// Only for a session built at run time, when `name` is not in its skill set (the
+    /// message names it, with a "did you mean").
     pub fn on_tool_name<O: Serialize + Send + 'static>(
         &self,
         name: impl ToolKey<N>,
         handler: impl HandlerFn<Value, O>,
     ) -> &Self {
-        if let Err(e) = self.try_on_tool_name(name, handler) {
+        if let Err(e) = self
+            .shared
+            .register(name.tool_name(), ToolHandler::json(handler))
+        {
             panic!("{e}");
         }
         self
-    }
-
-    /// [`on_tool_name`](Self::on_tool_name), returning an error for a name that is not in
-    /// the skill set.
-    ///
-    /// # Errors
-    /// `INVALID_INPUT` naming the tool (with a "did you mean").
-    pub fn try_on_tool_name<O: Serialize + Send + 'static>(
-        &self,
-        name: impl ToolKey<N>,
-        handler: impl HandlerFn<Value, O>,
-    ) -> Result<&Self, Error> {
-        self.shared
-            .register(name.tool_name(), ToolHandler::json(handler))?;
-        Ok(self)
     }
 
     /// Sets the fallback handler (resolution step 3): it serves every tool without a named
