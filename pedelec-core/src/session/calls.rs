@@ -196,6 +196,17 @@ impl<N> Session<N> {
         )
     }
 
+    /// Calls a tool with its args as JSON text and returns the value's JSON text (no
+    /// `{"ok":…}` envelope) or the call's error: [`call_text_with`](Self::call_text_with)
+    /// without options.
+    pub fn call_text(
+        &self,
+        name: &str,
+        args: &str,
+    ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
+        self.call_text_with(name, args, CallOptions::default())
+    }
+
     /// [`call_raw_with`](Self::call_raw_with) for a bridge that frames results its own
     /// way (MCP): the value's JSON text on success (no `{"ok":…}` envelope), the error on
     /// failure. Same fast path: args from text straight to the handler's type, the output

@@ -127,6 +127,26 @@ impl<T: AsRef<str> + ?Sized> ToolKey<String> for T {
 /// `String` for one built at run time. Cloning is cheap and every clone is the same session:
 /// handlers registered on one clone serve calls arriving through any other, before or
 /// after `serve` started.
+///
+/// # Calls and handlers
+///
+/// | Call | Args | Answer |
+/// |---|---|---|
+/// | [`call`](Self::call), [`call_with`](Self::call_with) | `Value` | [`ToolResult`](crate::ToolResult) |
+/// | [`call_raw`](Self::call_raw) (`&RawValue`), [`call_raw_with`](Self::call_raw_with) (`&str`) | JSON text | `{"ok":…}` envelope as text |
+/// | [`call_text`](Self::call_text), [`call_text_with`](Self::call_text_with) | JSON text (`&str`) | the value's text, or the [`ToolError`] |
+/// | [`start_call`](Self::start_call), [`start_call_with`](Self::start_call_with) | `Value` | a spawned [`PendingCall`] |
+/// | [`call_provider`](Self::call_provider), [`call_provider_with`](Self::call_provider_with) | a provider's tool call as `Value` | the provider's result message |
+/// | [`call_provider_raw`](Self::call_provider_raw), [`call_provider_raw_with`](Self::call_provider_raw_with) | the same as text | the same as text |
+///
+/// Each `_with` form takes [`CallOptions`] (call id, caller, cancellation, progress, client
+/// channel); the plain form is it with the defaults.
+///
+/// | Handler | For |
+/// |---|---|
+/// | [`on_tool`](Self::on_tool) | a tool of the skill set, typed args and output |
+/// | [`on_tool_name`](Self::on_tool_name) | a tool by name, args as `Value` |
+/// | [`set_fallback`](Self::set_fallback) | every tool without a handler, and unknown names |
 pub struct Session<N = String> {
     shared: Arc<Shared>,
     names: PhantomData<fn() -> N>,
