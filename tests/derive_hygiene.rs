@@ -5,33 +5,15 @@
 #![deny(warnings, missing_docs, unused_qualifications)]
 #![allow(dead_code)]
 
+#[macro_use]
+mod shadows;
+
 /// Types deriving `ToolArgs` among shadowed prelude names.
 pub mod shadowed {
     #![allow(clippy::module_name_repetitions)]
 
-    /// Shadows `Result`.
-    pub struct Result;
-    /// Shadows `Option`.
-    pub struct Option;
-    /// Shadows `Some`.
-    pub struct Some;
-    /// Shadows `Ok`.
-    pub struct Ok;
-    /// Shadows `Err`.
-    pub struct Err;
-    /// Shadows `None`.
-    pub struct None;
-    /// Shadows `Vec`.
-    pub struct Vec;
-    /// Shadows `bool`.
-    #[allow(non_camel_case_types)]
-    pub struct bool;
-    /// Shadows `core`.
-    pub mod core {}
-    /// Shadows `std`.
-    pub mod std {}
-    /// Shadows `pedelec` (generated code starts with `::pedelec`).
-    pub mod pedelec {}
+    shadow!(struct Result, Option, Some, Ok, Err, None, Vec, bool);
+    shadow!(mod core, std, pedelec);
     /// A user const named like the generated local.
     #[allow(non_upper_case_globals)]
     pub const __pedelec_schema: u8 = 0;

@@ -6,36 +6,15 @@
 #![deny(warnings, missing_docs, unused_qualifications, unused_results)]
 #![deny(clippy::pedantic)]
 
+#[macro_use]
+mod shadows;
+
 /// Outputs and tools among shadowed prelude names.
 pub mod shadowed {
     #![allow(non_camel_case_types)]
 
-    /// Shadows `Result`.
-    pub struct Result;
-    /// Shadows `Option`.
-    pub struct Option;
-    /// Shadows `Some`.
-    pub struct Some;
-    /// Shadows `None`.
-    pub struct None;
-    /// Shadows `Ok`.
-    pub struct Ok;
-    /// Shadows `Err`.
-    pub struct Err;
-    /// Shadows `Vec`.
-    pub struct Vec;
-    /// Shadows `Box`.
-    pub struct Box;
-    /// Shadows `Send`.
-    pub struct Send;
-    /// Shadows `bool`.
-    pub struct bool;
-    /// Shadows `str`.
-    pub struct str;
-    /// Shadows `core` (`::core` still names the crate).
-    pub mod core {}
-    /// Shadows `pedelec` (`::pedelec` still names the crate).
-    pub mod pedelec {}
+    shadow!(struct Result, Option, Some, None, Ok, Err, Vec, Box, Send, bool, str);
+    shadow!(mod core, pedelec);
     /// A trait named like the generated fallback, in scope.
     pub trait NoToolOutput {
         /// Would be ambiguous if the expansion relied on names in scope.

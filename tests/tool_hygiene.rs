@@ -6,50 +6,15 @@
 #![deny(warnings, missing_docs, unused_qualifications, unused_results)]
 #![deny(clippy::pedantic)]
 
+#[macro_use]
+mod shadows;
+
 /// Tools declared where nothing from the prelude can be trusted.
 pub mod shadowed {
     #![allow(non_camel_case_types)]
 
-    /// Shadows `Result`.
-    pub struct Result;
-    /// Shadows `Option`.
-    pub struct Option;
-    /// Shadows `Some`.
-    pub struct Some;
-    /// Shadows `None`.
-    pub struct None;
-    /// Shadows `Ok`.
-    pub struct Ok;
-    /// Shadows `Err`.
-    pub struct Err;
-    /// Shadows `Vec`.
-    pub struct Vec;
-    /// Shadows `Box`.
-    pub struct Box;
-    /// Shadows `String`.
-    pub struct String;
-    /// Shadows `Send`.
-    pub struct Send;
-    /// Shadows `Sync`.
-    pub struct Sync;
-    /// Shadows `Future`.
-    pub struct Future;
-    /// Shadows `Clone`.
-    pub struct Clone;
-    /// Shadows `Default`.
-    pub struct Default;
-    /// Shadows `u64`.
-    pub struct u64;
-    /// Shadows `u32`.
-    pub struct u32;
-    /// Shadows `TaskSupport`.
-    pub struct TaskSupport;
-    /// Shadows `str`.
-    pub struct str;
-    /// Shadows `core` (`::core` still names the crate).
-    pub mod core {}
-    /// Shadows `pedelec` (`::pedelec` still names the crate).
-    pub mod pedelec {}
+    shadow!(struct Result, Option, Some, None, Ok, Err, Vec, Box, String, Send, Sync, Future, Clone, Default, u64, u32, TaskSupport, str);
+    shadow!(mod core, pedelec);
     /// A type named like a generated alias.
     pub type __pedelec_tool_0 = ();
 

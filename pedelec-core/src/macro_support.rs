@@ -195,7 +195,7 @@ pub const fn check_unique_tool_name(tools: &[(&str, &str)], earlier: &[usize], i
         return;
     }
     let (name, entry) = tools[index];
-    let mut message = ConstMessage::new();
+    let mut message = pedelec_rules::provider::Message::new();
     message.push("duplicate tool name `");
     message.push(name);
     message.push("`: `");
@@ -204,75 +204,6 @@ pub const fn check_unique_tool_name(tools: &[(&str, &str)], earlier: &[usize], i
     message.push(entry);
     message.push("` both use it; rename one with `#[tool(name = \"…\")]`");
     panic!("{}", message.as_str());
-}
-
-/// A message assembled at compile time (for `panic!` in a `const`), truncated at a
-/// character boundary with `…` when it does not fit.
-struct ConstMessage {
-    bytes: [u8; ConstMessage::CAPACITY],
-    len: usize,
-    truncated: bool,
-}
-
-impl ConstMessage {
-    const CAPACITY: usize = 1024;
-    const ELLIPSIS: &'static str = "…";
-
-    const fn new() -> Self {
-        ConstMessage {
-            bytes: [0; ConstMessage::CAPACITY],
-            len: 0,
-            truncated: false,
-        }
-    }
-
-    const fn push(&mut self, s: &str) {
-        let s = s.as_bytes();
-        let room = ConstMessage::CAPACITY - ConstMessage::ELLIPSIS.len();
-        let mut i = 0;
-        while i < s.len() && !self.truncated {
-            // Stop before a character that does not fit entirely.
-            let width = utf8_width(s[i]);
-            if self.len + width > room {
-                self.truncated = true;
-                let e = ConstMessage::ELLIPSIS.as_bytes();
-                let mut j = 0;
-                while j < e.len() {
-                    self.bytes[self.len] = e[j];
-                    self.len += 1;
-                    j += 1;
-                }
-                return;
-            }
-            let mut j = 0;
-            while j < width && i < s.len() {
-                self.bytes[self.len] = s[i];
-                self.len += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-
-    const fn as_str(&self) -> &str {
-        let (bytes, _) = self.bytes.split_at(self.len);
-        match std::str::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(_) => "duplicate tool name",
-        }
-    }
-}
-
-const fn utf8_width(lead: u8) -> usize {
-    if lead < 0x80 {
-        1
-    } else if lead >> 5 == 0b110 {
-        2
-    } else if lead >> 4 == 0b1110 {
-        3
-    } else {
-        4
-    }
 }
 
 /// The wire name of a tool of the skill set `S`. Generated code reaches a listed tool only
@@ -392,19 +323,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn const_messages_truncate_on_a_char_boundary() {
-        let mut m = ConstMessage::new();
-        m.push("é".repeat(600).as_str());
-        assert!(m.truncated);
-        assert!(m.as_str().ends_with('…'));
-        assert!(m.as_str().len() <= ConstMessage::CAPACITY);
-        let mut m = ConstMessage::new();
-        m.push("a");
-        m.push("b");
-        assert_eq!(m.as_str(), "ab");
-    }
 
     #[test]
     fn unique_names_pass_and_blank_descriptions_are_caught() {

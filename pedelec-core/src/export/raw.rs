@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::{Export, Target};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::session::{CallOptions, Session};
+use crate::session::{CallOptions, JsonText, Session};
 
 /// OpenAI Chat Completions: one element of `message.tool_calls`.
 #[derive(Deserialize)]
@@ -141,7 +141,11 @@ impl<N> Session<N> {
     /// Anthropic calls with nothing to restore (no `null` standing for an absent optional
     /// argument), no `Value` is built on either side; every other payload, malformed ones
     /// included, is answered exactly as `call_provider` answers it.
-    pub async fn call_provider_raw(&self, export: &Export, payload: &str) -> String {
+    pub async fn call_provider_raw(
+        &self,
+        export: &Export,
+        payload: &(impl JsonText + ?Sized),
+    ) -> String {
         self.call_provider_raw_with(export, payload, CallOptions::default())
             .await
     }
@@ -151,11 +155,12 @@ impl<N> Session<N> {
     pub async fn call_provider_raw_with(
         &self,
         export: &Export,
-        payload: &str,
+        payload: &(impl JsonText + ?Sized),
         options: CallOptions,
     ) -> String {
+        let payload = payload.json_text();
         if let Some(call) = export.text_call(payload) {
-            let content = self.call_raw_with(call.tool, &call.args, options).await;
+            let content = self.call_raw_with(call.tool, &*call.args, options).await;
             return export.text_message_raw(call.id.as_deref(), &content);
         }
         let message = match serde_json::from_str::<Value>(payload) {

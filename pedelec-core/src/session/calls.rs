@@ -142,6 +142,46 @@ impl fmt::Debug for CallOptions {
     }
 }
 
+/// JSON text a call takes as its args: a `str` or `String`, or `serde_json`'s [`RawValue`]
+/// (the same four text methods take all three). Text that is not one JSON value is
+/// `TOOL_ARGS_INVALID`; `null` counts as no args.
+pub trait JsonText: sealed::Sealed {
+    /// The text.
+    fn json_text(&self) -> &str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for str {}
+    impl Sealed for String {}
+    impl Sealed for serde_json::value::RawValue {}
+    impl Sealed for Box<serde_json::value::RawValue> {}
+}
+
+impl JsonText for str {
+    fn json_text(&self) -> &str {
+        self
+    }
+}
+
+impl JsonText for String {
+    fn json_text(&self) -> &str {
+        self
+    }
+}
+
+impl JsonText for RawValue {
+    fn json_text(&self) -> &str {
+        self.get()
+    }
+}
+
+impl JsonText for Box<RawValue> {
+    fn json_text(&self) -> &str {
+        self.get()
+    }
+}
+
 impl<N> Session<N> {
     /// Calls a tool in process, as Core would: validated, resolved, under the timeout. The
     /// call runs in the caller's task; dropping the future cancels it.
@@ -172,25 +212,29 @@ impl<N> Session<N> {
 
     /// Calls a tool with its args as JSON text and returns the result as JSON text
     /// (`{"ok":true,"value":…}` or `{"ok":false,"error":{…}}`): what a custom bridge needs.
-    pub fn call_raw(&self, name: &str, args: &RawValue) -> impl Future<Output = String> + Send {
-        self.call_raw_with(name, args.get(), CallOptions::default())
+    pub fn call_raw(
+        &self,
+        name: &str,
+        args: &(impl JsonText + ?Sized),
+    ) -> impl Future<Output = String> + Send {
+        self.call_raw_with(name, args, CallOptions::default())
     }
 
-    /// [`call_raw`](Self::call_raw) with [`CallOptions`], the args as any JSON text (text
+    /// [`call_raw`](Self::call_raw) with [`CallOptions`], the args as JSON text (text
     /// that is not one JSON value is `TOOL_ARGS_INVALID`; `null` counts as no args). The
     /// args go from the text straight to the handler's argument type and the output
     /// straight to the returned text: this is the fast path bridges use.
     pub fn call_raw_with(
         &self,
         name: &str,
-        args: &str,
+        args: &(impl JsonText + ?Sized),
         options: CallOptions,
     ) -> impl Future<Output = String> + Send {
         let setup = options.into_setup(&self.shared);
         self.shared.run(
             setup,
             name,
-            ArgsIn::Text(args),
+            ArgsIn::Text(args.json_text()),
             Encoding::Text,
             to_json_text,
         )
@@ -202,7 +246,7 @@ impl<N> Session<N> {
     pub fn call_text(
         &self,
         name: &str,
-        args: &str,
+        args: &(impl JsonText + ?Sized),
     ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
         self.call_text_with(name, args, CallOptions::default())
     }
@@ -214,14 +258,14 @@ impl<N> Session<N> {
     pub fn call_text_with(
         &self,
         name: &str,
-        args: &str,
+        args: &(impl JsonText + ?Sized),
         options: CallOptions,
     ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
         let setup = options.into_setup(&self.shared);
         self.shared.run(
             setup,
             name,
-            ArgsIn::Text(args),
+            ArgsIn::Text(args.json_text()),
             Encoding::Text,
             to_value_text,
         )

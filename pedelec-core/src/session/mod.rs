@@ -44,7 +44,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use builder::{SessionBuilder, create_session};
-pub use calls::{CallOptions, PendingCall};
+pub use calls::{CallOptions, JsonText, PendingCall};
 pub use events::{EventStream, SessionEvent};
 pub use layers::{FromFn, FromFnService, ToolService, from_fn};
 pub use rate::RateLimit;
@@ -133,8 +133,8 @@ impl<T: AsRef<str> + ?Sized> ToolKey<String> for T {
 /// | Call | Args | Answer |
 /// |---|---|---|
 /// | [`call`](Self::call), [`call_with`](Self::call_with) | `Value` | [`ToolResult`](crate::ToolResult) |
-/// | [`call_raw`](Self::call_raw) (`&RawValue`), [`call_raw_with`](Self::call_raw_with) (`&str`) | JSON text | `{"ok":…}` envelope as text |
-/// | [`call_text`](Self::call_text), [`call_text_with`](Self::call_text_with) | JSON text (`&str`) | the value's text, or the [`ToolError`] |
+/// | [`call_raw`](Self::call_raw), [`call_raw_with`](Self::call_raw_with) | JSON text ([`JsonText`]: `&str`, `&String`, `&RawValue`) | `{"ok":…}` envelope as text |
+/// | [`call_text`](Self::call_text), [`call_text_with`](Self::call_text_with) | JSON text ([`JsonText`]) | the value's text, or the [`ToolError`] |
 /// | [`start_call`](Self::start_call), [`start_call_with`](Self::start_call_with) | `Value` | a spawned [`PendingCall`] |
 /// | [`call_provider`](Self::call_provider), [`call_provider_with`](Self::call_provider_with) | a provider's tool call as `Value` | the provider's result message |
 /// | [`call_provider_raw`](Self::call_provider_raw), [`call_provider_raw_with`](Self::call_provider_raw_with) | the same as text | the same as text |

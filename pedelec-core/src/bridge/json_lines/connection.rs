@@ -2,7 +2,7 @@
 //! started, cancels delivered, protocol errors answered) until Core goes away or the
 //! session shuts down.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::io;
 use std::ops::Range;
 use std::sync::Arc;
@@ -15,7 +15,8 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use super::framing::{Line, LineReader, too_deep};
 use super::messages::{Envelope, ProtocolError, explain_invalid, write_progress};
 use super::queue::{
-    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, finish, write_loop,
+    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, answer_here_or_spawn, finish,
+    write_loop,
 };
 use super::{JsonLines, Limits, PROTOCOL_VERSION};
 use crate::context::{Caller, Cancellation, ProgressSink, ProgressUpdate};
@@ -332,7 +333,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         if let Some(caller) = &self.caller {
             options = options.caller(caller.clone());
         }
-        let mut call = Box::pin(async move {
+        let call = Box::pin(async move {
             // No args is `null`, which the session reads as `{}`.
             let args = args.map_or("null", |range| &line[range]);
             let result = session.call_raw_with(&name, args, options).await;
@@ -351,14 +352,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 session.report_undelivered(&call_id, &name, why);
             }
         });
-        // Most calls finish at once: answer those here, and give only the ones that wait
-        // (on I/O, a timer, the blocking pool) a task of their own. The handler's first poll
-        // runs on the reader, which is why handlers must not block (sync tools run on the
-        // blocking pool).
-        let finished = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_ready())).await;
-        if !finished {
-            tokio::spawn(call);
-        }
+        answer_here_or_spawn(call).await;
     }
 
     pub(super) fn protocol_error(

@@ -2,15 +2,32 @@
 //! queue the reader and the calls append to and the writer drains.
 
 use std::collections::HashMap;
+use std::future::{Future, poll_fn};
 use std::io;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
 use crate::context::Cancellation;
 use crate::session::Session;
+
+/// Runs a call that answers itself (it pushes its reply to the queue) where the reader is,
+/// for one poll: most calls finish there and are answered at once; only one that waits (on
+/// I/O, a timer, the blocking pool) gets a task of its own. The first poll runs on the
+/// reader, which is why handlers must not block (sync tools run on the blocking pool).
+pub(in crate::bridge) async fn answer_here_or_spawn<F>(mut call: Pin<Box<F>>)
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let finished = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_ready())).await;
+    if !finished {
+        tokio::spawn(call);
+    }
+}
 
 /// The calls in flight on one connection, by id.
 #[derive(Default)]

@@ -8,7 +8,7 @@
 //! `"pedelec-N"`; the client's responses are routed back to them.
 
 use std::collections::HashMap;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,7 +25,8 @@ use super::shared::{Connection, Exchange, Link, Reply, Server, Settings, TraceSp
 use super::wire::{self, Kind, Message, Method};
 use crate::bridge::json_lines::framing::{Line, LineReader, too_deep};
 use crate::bridge::json_lines::queue::{
-    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, finish, write_loop,
+    CancelAll, Inflight, OutQueue, PendingGuard, ReaderDone, Stop, answer_here_or_spawn, finish,
+    write_loop,
 };
 use crate::context::{Caller, Cancellation, InputError, InputFuture};
 use crate::error::Error;
@@ -423,7 +424,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
         let mut guard = PendingGuard {
             queue: Some(queue.clone()),
         };
-        let mut call = Box::pin(async move {
+        let call = Box::pin(async move {
             let reply: Option<Reply> = server.handle(&message, &exchange).await;
             inflight.lock().remove(&id);
             inflight_bytes.fetch_sub(size, Ordering::Relaxed);
@@ -447,10 +448,6 @@ impl<R: AsyncRead + Unpin> Reader<R> {
                 session.report_undelivered(&call_id, &tool, why);
             }
         });
-        // Most requests finish at once: answer those here; a call that waits gets a task.
-        let finished = poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_ready())).await;
-        if !finished {
-            tokio::spawn(call);
-        }
+        answer_here_or_spawn(call).await;
     }
 }
