@@ -17,6 +17,7 @@
 //! takes the args as JSON text and returns the result as JSON text, with the call id, a
 //! cancellation handle and a progress callback in [`CallOptions`](crate::CallOptions).
 
+mod accept;
 mod json_lines;
 #[cfg(feature = "mcp")]
 mod mcp;

@@ -159,6 +159,10 @@ const fn str_of(s: &Str) -> &str {
 
 /// One argument mirrored into a header: where it is in the arguments, and the header.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    not(feature = "mcp"),
+    allow(dead_code, reason = "read by MCP over HTTP")
+)]
 pub(crate) struct ParamHeader {
     /// The property names from the root to the argument.
     pub(crate) path: Box<[Box<str>]>,
@@ -168,6 +172,10 @@ pub(crate) struct ParamHeader {
 
 /// Every argument of the argsSchema `root` a client mirrors into a header, in schema order
 /// (only those reached through `properties`, the ones [`problem`] allows).
+#[cfg_attr(
+    not(feature = "mcp"),
+    allow(dead_code, reason = "read by MCP over HTTP")
+)]
 pub(crate) fn param_headers(root: &SchemaNode) -> Vec<ParamHeader> {
     fn walk(node: &SchemaNode, path: &mut Vec<Box<str>>, out: &mut Vec<ParamHeader>) {
         if let Some(name) = node.mcp_header() {

@@ -156,6 +156,7 @@ mod sealed {
     impl Sealed for String {}
     impl Sealed for serde_json::value::RawValue {}
     impl Sealed for Box<serde_json::value::RawValue> {}
+    impl<T: Sealed + ?Sized> Sealed for &T {}
 }
 
 impl JsonText for str {
@@ -179,6 +180,12 @@ impl JsonText for RawValue {
 impl JsonText for Box<RawValue> {
     fn json_text(&self) -> &str {
         self.get()
+    }
+}
+
+impl<T: JsonText + ?Sized> JsonText for &T {
+    fn json_text(&self) -> &str {
+        (**self).json_text()
     }
 }
 

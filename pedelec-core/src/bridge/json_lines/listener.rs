@@ -8,12 +8,11 @@ use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 
 use super::connection::serve;
 use super::messages::ProtocolError;
 use super::{JsonLines, Limits};
+use crate::bridge::accept::Accept;
 use crate::context::Caller;
 use crate::error::Error;
 use crate::session::{Bridge, Session};
@@ -77,54 +76,32 @@ async fn serve_listener(bridge: JsonLinesListener, session: Session) -> Result<(
         max_connections,
         caller,
     } = bridge;
-    let permits = Arc::new(Semaphore::new(max_connections));
-    // Dropping the set (this future) drops every connection's future.
-    let mut connections = JoinSet::new();
-    let mut closed = std::pin::pin!(session.closed());
-    loop {
-        while connections.try_join_next().is_some() {}
-        let accepted = tokio::select! {
-            () = &mut closed => break,
-            accepted = listener.accept() => accepted,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors, or a connection reset before it was accepted:
-                // keep serving the others.
-                tracing::warn!(error = %e, "JSON Lines bridge: cannot accept a connection");
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
+    let accept = Accept {
+        bridge: "JSON Lines bridge",
+        max_connections,
+        serve: |stream: TcpStream| {
+            let (reader, writer) = stream.into_split();
+            let connection = JsonLines {
+                reader,
+                writer,
+                limits,
+                caller: caller.clone(),
+            };
+            let session = session.clone();
+            async move {
+                if let Err(e) = serve(connection, session).await {
+                    tracing::debug!(error = %e, "JSON Lines bridge: a connection ended");
+                }
             }
-        };
-        let _ = stream.set_nodelay(true);
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            connections.spawn(refuse(stream, max_connections));
-            continue;
-        };
-        let (reader, writer) = stream.into_split();
-        let connection = JsonLines {
-            reader,
-            writer,
-            limits,
-            caller: caller.clone(),
-        };
-        let session = session.clone();
-        connections.spawn(async move {
-            if let Err(e) = serve(connection, session).await {
-                tracing::debug!(error = %e, "JSON Lines bridge: a connection ended");
-            }
-            drop(permit);
-        });
-    }
-    drop(listener);
-    while connections.join_next().await.is_some() {}
+        },
+        refuse,
+    };
+    accept.run(listener, session.closed(), || {}).await;
     Ok(())
 }
 
 /// Tells a connection over the limit why it is closed (within a second), and closes it.
 async fn refuse(mut stream: TcpStream, max: usize) {
-    tracing::warn!(max, "JSON Lines bridge: too many connections, one refused");
     let line = serde_json::json!({
         "type": "protocol_error",
         "code": ProtocolError::TooManyConnections.as_str(),

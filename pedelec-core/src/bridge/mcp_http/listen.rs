@@ -15,19 +15,26 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
-use tokio::task::JoinSet;
+use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
+
+use crate::bridge::accept::Accept;
+
+/// What each connection serves: a request in, its response out (the endpoint, behind
+/// OAuth's layer when there is one).
+pub(super) type HttpService = tower::util::BoxCloneSyncService<
+    hyper::Request<hyper::body::Incoming>,
+    axum::response::Response,
+    std::convert::Infallible,
+>;
 
 /// The connection-level limits.
 #[derive(Clone, Copy, Debug)]
@@ -37,66 +44,48 @@ pub(super) struct Limits {
     pub(super) write_timeout: Duration,
 }
 
-/// Serves `router` on every connection `listener` accepts until `stop` completes, then
+/// Serves `service` on every connection `listener` accepts until `stop` completes, then
 /// shuts down gracefully.
 pub(super) async fn serve(
     listener: TcpListener,
-    router: Router,
+    service: HttpService,
     limits: Limits,
     stop: impl Future<Output = ()>,
 ) {
-    let permits = Arc::new(Semaphore::new(limits.max_connections));
     let (shutdown, shutting_down) = watch::channel(false);
-    let mut connections = JoinSet::new();
-    let mut stop = std::pin::pin!(stop);
-    loop {
-        while connections.try_join_next().is_some() {}
-        let accepted = tokio::select! {
-            biased;
-            () = &mut stop => break,
-            accepted = listener.accept() => accepted,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors, or a connection reset before it was accepted:
-                // keep serving the others.
-                tracing::warn!(error = %e, "MCP over HTTP: cannot accept a connection");
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            connections.spawn(refuse(stream, limits.max_connections));
-            continue;
-        };
-        let service = TowerToHyperService::new(router.clone());
-        let mut shutting_down = shutting_down.clone();
-        connections.spawn(async move {
-            let io = TokioIo::new(Stall::new(stream, limits.write_timeout));
-            let connection = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
-                .keep_alive(true)
-                .serve_connection(io, service);
-            let mut connection = std::pin::pin!(connection);
-            let served = tokio::select! {
-                served = connection.as_mut() => served,
-                () = async { let _ = shutting_down.wait_for(|down| *down).await; } => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
+    let accept = Accept {
+        bridge: "MCP over HTTP",
+        max_connections: limits.max_connections,
+        serve: |stream: TcpStream| {
+            let service = TowerToHyperService::new(service.clone());
+            let mut shutting_down = shutting_down.clone();
+            async move {
+                let io = TokioIo::new(Stall::new(stream, limits.write_timeout));
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.header_timeout)
+                    .keep_alive(true)
+                    .serve_connection(io, service);
+                let mut connection = std::pin::pin!(connection);
+                let served = tokio::select! {
+                    served = connection.as_mut() => served,
+                    () = async { let _ = shutting_down.wait_for(|down| *down).await; } => {
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
+                };
+                if let Err(e) = served {
+                    tracing::debug!(error = %e, "MCP over HTTP: a connection ended");
                 }
-            };
-            if let Err(e) = served {
-                tracing::debug!(error = %e, "MCP over HTTP: a connection ended");
             }
-            drop(permit);
-        });
-    }
-    drop(listener);
-    let _ = shutdown.send(true);
-    while connections.join_next().await.is_some() {}
+        },
+        refuse,
+    };
+    accept
+        .run(listener, stop, || {
+            let _ = shutdown.send(true);
+        })
+        .await;
 }
 
 /// Tells a connection over the cap why it is closed (within a second), and closes it:
@@ -104,7 +93,6 @@ pub(super) async fn serve(
 /// the answer to its request.
 async fn refuse(mut stream: TcpStream, max: usize) {
     use tokio::io::AsyncReadExt;
-    tracing::warn!(max, "MCP over HTTP: too many connections, one refused");
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         let mut head = Vec::with_capacity(1024);
         let mut buf = [0; 4096];
@@ -116,7 +104,7 @@ async fn refuse(mut stream: TcpStream, max: usize) {
         }
     })
     .await;
-    let body = super::endpoint::overloaded(&format!(
+    let body = super::responder::overloaded(&format!(
         "the server serves at most {max} connections at once; try again shortly"
     ));
     let mut response = format!(

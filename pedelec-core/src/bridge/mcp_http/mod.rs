@@ -42,9 +42,11 @@
 //!   flight is answered before [`Session::serve`] returns.
 
 mod endpoint;
+mod gate;
 mod guard;
 mod legacy;
 mod listen;
+mod responder;
 
 use std::fmt;
 use std::future::Future;
@@ -68,6 +70,7 @@ use crate::context::Caller;
 use crate::error::Error;
 use crate::session::Session;
 use endpoint::Endpoint;
+use gate::Gate;
 use guard::Guard;
 
 /// The path the MCP endpoint is served at.
@@ -353,14 +356,15 @@ impl McpHttp {
             Listen::Nowhere => None,
         };
         let (hosts, origins) = defaults_for(bound.map(|a| a.ip()));
-        build_router(
+        let (endpoint, access) = build_endpoint(
             &session.untyped(),
             &self.options,
             hosts,
             origins,
             CancellationToken::new(),
         )
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+        build_router(endpoint, access)
     }
 }
 
@@ -382,13 +386,14 @@ fn defaults_for(ip: Option<IpAddr>) -> (Option<Vec<String>>, Vec<String>) {
     }
 }
 
-fn build_router(
+/// The endpoint of `session` with `options`, and how its requests are authenticated.
+fn build_endpoint(
     session: &Session,
     options: &Options,
     default_hosts: Option<Vec<String>>,
     default_origins: Vec<String>,
     shutdown: CancellationToken,
-) -> Result<Router, Error> {
+) -> Result<(Arc<Endpoint>, Access), Error> {
     let hosts = options
         .allowed_hosts
         .clone()
@@ -398,10 +403,10 @@ fn build_router(
     let server = Server::new(session, options.settings.clone());
     let access = Access::of(options, &server)?;
     let legacy = options.stateful.then(|| {
+        // Hosts and origins are checked once, by the gate, before a request reaches rmcp.
         let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(hosts.clone())
-            .with_allowed_origins(origins.clone())
-            .enforce_origin_validation()
+            .disable_allowed_hosts()
+            .disable_allowed_origins()
             .with_max_request_body_bytes(options.max_body_bytes)
             .with_legacy_session_mode(true)
             .with_json_response(true)
@@ -409,24 +414,78 @@ fn build_router(
         legacy::Legacy::new(server.clone(), config)
     });
     let endpoint = Arc::new(Endpoint {
-        server,
-        guard: Guard::new(&hosts, &origins),
-        access: access.clone(),
-        max_body_bytes: options.max_body_bytes,
-        body_timeout: options.body_timeout,
+        gate: Gate {
+            server,
+            guard: Guard::new(&hosts, &origins),
+            access: access.clone(),
+            max_body_bytes: options.max_body_bytes,
+            body_timeout: options.body_timeout,
+        },
         legacy,
     });
+    Ok((endpoint, access))
+}
+
+/// The endpoint as an axum [`Router`] (for [`McpHttp::into_router`]).
+fn build_router(endpoint: Arc<Endpoint>, access: Access) -> Router {
     let router = Router::new().route(
         MCP_PATH,
         axum::routing::any(move |request: Request| endpoint.clone().handle(request)),
     );
     // With OAuth, the layer answers the metadata and the challenges, and gives every
     // request it lets through its caller.
-    Ok(match access {
+    match access {
         #[cfg(feature = "oauth")]
         Access::OAuth(auth) => router.layer(auth),
         _ => router,
-    })
+    }
+}
+
+/// The endpoint as what [`Session::serve`] runs on each connection: hyper's request
+/// straight to it (no router), behind OAuth's layer when there is one.
+fn build_service(endpoint: Arc<Endpoint>, access: Access) -> listen::HttpService {
+    use tower::ServiceExt as _;
+    let direct = Direct(endpoint);
+    let to_axum =
+        |request: hyper::Request<hyper::body::Incoming>| request.map(axum::body::Body::new);
+    match access {
+        #[cfg(feature = "oauth")]
+        Access::OAuth(auth) => {
+            listen::HttpService::new(tower_layer::Layer::layer(&auth, direct).map_request(to_axum))
+        }
+        _ => listen::HttpService::new(direct.map_request(to_axum)),
+    }
+}
+
+/// `/mcp` to the endpoint, `404 Not Found` for any other path.
+#[derive(Clone)]
+struct Direct(Arc<Endpoint>);
+
+impl tower_service::Service<Request> for Direct {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<axum::response::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let endpoint = self.0.clone();
+        Box::pin(async move {
+            if request.uri().path() == MCP_PATH {
+                Ok(endpoint.handle(request).await)
+            } else {
+                let mut response = axum::response::Response::default();
+                *response.status_mut() = axum::http::StatusCode::NOT_FOUND;
+                Ok(response)
+            }
+        })
+    }
 }
 
 /// How the requests are authenticated.
@@ -515,13 +574,14 @@ impl Bridge for McpHttp {
             }
             // Cancelled once every connection has drained: it ends what rmcp still runs.
             let stop_sessions = CancellationToken::new();
-            let router = build_router(
+            let (endpoint, access) = build_endpoint(
                 &session,
                 &options,
                 hosts,
                 origins,
                 stop_sessions.child_token(),
             )?;
+            let service = build_service(endpoint, access);
             let signal = shutdown.unwrap_or_else(|| {
                 Box::pin(async {
                     // Without a signal handler, serve until the process ends.
@@ -542,7 +602,7 @@ impl Bridge for McpHttp {
                 header_timeout: options.header_timeout,
                 write_timeout: options.write_timeout,
             };
-            listen::serve(listener, router, limits, stop).await;
+            listen::serve(listener, service, limits, stop).await;
             stop_sessions.cancel();
             Ok(())
         }
