@@ -518,10 +518,10 @@ struct Answer {
     confirm: bool,
 }
 
-/// Asks two questions at once, as a task.
+/// Asks two questions at once, before any other work: called as a task, it becomes one
+/// waiting in `input_required` while its handler keeps running.
 #[tool(task = optional)]
 async fn multi_input(ctx: ToolCallContext) -> Result<String, ToolError> {
-    tokio::time::sleep(Duration::from_millis(20)).await;
     let (first, second) = tokio::join!(
         ctx.elicit::<Answer>("first", "First question"),
         ctx.elicit::<Answer>("second", "Second question"),
