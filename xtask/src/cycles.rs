@@ -13,9 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::layers::code_only;
+use crate::layers::{code_only, collect};
 
 /// The crates whose files are checked, relative to the workspace root.
 pub const CRATES: &[&str] = &["pedelec-core", "pedelec-rules", "pedelec-macros", "."];
@@ -328,20 +328,6 @@ fn tree(
             return at;
         }
     }
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            collect(&path, out)?;
-        } else if path.extension().is_some_and(|x| x == "rs") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

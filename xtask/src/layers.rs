@@ -138,7 +138,8 @@ pub fn edges(src: &Path) -> Result<Vec<Edge>, String> {
     Ok(edges)
 }
 
-fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
+/// Every `.rs` file below `dir`.
+pub(crate) fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     for entry in entries {

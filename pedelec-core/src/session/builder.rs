@@ -2,27 +2,23 @@
 //! and keeps the inline handlers.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
-use tower_layer::Layer;
-use tower_service::Service;
-
 use super::ToolKey;
 use super::concurrency::ConcurrencyLimit;
 use super::dispatch::{Dispatch, Endpoint};
 use super::dispatch::{Shared, ToolEntry};
-use super::layers::{LayerFn, ToolService, layer_fn, stack};
+use super::layers::{LayerFn, ToolLayer, ToolService, layer_fn, stack};
 use super::rate::{RateLimit, RateLimiter};
 use super::{Session, events, input};
-use crate::call::ToolCall;
+
 use crate::call::args::CompiledArgs;
 use crate::context::StateMap;
-use crate::error::{Error, Problem, ToolResult};
+use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
 
 /// Creates a session with default options: `Session::builder(skills).create()`.
@@ -111,16 +107,7 @@ impl<N> SessionBuilder<N> {
     /// # Ok::<(), pedelec_core::Error>(())
     /// ```
     #[must_use]
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: Layer<ToolService> + Send + 'static,
-        L::Service: Service<ToolCall, Response = ToolResult, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        <L::Service as Service<ToolCall>>::Future: Send + 'static,
-    {
+    pub fn layer(mut self, layer: impl ToolLayer) -> Self {
         self.layers.push(layer_fn(layer));
         self
     }
@@ -130,16 +117,7 @@ impl<N> SessionBuilder<N> {
     /// and the tool's `max_concurrency`, around the validation of its args and its handler.
     /// Several layers of one tool nest like [`layer`](Self::layer)'s.
     #[must_use]
-    pub fn layer_for<L>(mut self, tool: impl ToolKey<N>, layer: L) -> Self
-    where
-        L: Layer<ToolService> + Send + 'static,
-        L::Service: Service<ToolCall, Response = ToolResult, Error = Infallible>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        <L::Service as Service<ToolCall>>::Future: Send + 'static,
-    {
+    pub fn layer_for(mut self, tool: impl ToolKey<N>, layer: impl ToolLayer) -> Self {
         self.tool_layers
             .push((tool.tool_name().to_owned(), layer_fn(layer)));
         self

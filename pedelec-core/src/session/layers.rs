@@ -111,17 +111,37 @@ where
 /// wraps then).
 pub(super) type LayerFn = Box<dyn FnOnce(ToolService) -> ToolService + Send>;
 
-/// Wraps `layer` for [`LayerFn`].
-pub(super) fn layer_fn<L>(layer: L) -> LayerFn
-where
-    L: Layer<ToolService> + Send + 'static,
-    L::Service: Service<ToolCall, Response = ToolResult, Error = Infallible>
+/// A `tower::Layer` a session accepts ([`SessionBuilder::layer`](super::SessionBuilder::layer),
+/// [`layer_for`](super::SessionBuilder::layer_for)): it wraps a [`ToolService`] in a
+/// service of the same shape that can be cloned and shared between threads. Every such
+/// layer is one (a blanket impl): `tower::limit::ConcurrencyLimitLayer`, [`from_fn`], a
+/// layer of your own.
+pub trait ToolLayer: Layer<ToolService, Service: LayeredService> + Send + 'static {}
+
+impl<L: Layer<ToolService, Service: LayeredService> + Send + 'static> ToolLayer for L {}
+
+/// The service a [`ToolLayer`] makes: a call in, its result out, cloneable and shareable
+/// (every such service is one).
+pub trait LayeredService:
+    Service<ToolCall, Response = ToolResult, Error = Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> LayeredService for S where
+    S: Service<ToolCall, Response = ToolResult, Error = Infallible, Future: Send + 'static>
         + Clone
         + Send
         + Sync
-        + 'static,
-    <L::Service as Service<ToolCall>>::Future: Send + 'static,
+        + 'static
 {
+}
+
+/// Wraps `layer` for [`LayerFn`].
+pub(super) fn layer_fn(layer: impl ToolLayer) -> LayerFn {
     Box::new(move |inner| ToolService::new(layer.layer(inner)))
 }
 

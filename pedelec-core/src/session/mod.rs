@@ -46,7 +46,7 @@ use serde_json::Value;
 pub use builder::{SessionBuilder, create_session};
 pub use calls::{CallOptions, JsonText, PendingCall};
 pub use events::{EventStream, SessionEvent};
-pub use layers::{FromFn, FromFnService, ToolService, from_fn};
+pub use layers::{FromFn, FromFnService, LayeredService, ToolLayer, ToolService, from_fn};
 pub use rate::RateLimit;
 
 use crate::call::handler::{FallbackHandler, ToolCall, ToolHandler};
