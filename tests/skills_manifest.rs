@@ -88,3 +88,33 @@ fn the_manifest_reads_back_and_every_definition_is_sound() {
         );
     }
 }
+
+/// A skill set with a deferred tool (`#[tool(defer)]`, DESIGN §12).
+mod back_office {
+    use pedelec::{skills, tool};
+
+    /// Refund an invoice.
+    #[tool(defer)]
+    pub fn refund_invoice() {}
+
+    /// Check that the service answers.
+    #[tool]
+    pub fn ping() {}
+
+    skills![guidance = "Back office.", tools = [refund_invoice, ping]];
+}
+
+#[test]
+fn a_deferred_tool_says_so_in_its_definition_and_in_the_manifest() {
+    use back_office::ToolName;
+    let skills = ToolName::skills();
+    let deferred: Vec<(&str, bool)> = skills
+        .tools()
+        .iter()
+        .map(|t| (t.name(), t.defer()))
+        .collect();
+    assert_eq!(deferred, [("refund_invoice", true), ("ping", false)]);
+    let manifest = serde_json::to_value(ToolName::manifest()).unwrap();
+    assert_eq!(manifest["tools"][0]["defer"], json!(true));
+    assert!(manifest["tools"][1].get("defer").is_none());
+}

@@ -53,6 +53,9 @@ pub trait Tool: Send + Sync + 'static {
     /// checked against the argsSchema when a session is created; exported as Anthropic's
     /// `input_examples`.
     const EXAMPLES: &'static [&'static str] = &[];
+    /// Whether the tool is deferred (`#[tool(defer)]`): in a large catalog, listed by name
+    /// only until a search loads it (DESIGN §12); the manifest says so (`"defer": true`).
+    const DEFER: bool = false;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -150,6 +153,7 @@ pub struct ToolDefinition {
     icon: Option<Str>,
     task_support: TaskSupport,
     examples: Vec<Str>,
+    defer: bool,
 }
 
 /// The constant parts of a compile-time tool's definition.
@@ -165,6 +169,7 @@ struct ToolParts {
     icon: Option<&'static str>,
     task_support: TaskSupport,
     examples: &'static [&'static str],
+    defer: bool,
 }
 
 impl ToolDefinition {
@@ -188,6 +193,7 @@ impl ToolDefinition {
             icon: None,
             task_support: TaskSupport::Forbidden,
             examples: Vec::new(),
+            defer: false,
         }
     }
 
@@ -210,6 +216,7 @@ impl ToolDefinition {
                     icon: T::ICON,
                     task_support: T::TASK,
                     examples: T::EXAMPLES,
+                    defer: T::DEFER,
                 }
             },
             T::ARGS_SCHEMA,
@@ -232,6 +239,7 @@ impl ToolDefinition {
             icon: parts.icon.map(Str::Borrowed),
             task_support: parts.task_support,
             examples: parts.examples.iter().map(|e| Str::Borrowed(e)).collect(),
+            defer: parts.defer,
         }
     }
 
@@ -340,6 +348,20 @@ impl ToolDefinition {
         self.task_support
     }
 
+    /// Sets whether the tool is deferred: listed by name only until a search loads it
+    /// (`#[tool(defer)]`; DESIGN §12).
+    #[must_use]
+    pub const fn with_defer(mut self, defer: bool) -> Self {
+        self.defer = defer;
+        self
+    }
+
+    /// Whether the tool is deferred (`false` unless set).
+    #[must_use]
+    pub const fn defer(&self) -> bool {
+        self.defer
+    }
+
     /// Sets the example arguments, each a JSON object as text (checked against the
     /// argsSchema by [`problems`](Self::problems)).
     #[must_use]
@@ -406,6 +428,7 @@ impl ToolDefinition {
             description: self.description.to_string(),
             args_schema: self.args_schema.clone(),
             timeout_ms: self.timeout_ms,
+            defer: self.defer,
         }
     }
 
@@ -527,6 +550,7 @@ impl fmt::Debug for ToolDefinition {
             .field("icon", &self.icon)
             .field("task_support", &self.task_support)
             .field("examples", &self.examples)
+            .field("defer", &self.defer)
             .finish()
     }
 }

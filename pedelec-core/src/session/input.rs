@@ -52,6 +52,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "taskSupport",
     "examples",
+    "defer",
 ];
 
 impl SkillsInput<String> {
@@ -62,8 +63,9 @@ impl SkillsInput<String> {
     /// A tool may also carry what `#[tool]` declares beyond the seed's keys: `scopes` (an
     /// array of OAuth scope tokens), `maxConcurrency` (a positive integer), `icon` (an
     /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
-    /// `"optional"` or `"required"`) and `examples` (an array of argument objects, each
-    /// valid for the argsSchema). None of them is sent to Core.
+    /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
+    /// valid for the argsSchema) and `defer` (`true` for a tool listed by name only until a
+    /// search loads it). Only `defer` is sent to Core, in the manifest, and only when `true`.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -261,7 +263,8 @@ fn read_tool(
     let mut def = ToolDefinition::new(name?, description?, schema?)
         .with_scopes(options.scopes)
         .with_task_support(options.task_support)
-        .with_examples(options.examples);
+        .with_examples(options.examples)
+        .with_defer(options.defer);
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -282,9 +285,10 @@ struct Options {
     icon: Option<String>,
     task_support: TaskSupport,
     examples: Vec<Str>,
+    defer: bool,
 }
 
-/// Reads `scopes`, `maxConcurrency`, `icon`, `taskSupport` and `examples`, recording a
+/// Reads `scopes`, `maxConcurrency`, `icon`, `taskSupport`, `examples` and `defer`, recording a
 /// value of the wrong JSON type (and leaving that key unset).
 fn read_options(
     obj: &Map<String, Value>,
@@ -381,6 +385,18 @@ fn read_options(
             format!(
                 "`examples` must be an array of argument objects, like `[{{\"delta\": 2}}]`, \
                  not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("defer") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(defer)) => options.defer = *defer,
+        Some(other) => problem(
+            "defer",
+            format!(
+                "`defer` must be `true` (listed by name only until a search loads the tool) \
+                 or `false`, not {}",
                 describe(other)
             ),
         ),
@@ -497,6 +513,33 @@ mod tests {
                 .keys()
                 .collect::<Vec<_>>(),
             ["name", "description", "argsSchema"]
+        );
+    }
+
+    /// `defer` is read, reaches the definition, and is the one extra key the manifest
+    /// carries (only when `true`: a manifest without deferred tools is the seed's).
+    #[test]
+    fn defer_is_read_and_sent_only_when_true() {
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
+            tool(json!({"defer": true})),
+            tool(json!({"name": "ping", "defer": false})),
+        ]}))
+        .unwrap();
+        assert!(skills.tools()[0].defer());
+        assert!(!skills.tools()[1].defer());
+        let manifest = serde_json::to_value(skills.manifest()).unwrap();
+        assert_eq!(manifest["tools"][0]["defer"], json!(true));
+        assert!(manifest["tools"][1].get("defer").is_none());
+        // The manifest reads back with it.
+        let back: crate::manifest::SerializableSkillsManifest =
+            serde_json::from_value(manifest).unwrap();
+        assert!(back.tools[0].defer && !back.tools[1].defer);
+        assert_eq!(
+            problems(vec![tool(json!({"defer": "yes"}))]),
+            [
+                "tools[0].defer: `defer` must be `true` (listed by name only until a search \
+              loads the tool) or `false`, not a string (\"yes\")"
+            ]
         );
     }
 

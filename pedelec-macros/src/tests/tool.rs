@@ -117,6 +117,7 @@ fn policy_and_mcp_keys() {
             task = optional,
             example = r#"{"delta": 2}"#,
             example = r#"{"delta": -1}"#,
+            defer,
         ),
         quote! {
             /// Update the visible counter by delta.

@@ -38,6 +38,7 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
         "\"https://example.com/icon.svg\"",
     ),
     ("task", Some("optional"), "optional"),
+    ("defer", None, ""),
     ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
 
@@ -88,6 +89,8 @@ pub struct ToolAttr {
     pub task: Option<&'static str>,
     /// `example = "…"`, each a JSON object, in order.
     pub examples: Vec<LitStr>,
+    /// `defer`: listed by name only until a search loads the tool.
+    pub defer: bool,
 }
 
 /// One MCP hint: its key (as in [`HINTS`]) and value.
@@ -136,8 +139,12 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
             }
             seen.push(key.clone());
         }
+        if key == "defer" {
+            attr.defer = flag_value(&entry, "defer", false, "the default", errors) == Some(true);
+            continue;
+        }
         if let Some(&(hint, false_ok)) = HINTS.iter().find(|(k, _)| *k == key) {
-            if let Some(value) = hint_value(&entry, hint, false_ok, errors) {
+            if let Some(value) = flag_value(&entry, hint, false_ok, "MCP's default", errors) {
                 attr.hints.push(Hint {
                     key: hint,
                     value,
@@ -205,8 +212,15 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
     attr
 }
 
-/// The value of a hint: `key` (true), or `key = false` where that says something.
-fn hint_value(entry: &Entry, key: &str, false_ok: bool, errors: &mut Errors) -> Option<bool> {
+/// The value of a flag (an MCP hint, `defer`): `key` (true), or `key = false` where that
+/// says something; `default` names what `key = false` would repeat otherwise.
+fn flag_value(
+    entry: &Entry,
+    key: &str,
+    false_ok: bool,
+    default: &str,
+    errors: &mut Errors,
+) -> Option<bool> {
     if let Some(malformed) = &entry.malformed {
         errors.at(
             malformed,
@@ -222,10 +236,7 @@ fn hint_value(entry: &Entry, key: &str, false_ok: bool, errors: &mut Errors) -> 
     match syn::parse2::<Lit>(value.clone()) {
         Ok(Lit::Bool(b)) if !b.value && false_ok => Some(false),
         Ok(Lit::Bool(b)) if !b.value => {
-            errors.at(
-                &whole,
-                format!("`{key} = false` is MCP's default; remove it"),
-            );
+            errors.at(&whole, format!("`{key} = false` is {default}; remove it"));
             None
         }
         Ok(Lit::Bool(_)) => {

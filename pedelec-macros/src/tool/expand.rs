@@ -207,6 +207,11 @@ fn options(tool: &Tool) -> TokenStream {
             const EXAMPLES: &'static [&'static ::core::primitive::str] = &[#(#examples),*];
         });
     }
+    if tool.defer {
+        out.extend(quote!(
+            const DEFER: ::core::primitive::bool = true;
+        ));
+    }
     out
 }
 

@@ -34,6 +34,8 @@ pub struct Tool<'a> {
     pub task: Option<&'static str>,
     /// The `example`s, in order.
     pub examples: Vec<LitStr>,
+    /// `defer`.
+    pub defer: bool,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -114,6 +116,7 @@ impl<'a> Tool<'a> {
             icon: attr.icon,
             task: attr.task,
             examples: attr.examples,
+            defer: attr.defer,
             call: signature(item, errors),
         }
     }

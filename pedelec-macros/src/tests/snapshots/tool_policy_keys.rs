@@ -24,6 +24,7 @@ impl ::pedelec::__private::Tool for update_counter {
         r#"{"delta": 2}"#,
         r#"{"delta": -1}"#,
     ];
+    const DEFER: ::core::primitive::bool = true;
     const OUTPUT_SCHEMA: ::pedelec::__private::Option<
         ::pedelec::__private::OutputSchema,
     > = {
