@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use pedelec::context::Caller;
-use pedelec::export::{Export, ExportOptions, ProviderCall, Target};
+use pedelec::export::{Choice, Export, ExportOptions, ProviderCall, Target};
 use pedelec::manifest::SerializableSkillsManifest;
 use pedelec::{
     CallOptions, SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult,
@@ -556,6 +556,99 @@ fn rich_export(target: Target) -> Export {
     Rich::manifest()
         .export(target, ExportOptions::default())
         .unwrap()
+}
+
+/// `tool_choice`: each target's request field, under the provider's names, and what a
+/// target cannot say refused with the rule that says so.
+#[test]
+fn tool_choice_in_each_providers_form() {
+    let export = |target, strict| Rich::manifest().export(target, options(strict)).unwrap();
+    let refused = |result: Result<Value, pedelec::export::ExportError>| {
+        result.unwrap_err().problems()[0].rule
+    };
+    let chat = export(Target::OpenAiChat, true);
+    assert_eq!(
+        chat.tool_choice(&[Rich::OpenUrl], Choice::Required)
+            .unwrap(),
+        json!({"type": "allowed_tools", "allowed_tools": {
+            "mode": "required",
+            "tools": [{"type": "function", "function": {"name": "nav_open_url"}}]
+        }})
+    );
+    let responses = export(Target::OpenAiResponses, true);
+    assert_eq!(
+        responses
+            .tool_choice(
+                &[Rich::OpenUrl, Rich::ShipParcel, Rich::OpenUrl],
+                Choice::Auto
+            )
+            .unwrap(),
+        json!({"type": "allowed_tools", "mode": "auto", "tools": [
+            {"type": "function", "name": "nav_open_url"},
+            {"type": "function", "name": "shipping_ship_parcel"}
+        ]})
+    );
+    let anthropic = export(Target::Anthropic, true);
+    let open_url = anthropic.provider_name("nav.open_url").unwrap();
+    assert_eq!(
+        anthropic
+            .tool_choice(&[Rich::OpenUrl], Choice::Required)
+            .unwrap(),
+        json!({"type": "tool", "name": open_url})
+    );
+    assert_eq!(
+        anthropic
+            .tool_choice(&[Rich::ShipParcel, Rich::OpenUrl], Choice::Required)
+            .unwrap(),
+        json!({"type": "any"})
+    );
+    assert_eq!(
+        anthropic
+            .tool_choice(&[Rich::ShipParcel, Rich::OpenUrl], Choice::Auto)
+            .unwrap(),
+        json!({"type": "auto"})
+    );
+    assert_eq!(
+        refused(anthropic.tool_choice(&[Rich::OpenUrl], Choice::Auto)),
+        "tool-choice-subset"
+    );
+    for target in [Target::Gemini, Target::GeminiOpenApi] {
+        let strict = export(target, true);
+        let lax = export(target, false);
+        let name = strict.provider_name("nav.open_url").unwrap();
+        assert_eq!(
+            strict
+                .tool_choice(&[Rich::OpenUrl], Choice::Required)
+                .unwrap(),
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}})
+        );
+        assert_eq!(
+            strict.tool_choice(&[Rich::OpenUrl], Choice::Auto).unwrap(),
+            json!({"functionCallingConfig": {"mode": "VALIDATED", "allowedFunctionNames": [name]}})
+        );
+        assert_eq!(
+            lax.tool_choice(&[Rich::OpenUrl, Rich::ShipParcel], Choice::Auto)
+                .unwrap(),
+            json!({"functionCallingConfig": {"mode": "AUTO"}})
+        );
+        assert_eq!(
+            refused(lax.tool_choice(&[Rich::OpenUrl], Choice::Auto)),
+            "tool-choice-subset"
+        );
+    }
+    assert_eq!(
+        refused(export(Target::Mcp, true).tool_choice(&[Rich::OpenUrl], Choice::Auto)),
+        "tool-choice-mcp"
+    );
+    assert_eq!(
+        refused(chat.tool_choice::<Rich>(&[], Choice::Auto)),
+        "tool-choice-empty"
+    );
+    // An enum of another skill set compiles (the export is not typed), and is refused.
+    assert_eq!(
+        refused(chat.tool_choice(&[counter::ToolName::UpdateCounter], Choice::Auto)),
+        "tool-choice-unknown"
+    );
 }
 
 #[test]

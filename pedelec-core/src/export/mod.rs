@@ -55,6 +55,7 @@
 )]
 
 mod call;
+mod choice;
 mod error;
 pub(crate) mod facts;
 mod names;
@@ -67,6 +68,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 pub use call::ProviderCall;
+pub use choice::Choice;
 pub use error::ExportError;
 pub(crate) use error::problem;
 #[doc(hidden)]
@@ -112,6 +114,8 @@ impl ExportOptions {
 pub struct Export {
     target: Target,
     strict: bool,
+    /// Whether strict mode was asked for (Gemini's `VALIDATED` tool choice).
+    strict_asked: bool,
     tools: Value,
     /// `(tool name, provider name)`, in the skill set's order.
     names: Vec<(String, String)>,
@@ -253,6 +257,7 @@ impl Export {
         Ok(Export {
             target,
             strict,
+            strict_asked: options.strict,
             tools: target::tools(target, declarations),
             names,
             by_provider_name,
