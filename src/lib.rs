@@ -32,7 +32,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use pedelec_core::{
-    bridge, call, context, error, export, manifest, output, schema, session, skills, tool,
+    bridge, call, context, error, export, manifest, output, schema, search, session, skills, tool,
 };
 
 pub use pedelec_core::{

@@ -37,6 +37,8 @@ pub mod tool;
 
 pub mod manifest;
 
+pub mod search;
+
 pub mod skills;
 
 pub mod session;

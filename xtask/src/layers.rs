@@ -22,6 +22,7 @@ pub const LAYERS: &[&str] = &[
     "context",
     "call",
     "tool",
+    "search",
     "skills",
     "macro_support",
     "session",
