@@ -118,3 +118,14 @@ fn a_deferred_tool_says_so_in_its_definition_and_in_the_manifest() {
     assert_eq!(manifest["tools"][0]["defer"], json!(true));
     assert!(manifest["tools"][1].get("defer").is_none());
 }
+
+#[test]
+fn a_skill_sets_index_finds_its_tools() {
+    use back_office::ToolName;
+    let hits = ToolName::INDEX.search("give a customer their money back for an invoice", 2);
+    assert_eq!(hits[0].name, "refund_invoice");
+    assert!(ToolName::INDEX.search("does the service answer", 1)[0].name == "ping");
+    // Built once: every search reads the same index.
+    assert!(std::ptr::eq(ToolName::INDEX.get(), ToolName::INDEX.get()));
+    assert_eq!(ToolName::INDEX.get().len(), 2);
+}

@@ -147,6 +147,10 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 pub fn manifest() -> #Private::SerializableSkillsManifest {
                     Self::skills().manifest()
                 }
+
+                /// The skill set's search index (built on first use):
+                /// `INDEX.search("query", 5)`.
+                pub const INDEX: #Private::SkillsIndex<Self> = #Private::SkillsIndex::new();
             }
 
             #[automatically_derived]

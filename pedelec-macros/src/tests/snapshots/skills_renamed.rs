@@ -55,6 +55,9 @@ const _: () = {
         pub fn manifest() -> ::pedelec::__private::SerializableSkillsManifest {
             Self::skills().manifest()
         }
+        /// The skill set's search index (built on first use):
+        /// `INDEX.search("query", 5)`.
+        pub const INDEX: ::pedelec::__private::SkillsIndex<Self> = ::pedelec::__private::SkillsIndex::new();
     }
     #[automatically_derived]
     impl ::pedelec::__private::SkillSet for BrowserTool {
