@@ -11,7 +11,7 @@ use pedelec_core::bridge::Mcp;
 use pedelec_core::context::{Elicited, LogLevel};
 use pedelec_core::schema::{Property, SchemaNode, ToolArgsRoot};
 use pedelec_core::skills::SkillSet;
-use pedelec_core::{Session, ToolArgs};
+use pedelec_core::{Session, SkillsInput, ToolArgs, ToolCall, ToolError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::*;
@@ -87,8 +87,8 @@ impl Client {
     }
 }
 
-fn start(
-    session: &Session<ToolName>,
+fn start<N: 'static>(
+    session: &Session<N>,
 ) -> (
     Client,
     tokio::task::JoinHandle<Result<(), pedelec_core::Error>>,
@@ -426,4 +426,119 @@ async fn a_task_that_asks_at_once_keeps_its_handler_running() {
         "{done}"
     );
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
+}
+
+/// Deferred tools (`"defer": true`): left out of `tools/list`, found by `search_tools` with
+/// their full definitions, called by `call_tool` (validated, under the same policy);
+/// `search(false)` lists everything.
+#[tokio::test]
+async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() {
+    let skills = SkillsInput::from_json(&json!({"guidance": "Back office.", "tools": [
+        {"name": "ping", "description": "Check that the service answers.",
+         "argsSchema": {"type": "object", "properties": {}, "additionalProperties": false}},
+        {"name": "billing.refund_invoice", "description": "Refund an invoice, in full or in part.",
+         "defer": true,
+         "argsSchema": {"type": "object", "properties": {
+             "invoiceId": {"type": "string", "description": "The invoice to refund."}},
+             "required": ["invoiceId"], "additionalProperties": false}}
+    ]}))
+    .unwrap();
+    let session = Session::builder(skills).create().unwrap();
+    session.set_fallback(|call: ToolCall, _ctx| async move {
+        Ok::<_, ToolError>(json!({"tool": call.name, "args": call.args}))
+    });
+    let (mut client, _serving) = start(&session);
+    let mut id = 0;
+    let mut request = async |client: &mut Client, method: &str, params: Value| {
+        id += 1;
+        let mut params = params;
+        params["_meta"] = meta(json!({}));
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        client.next_answer().await
+    };
+    let list = request(&mut client, "tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ping", "search_tools", "call_tool"], "{list}");
+
+    let found = request(
+        &mut client,
+        "tools/call",
+        json!({"name": "search_tools",
+        "arguments": {"query": "refund the customer's invoice", "limit": 1}}),
+    )
+    .await;
+    let text = found["result"]["content"][0]["text"].as_str().unwrap();
+    let tools: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        tools["tools"][0]["name"], "billing.refund_invoice",
+        "{found}"
+    );
+    assert_eq!(
+        tools["tools"][0]["inputSchema"]["required"],
+        json!(["invoiceId"])
+    );
+
+    let called = request(
+        &mut client,
+        "tools/call",
+        json!({"name": "call_tool",
+        "arguments": {"name": "billing.refund_invoice", "arguments": {"invoiceId": "in_1"}}}),
+    )
+    .await;
+    assert_eq!(called["result"]["isError"], json!(false), "{called}");
+    let value: Value =
+        serde_json::from_str(called["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        value,
+        json!({"tool": "billing.refund_invoice", "args": {"invoiceId": "in_1"}})
+    );
+    // The call is validated as any call is.
+    let invalid = request(
+        &mut client,
+        "tools/call",
+        json!({"name": "call_tool",
+        "arguments": {"name": "billing.refund_invoice", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(invalid["result"]["isError"], json!(true), "{invalid}");
+    assert!(
+        invalid["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
+    // Arguments `search_tools` cannot read are the tool's error, saying what it takes.
+    let bad = request(
+        &mut client,
+        "tools/call",
+        json!({"name": "search_tools",
+        "arguments": {"q": "refund"}}),
+    )
+    .await;
+    assert_eq!(bad["result"]["isError"], json!(true), "{bad}");
+
+    // `search(false)`: every tool listed, no search tools.
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server_end);
+    let _serving = tokio::spawn(session.serve(Mcp::from_parts(r, w).search(false)));
+    let (r, writer) = tokio::io::split(client_end);
+    let mut client = Client {
+        lines: BufReader::new(r).lines(),
+        writer,
+    };
+    let list = request(&mut client, "tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ping", "billing.refund_invoice"], "{list}");
 }

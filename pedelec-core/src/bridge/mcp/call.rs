@@ -28,13 +28,15 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use rmcp::model::{ClientCapabilities, ErrorData, SealOptions};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use super::channel::{Abilities, CallChannel, Mode, NO_REQUESTS};
 use super::meta::Meta;
 use super::result::{input_request, missing_capability, write_call_result};
-use super::shared::{Exchange, Lifecycle, Reply, Server};
+use super::search::{CALL_TOOL, SEARCH_TOOLS, unwrap_call};
+use super::shared::{Exchange, Lifecycle, Reply, Server, may_list};
 use super::wire::{self, Message};
 use crate::context::{Cancellation, InputKind, InputRequest, LogLevel};
 use crate::error::ToolError;
@@ -70,6 +72,28 @@ pub(super) async fn call_tool(
             false,
         );
     };
+    let mut args = message.raw(&message.params.arguments).unwrap_or("null");
+    // Deferred tools: `search_tools` is answered here; `call_tool` is the call it names.
+    let unwrapped;
+    let name = match server.search() {
+        Some(search) if name == SEARCH_TOOLS => {
+            let visible = |tool: &str| {
+                server
+                    .tool(tool)
+                    .is_some_and(|t| may_list(x.caller.as_deref(), &t.scopes))
+            };
+            return tool_result(id, &search.answer(args, visible), None, current);
+        }
+        Some(_) if name == CALL_TOOL => match unwrap_call(args) {
+            Ok((inner, inner_args)) => {
+                unwrapped = inner_args;
+                args = unwrapped.as_deref().map_or("null", RawValue::get);
+                std::borrow::Cow::Owned(inner)
+            }
+            Err(e) => return tool_result(id, &Err(e), None, current),
+        },
+        _ => name,
+    };
     let tool = server.tool(&name);
     if tool.is_none() && !server.session().has_fallback() {
         return fail(
@@ -82,7 +106,6 @@ pub(super) async fn call_tool(
     }
     let output = tool.and_then(|t| t.output);
     let task_support = tool.map_or(TaskSupport::Forbidden, |t| t.task);
-    let args = message.raw(&message.params.arguments).unwrap_or("null");
     let declared_tasks = life
         .capabilities
         .is_some_and(ClientCapabilities::supports_tasks);
@@ -207,6 +230,20 @@ pub(super) async fn call_tool(
     answer(server, id, &name, args, outcome, &channel, output, current)
 }
 
+/// A `tools/call` answered with `result`, the tool's value as text or its error.
+fn tool_result(
+    id: &str,
+    result: &Result<String, ToolError>,
+    output: Option<OutputSchema>,
+    current: bool,
+) -> Reply {
+    let mut out = Vec::with_capacity(256);
+    wire::open_result(&mut out, id);
+    write_call_result(&mut out, result, output, current);
+    out.push(b'}');
+    Reply::ok(out)
+}
+
 /// What a call came to.
 enum Outcome {
     Done(Result<String, ToolError>),
@@ -246,13 +283,7 @@ fn answer(
             let kind = channel.missing().unwrap_or(InputKind::Elicitation);
             Reply::error(Some(id), &missing_capability(kind), true, false)
         }
-        Outcome::Done(result) => {
-            let mut out = Vec::with_capacity(256);
-            wire::open_result(&mut out, id);
-            write_call_result(&mut out, &result, output, current);
-            out.push(b'}');
-            Reply::ok(out)
-        }
+        Outcome::Done(result) => tool_result(id, &result, output, current),
         Outcome::Input(round) => {
             let answers = channel.answers();
             let state = server.call_settings().codec.seal_json_with(

@@ -44,6 +44,7 @@ mod call;
 mod channel;
 pub(crate) mod meta;
 mod result;
+mod search;
 pub(crate) mod server;
 mod settings;
 pub(crate) mod shared;

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::call;
 use super::meta::{self, Meta, Revision};
+use super::search::Search;
 use super::shared::{
     CallSettings, Connection, Exchange, Inner, Lifecycle, Listed, Negotiated, Reply, Server,
     Settings, may_list,
@@ -27,6 +28,7 @@ use super::tasks::TaskStore;
 use super::wire::{self, Kind, Message, Method};
 use crate::context::{Caller, LogLevel};
 use crate::schema::mcp_header::{ParamHeader, param_headers};
+use crate::search::Index;
 use crate::session::Session;
 use crate::tool::{TaskSupport, ToolDefinition};
 
@@ -60,8 +62,12 @@ impl Server {
 
         let any_param_headers = listed.iter().any(|t| !t.param_headers.is_empty());
         let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
+        let deferred: Vec<bool> = definitions.iter().map(ToolDefinition::defer).collect();
+        let search = (settings.search && deferred.contains(&true))
+            .then(|| Search::plan(&tools, &deferred, Index::of(&session.manifest())))
+            .flatten();
         let scoped = any_scopes.then(|| tools.clone());
-        let mut list = ListToolsResult::with_all_items(tools);
+        let mut list = ListToolsResult::with_all_items(shown(tools, search.as_ref()));
         list.result_type = None;
         let list_legacy = serde_json::to_vec(&list).unwrap_or_default();
         list.result_type = Some(ResultType::COMPLETE);
@@ -94,6 +100,7 @@ impl Server {
                 tasks,
                 settings,
                 any_param_headers,
+                search,
             }),
         }
     }
@@ -113,7 +120,7 @@ impl Server {
             .filter(|(_, listed)| may_list(caller, &listed.scopes))
             .map(|(tool, _)| tool.clone())
             .collect();
-        let mut list = ListToolsResult::with_all_items(visible);
+        let mut list = ListToolsResult::with_all_items(shown(visible, self.inner.search.as_ref()));
         if current {
             list.result_type = Some(ResultType::COMPLETE);
             list.ttl_ms = Some(self.inner.settings.list_ttl_ms);
@@ -506,6 +513,21 @@ fn listed_tool(definition: &ToolDefinition) -> Tool {
         tool.icons = Some(vec![icon]);
     }
     tool
+}
+
+/// What `tools/list` shows of `tools`: with deferred tools searched for, the others and
+/// `search_tools` and `call_tool` in their place.
+fn shown(tools: Vec<Tool>, search: Option<&Search>) -> Vec<Tool> {
+    match search {
+        None => tools,
+        Some(search) => tools
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !search.hides(*i))
+            .map(|(_, tool)| tool)
+            .chain(search.listed.iter().cloned())
+            .collect(),
+    }
 }
 
 /// The `inputSchema` of a tool: the argsSchema, made sure to be an object schema with

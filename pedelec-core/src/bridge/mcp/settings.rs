@@ -27,6 +27,8 @@ pub(crate) struct Settings {
     pub(crate) task_poll_ms: u64,
     /// The most tasks kept at once.
     pub(crate) max_tasks: usize,
+    /// Whether deferred tools leave `tools/list` for `search_tools` and `call_tool`.
+    pub(crate) search: bool,
 }
 
 impl Default for Settings {
@@ -39,6 +41,7 @@ impl Default for Settings {
             task_ttl_ms: 3_600_000,
             task_poll_ms: 250,
             max_tasks: 10_000,
+            search: true,
         }
     }
 }

@@ -45,6 +45,8 @@ pub(super) struct Inner {
     pub(super) settings: Settings,
     /// Whether some tool has an `x-mcp-header` argument.
     pub(super) any_param_headers: bool,
+    /// Deferred tools' search, when some tool is deferred (and the bridge searches).
+    pub(super) search: Option<super::search::Search>,
 }
 
 /// A tool as the server knows it: what a call needs beyond the session.
@@ -216,6 +218,11 @@ impl Server {
     }
 
     /// The user's trace hook, when set.
+    /// Deferred tools' search, when some tool is deferred.
+    pub(super) fn search(&self) -> Option<&super::search::Search> {
+        self.inner.search.as_ref()
+    }
+
     pub(super) fn trace_span(&self) -> Option<&TraceSpanFn> {
         self.inner.settings.trace_span.as_ref()
     }

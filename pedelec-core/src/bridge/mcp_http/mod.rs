@@ -320,6 +320,15 @@ impl McpHttp {
         self
     }
 
+    /// Whether deferred tools (`#[tool(defer)]`) leave `tools/list` for `search_tools` (the
+    /// full definitions of the tools that match a query) and `call_tool` (a call of one by
+    /// name, under the same policy as any call): yes by default; `false` lists every tool.
+    #[must_use]
+    pub fn search(mut self, search: bool) -> Self {
+        self.options.settings.search = search;
+        self
+    }
+
     /// Makes the span a call runs in from the W3C `traceparent` its request carried in
     /// `_meta` (the call's `tool_call` span is its child). By default an `mcp.request` span
     /// with `trace_id`, `parent_span_id` and `traceparent` fields; with
