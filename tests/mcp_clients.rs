@@ -852,10 +852,25 @@ fn check_features(report: &Value, tasks: bool) {
     );
 }
 
-/// The `policy` scenario: three calls within the limit, the fourth refused with
+/// The `policy` scenario: a deferred tool found and called (one call of four), three calls
+/// of `hello` within the limit, the fourth refused with
 /// `TOOL_RATE_LIMITED` and how long to wait; a tool needing scopes the anonymous caller
 /// lacks refused with `TOOL_FORBIDDEN`.
 fn check_policy(report: &Value) {
+    // The deferred tool: not listed, found by `search_tools`, called by `call_tool` (the
+    // first of the caller's four calls).
+    let listed = report["tools"].as_array().expect("tools");
+    assert!(
+        listed.contains(&json!("search_tools")) && listed.contains(&json!("call_tool")),
+        "{report}"
+    );
+    assert!(!listed.contains(&json!("refund_last_invoice")), "{report}");
+    assert_eq!(report["found"][0], "refund_last_invoice", "{report}");
+    assert_eq!(report["deferred"]["isError"], false, "{report}");
+    assert_eq!(
+        report["deferred"]["content"][0]["text"], "refunded",
+        "{report}"
+    );
     let calls = report["calls"].as_array().expect("calls");
     assert_eq!(calls.len(), 4, "{report}");
     for (i, call) in calls[..3].iter().enumerate() {
@@ -880,8 +895,8 @@ fn check_policy(report: &Value) {
     );
 }
 
-/// `--policy-http ADDR`: a session with a per-caller rate limit (three calls an hour) and a
-/// tool that needs the `counter:admin` scope, over MCP HTTP without authentication (every
+/// `--policy-http ADDR`: a session with a per-caller rate limit (four calls an hour), a
+/// tool that needs the `counter:admin` scope and a deferred tool, over MCP HTTP without authentication (every
 /// call is anonymous: one bucket, no scopes).
 mod policy {
     use std::time::Duration;
@@ -901,15 +916,21 @@ mod policy {
         Ok("reset".to_owned())
     }
 
+    /// Refund the customer's last invoice.
+    #[tool(defer)]
+    async fn refund_last_invoice() -> Result<String, ToolError> {
+        Ok("refunded".to_owned())
+    }
+
     pedelec::skills![
         pub enum PolicyTools,
         guidance = "Say hello.",
-        tools = [hello, reset_counter],
+        tools = [hello, reset_counter, refund_last_invoice],
     ];
 
     pub async fn serve(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
         let session = pedelec::Session::builder(PolicyTools::skills())
-            .rate_limit(RateLimit::per_caller(3, Duration::from_hours(1)))
+            .rate_limit(RateLimit::per_caller(4, Duration::from_hours(1)))
             .create()?;
         session.serve(pedelec::bridge::McpHttp::bind(addr)).await?;
         Ok(())

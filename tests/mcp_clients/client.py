@@ -215,12 +215,21 @@ async def features_with(target, mode, elicit, tasks, report):
 
 
 async def policy(url):
-    """Four calls of `hello` under a limit of three per caller, and a call of
-    `reset_counter`, which needs a scope this anonymous caller lacks."""
+    """A deferred tool found with `search_tools` and called with `call_tool`, then four
+    calls of `hello` under a limit of four calls per caller, and a call of `reset_counter`,
+    which needs a scope this anonymous caller lacks."""
     report = {}
     async with Client(url) as client:
         listed = await client.list_tools()
         report["tools"] = sorted(t.name for t in listed.tools)
+        found = dump(await client.call_tool("search_tools", {"query": "refund the last invoice", "limit": 3}))
+        report["search"] = found
+        try:
+            report["found"] = [t["name"] for t in json.loads(found["content"][0]["text"])["tools"]]
+        except Exception as e:
+            report["found"] = {"raised": failure(e)}
+        report["deferred"] = dump(await client.call_tool(
+            "call_tool", {"name": "refund_last_invoice", "arguments": {}}))
         report["calls"] = []
         for _ in range(4):
             report["calls"].append(dump(await client.call_tool("hello", {})))

@@ -67,7 +67,8 @@ impl Server {
             .then(|| Search::plan(&tools, &deferred, Index::of(&session.manifest())))
             .flatten();
         let scoped = any_scopes.then(|| tools.clone());
-        let mut list = ListToolsResult::with_all_items(shown(tools, search.as_ref()));
+        let mut list =
+            ListToolsResult::with_all_items(shown(tools.into_iter().enumerate(), search.as_ref()));
         list.result_type = None;
         let list_legacy = serde_json::to_vec(&list).unwrap_or_default();
         list.result_type = Some(ResultType::COMPLETE);
@@ -116,10 +117,10 @@ impl Server {
     ) -> Vec<u8> {
         let visible = tools
             .iter()
+            .enumerate()
             .zip(&self.inner.tools)
             .filter(|(_, listed)| may_list(caller, &listed.scopes))
-            .map(|(tool, _)| tool.clone())
-            .collect();
+            .map(|((i, tool), _)| (i, tool.clone()));
         let mut list = ListToolsResult::with_all_items(shown(visible, self.inner.search.as_ref()));
         if current {
             list.result_type = Some(ResultType::COMPLETE);
@@ -517,17 +518,13 @@ fn listed_tool(definition: &ToolDefinition) -> Tool {
 
 /// What `tools/list` shows of `tools`: with deferred tools searched for, the others and
 /// `search_tools` and `call_tool` in their place.
-fn shown(tools: Vec<Tool>, search: Option<&Search>) -> Vec<Tool> {
-    match search {
-        None => tools,
-        Some(search) => tools
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !search.hides(*i))
-            .map(|(_, tool)| tool)
-            .chain(search.listed.iter().cloned())
-            .collect(),
-    }
+/// `tools` pairs each tool with its position in the skill set.
+fn shown(tools: impl Iterator<Item = (usize, Tool)>, search: Option<&Search>) -> Vec<Tool> {
+    tools
+        .filter(|(i, _)| !search.is_some_and(|s| s.hides(*i)))
+        .map(|(_, tool)| tool)
+        .chain(search.into_iter().flat_map(|s| s.listed.iter().cloned()))
+        .collect()
 }
 
 /// The `inputSchema` of a tool: the argsSchema, made sure to be an object schema with
