@@ -146,7 +146,7 @@ enum Case {
     OAuth,
 }
 
-const CASES: [(&str, Client, Case); 15] = [
+const CASES: [(&str, Client, Case); 16] = [
     (
         "python_sdk_over_stdio",
         Client::Python,
@@ -234,6 +234,11 @@ const CASES: [(&str, Client, Case); 15] = [
     (
         "python_sdk_rate_limit_and_scopes_over_http",
         Client::Python,
+        Case::Policy,
+    ),
+    (
+        "typescript_sdk_deferred_tools_rate_limit_and_scopes_over_http",
+        Client::TypeScript,
         Case::Policy,
     ),
     ("python_sdk_with_oauth", Client::Python, Case::OAuth),

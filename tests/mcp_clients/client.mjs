@@ -7,6 +7,8 @@
 //                                              # icons, and elicitation answered accept / decline / cancel
 //     node client.mjs oauth URL                # OAuth access tokens in PEDELEC_TOKEN_WRITER
 //                                              # (counter:write) and PEDELEC_TOKEN_READER
+//     node client.mjs policy URL               # a deferred tool found and called, a rate
+//                                              # limit, a tool the caller may not call
 //
 // The SDK validates every tool result against the tool's outputSchema itself (callTool
 // throws when structuredContent does not conform); this script only records what happened.
@@ -137,6 +139,39 @@ async function oauthScenario(url, token) {
   }
   return report;
 }
+// A deferred tool found with `search_tools` and called with `call_tool`, then four calls of
+// `hello` under a limit of four calls per caller, and `reset_counter`, which needs a scope
+// this anonymous caller lacks (the same scenario as client.py's `policy`).
+async function policy(url) {
+  const report = {};
+  const client = await connect(new StreamableHTTPClientTransport(new URL(url)));
+  const call = async (name, args) => {
+    try {
+      return await client.callTool({ name, arguments: args });
+    } catch (e) {
+      return { raised: failure(e) };
+    }
+  };
+  try {
+    const { tools } = await client.listTools();
+    report.tools = tools.map((t) => t.name).sort();
+    report.search = await call("search_tools", { query: "refund the last invoice", limit: 3 });
+    try {
+      report.found = JSON.parse(report.search.content[0].text).tools.map((t) => t.name);
+    } catch (e) {
+      report.found = { raised: failure(e) };
+    }
+    report.deferred = await call("call_tool", { name: "refund_last_invoice", arguments: {} });
+    report.calls = [];
+    for (let i = 0; i < 4; i++) {
+      report.calls.push(await call("hello", {}));
+    }
+    report.forbidden = await call("reset_counter", {});
+  } finally {
+    await client.close();
+  }
+  return report;
+}
 
 async function main() {
   const [mode, target, ...rest] = process.argv.slice(2);
@@ -173,6 +208,8 @@ async function main() {
       ? new StdioClientTransport({ command: args[0], args: args.slice(1), env: process.env })
       : new StreamableHTTPClientTransport(new URL(args[0]), { requestInit: { headers } });
     report = await features(transport);
+  } else if (mode === "policy") {
+    report = await policy(target);
   } else if (mode === "oauth") {
     report = {};
     for (const [who, variable] of [["writer", "PEDELEC_TOKEN_WRITER"], ["reader", "PEDELEC_TOKEN_READER"], ["nobody", null]]) {
