@@ -105,7 +105,7 @@ mod back_office {
 }
 
 #[test]
-fn a_deferred_tool_says_so_in_its_definition_and_in_the_manifest() {
+fn a_deferred_tool_says_so_in_its_definition_not_in_cores_manifest() {
     use back_office::ToolName;
     let skills = ToolName::skills();
     let deferred: Vec<(&str, bool)> = skills
@@ -115,8 +115,10 @@ fn a_deferred_tool_says_so_in_its_definition_and_in_the_manifest() {
         .collect();
     assert_eq!(deferred, [("refund_invoice", true), ("ping", false)]);
     let manifest = serde_json::to_value(ToolName::manifest()).unwrap();
-    assert_eq!(manifest["tools"][0]["defer"], json!(true));
-    assert!(manifest["tools"][1].get("defer").is_none());
+    assert!(
+        manifest["tools"][0].get("defer").is_none(),
+        "Core's manifest stays exact"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::schema::ToolArgsSchema;
 
-/// One tool as sent to Core: `{name, description, argsSchema, timeoutMs?, defer?}`.
+/// One tool as sent to Core: `{name, description, argsSchema, timeoutMs?}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SerializableToolManifest {
@@ -17,11 +17,6 @@ pub struct SerializableToolManifest {
     /// Wait limit in milliseconds; omitted when unset (Core's default applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
-    /// A deferred tool (`#[tool(defer)]`): listed by name only until a search loads it
-    /// (DESIGN §12). Written only when `true`, so a manifest without deferred tools is the
-    /// seed's exactly.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub defer: bool,
 }
 
 /// The normalized skills payload sent through the bridge: `{guidance, tools}`.

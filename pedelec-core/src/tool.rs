@@ -53,8 +53,9 @@ pub trait Tool: Send + Sync + 'static {
     /// checked against the argsSchema when a session is created; exported as Anthropic's
     /// `input_examples`.
     const EXAMPLES: &'static [&'static str] = &[];
-    /// Whether the tool is deferred (`#[tool(defer)]`): in a large catalog, listed by name
-    /// only until a search loads it (DESIGN §12); the manifest says so (`"defer": true`).
+    /// Whether the tool is deferred (`#[tool(defer)]`): in a large catalog, left out of the
+    /// lists a model sees until a search loads it (DESIGN §12). A property of the definition
+    /// and of exports and MCP lists, not of Core's manifest.
     const DEFER: bool = false;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
@@ -428,7 +429,6 @@ impl ToolDefinition {
             description: self.description.to_string(),
             args_schema: self.args_schema.clone(),
             timeout_ms: self.timeout_ms,
-            defer: self.defer,
         }
     }
 

@@ -25,18 +25,17 @@ impl Export {
     /// |---|---|---|
     /// | OpenAI Chat Completions | `tool_choice` | `{"type": "allowed_tools", "allowed_tools": {"mode", "tools": [{"type": "function", "function": {"name"}}]}}` |
     /// | OpenAI Responses | `tool_choice` | `{"type": "allowed_tools", "mode", "tools": [{"type": "function", "name"}]}` |
-    /// | Anthropic | `tool_choice` | `{"type": "tool", "name"}` (one tool, required), `{"type": "any"}` / `{"type": "auto"}` (every tool) |
-    /// | Gemini (both) | `toolConfig` | `{"functionCallingConfig": {"mode": "ANY" \| "VALIDATED" \| "AUTO", "allowedFunctionNames"?}}` |
+    /// | Anthropic | `tool_choice` | `{"type": "tool", "name"}` (`Required`, one tool), `{"type": "auto"}` (`Auto`, every tool) |
+    /// | Gemini (both) | `toolConfig` | `{"functionCallingConfig": {"mode": "ANY" \| "VALIDATED", "allowedFunctionNames"}}` |
     ///
-    /// On Gemini, `Required` is `ANY`; `Auto` is `VALIDATED` (calls held to their schemas)
-    /// when the export was asked for strict mode, else `AUTO`, which names no functions.
+    /// On Gemini, `Required` is `ANY` and `Auto` is `VALIDATED` (a function call held to its
+    /// schema, or text).
     ///
     /// # Errors
     /// What the target cannot say, with what to do instead: no tools; a tool this export does
-    /// not hold (an enum of another skill set); on Anthropic, a subset of more than one tool,
-    /// or `Auto` over a subset (its `tool_choice` names one tool or all of them: export a
-    /// skill set of just those tools); on Gemini, `Auto` over a subset without strict mode;
-    /// on MCP, any (MCP leaves the choice to the client).
+    /// not hold (an enum of another skill set); on Anthropic, `Required` with more than one
+    /// tool, or `Auto` over some of the tools (its `tool_choice` names one tool, or leaves
+    /// all); on MCP, any (MCP leaves the choice to the client).
     pub fn tool_choice<S: SkillSet>(
         &self,
         tools: &[S],
@@ -97,21 +96,25 @@ impl Export {
             }),
             Target::Anthropic => match (choice, names.as_slice()) {
                 (Choice::Required, [one]) => json!({"type": "tool", "name": one}),
-                (Choice::Required, _) if every => json!({"type": "any"}),
                 (Choice::Auto, _) if every => json!({"type": "auto"}),
-                _ => {
+                (Choice::Required, _) => {
                     return refuse(
                         "tool-choice-subset",
                         format!(
-                            "Anthropic's `tool_choice` names one tool (required) or all of \
-                             them, not {} of {}{}; export a skill set of just these tools",
+                            "Anthropic's `tool_choice` makes the model call one named tool, not \
+                             one of {}; name one tool, or use `Choice::Auto` over every tool",
+                            names.len()
+                        ),
+                    );
+                }
+                (Choice::Auto, _) => {
+                    return refuse(
+                        "tool-choice-subset",
+                        format!(
+                            "Anthropic's `tool_choice` cannot limit the model to {} of {} \
+                             tools; export a skill set of just these tools",
                             names.len(),
-                            self.names.len(),
-                            if choice == Choice::Auto {
-                                " the model may skip"
-                            } else {
-                                ""
-                            }
+                            self.names.len()
                         ),
                     );
                 }
@@ -119,24 +122,9 @@ impl Export {
             Target::Gemini | Target::GeminiOpenApi => {
                 let mode = match choice {
                     Choice::Required => "ANY",
-                    Choice::Auto if self.strict_asked => "VALIDATED",
-                    Choice::Auto if every => "AUTO",
-                    Choice::Auto => {
-                        return refuse(
-                            "tool-choice-subset",
-                            "Gemini's `AUTO` mode cannot limit the model to some functions \
-                             (`allowedFunctionNames` needs `ANY` or `VALIDATED`); export with \
-                             strict mode for `VALIDATED`, use `Choice::Required`, or export a \
-                             skill set of just these tools"
-                                .to_owned(),
-                        );
-                    }
+                    Choice::Auto => "VALIDATED",
                 };
-                if mode == "AUTO" {
-                    json!({"functionCallingConfig": {"mode": mode}})
-                } else {
-                    json!({"functionCallingConfig": {"mode": mode, "allowedFunctionNames": names}})
-                }
+                json!({"functionCallingConfig": {"mode": mode, "allowedFunctionNames": names}})
             }
             Target::Mcp => {
                 return refuse(

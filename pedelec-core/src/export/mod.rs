@@ -114,8 +114,6 @@ impl ExportOptions {
 pub struct Export {
     target: Target,
     strict: bool,
-    /// Whether strict mode was asked for (Gemini's `VALIDATED` tool choice).
-    strict_asked: bool,
     tools: Value,
     /// `(tool name, provider name)`, in the skill set's order.
     names: Vec<(String, String)>,
@@ -257,7 +255,6 @@ impl Export {
         Ok(Export {
             target,
             strict,
-            strict_asked: options.strict,
             tools: target::tools(target, declarations),
             names,
             by_provider_name,

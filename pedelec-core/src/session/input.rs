@@ -10,13 +10,27 @@ use crate::schema::ToolArgsSchema;
 use crate::skills::SkillsInput;
 use crate::tool::{TaskSupport, ToolDefinition, option_problems};
 
+/// The names a session keeps for the tools it adds itself: `search_tools` and `call_tool`
+/// (deferred tools over MCP, DESIGN §12) and `run_code` (code mode).
+pub(crate) const RESERVED_TOOL_NAMES: [&str; 3] = ["search_tools", "call_tool", "run_code"];
+
 /// Every problem of a list of definitions: each definition's own (name, description,
-/// timeout, schema), then duplicate names. Paths are `tools[i].…`.
+/// timeout, schema), a reserved name, then duplicate names. Paths are `tools[i].…`.
 pub(crate) fn definition_problems(tools: &[ToolDefinition]) -> Vec<Problem> {
     let mut problems = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         for p in tool.problems() {
             problems.push(Problem::at(format!("tools[{i}].{}", p.place), p.message));
+        }
+        if RESERVED_TOOL_NAMES.contains(&tool.name()) {
+            problems.push(Problem::at(
+                format!("tools[{i}].name"),
+                format!(
+                    "`{}` is reserved: the session adds a tool of that name itself (to search \
+                     deferred tools, call one, or run code); rename this tool",
+                    tool.name()
+                ),
+            ));
         }
     }
     problems.extend(duplicate_problems(
@@ -64,8 +78,8 @@ impl SkillsInput<String> {
     /// array of OAuth scope tokens), `maxConcurrency` (a positive integer), `icon` (an
     /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
     /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
-    /// valid for the argsSchema) and `defer` (`true` for a tool listed by name only until a
-    /// search loads it). Only `defer` is sent to Core, in the manifest, and only when `true`.
+    /// valid for the argsSchema) and `defer` (`true` for a tool left out of the lists a model
+    /// sees until a search loads it). None of them is sent to Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -516,10 +530,27 @@ mod tests {
         );
     }
 
-    /// `defer` is read, reaches the definition, and is the one extra key the manifest
-    /// carries (only when `true`: a manifest without deferred tools is the seed's).
+    /// The names the session adds tools under are refused when it is created.
     #[test]
-    fn defer_is_read_and_sent_only_when_true() {
+    fn reserved_names_are_refused_at_creation() {
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
+            tool(json!({"name": "search_tools"})),
+            tool(json!({"name": "run_code"})),
+        ]}))
+        .unwrap();
+        let error = crate::Session::builder(skills).create().unwrap_err();
+        assert_eq!(error.code(), crate::error::ErrorCode::InvalidInput);
+        let text = error.to_string();
+        assert!(
+            text.contains("tools[0].name: `search_tools` is reserved")
+                && text.contains("tools[1].name: `run_code` is reserved"),
+            "{text}"
+        );
+    }
+
+    /// `defer` is read and reaches the definition, not Core's manifest.
+    #[test]
+    fn defer_is_read_into_the_definition() {
         let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
             tool(json!({"defer": true})),
             tool(json!({"name": "ping", "defer": false})),
@@ -528,12 +559,7 @@ mod tests {
         assert!(skills.tools()[0].defer());
         assert!(!skills.tools()[1].defer());
         let manifest = serde_json::to_value(skills.manifest()).unwrap();
-        assert_eq!(manifest["tools"][0]["defer"], json!(true));
-        assert!(manifest["tools"][1].get("defer").is_none());
-        // The manifest reads back with it.
-        let back: crate::manifest::SerializableSkillsManifest =
-            serde_json::from_value(manifest).unwrap();
-        assert!(back.tools[0].defer && !back.tools[1].defer);
+        assert!(manifest["tools"][0].get("defer").is_none());
         assert_eq!(
             problems(vec![tool(json!({"defer": "yes"}))]),
             [

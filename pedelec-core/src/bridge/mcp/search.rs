@@ -34,24 +34,10 @@ pub(crate) struct Search {
 
 impl Search {
     /// The search of a session whose tools are `tools` (listed forms, in order) with the
-    /// `deferred` flags and the `index` over them; `None` when no tool is deferred, or when
-    /// a tool of the skill set already has one of the two names (then every tool is listed,
-    /// and a warning says why).
+    /// `deferred` flags and the `index` over them; `None` when no tool is deferred. (No tool
+    /// of a session has either name: they are reserved when it is created.)
     pub(super) fn plan(tools: &[Tool], deferred: &[bool], index: Index) -> Option<Search> {
-        if !deferred.contains(&true) {
-            return None;
-        }
-        if let Some(taken) = tools
-            .iter()
-            .find(|t| t.name == SEARCH_TOOLS || t.name == CALL_TOOL)
-        {
-            tracing::warn!(
-                tool = %taken.name,
-                "MCP: a tool is named like the tools that reach deferred tools; every tool is listed instead"
-            );
-            return None;
-        }
-        Some(Search {
+        deferred.contains(&true).then(|| Search {
             index,
             tools: tools.to_vec(),
             hidden: deferred.to_vec(),
