@@ -65,6 +65,7 @@ pub use tool::{Tool, ToolDefinition};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::export::facts::{CompileTool, check_targets, compile_tool};
+    pub use crate::export::{Export, ExportError, ExportOptions, Target};
     pub use crate::macro_support::*;
     pub use crate::manifest::SerializableSkillsManifest;
     pub use crate::output::{OutputSchema, ToolAnnotations, ToolOutput};

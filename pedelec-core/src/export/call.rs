@@ -70,7 +70,7 @@ struct Parts<'a> {
     args: Value,
 }
 
-impl Export {
+impl<N> Export<N> {
     fn malformed(&self, pointer: &str, message: String) -> ExportError {
         ExportError::payload(
             self.target,
@@ -556,7 +556,7 @@ fn shallow_match(map: &Map<String, Value>, branch: &SchemaNode) -> bool {
     !super::facts::is_closed(branch) || map.keys().all(|k| props.iter().any(|p| p.name() == k))
 }
 
-impl Export {
+impl<N> Export<N> {
     /// A provider call that needs no decoding beyond reading its parts: OpenAI's arguments
     /// text or Anthropic's `input`, with no `null` to restore (`restore`) and a known tool.
     /// Reads the payload's few keys in one pass each, without hashing them (`serde_json`'s
@@ -713,16 +713,16 @@ impl<N> Session<N> {
     /// [`Export::encode_result`]). A payload that cannot be decoded is answered too, with
     /// an error result that says what is wrong (`INVALID_INPUT`, `TOOL_ARGS_INVALID` or
     /// `TOOL_HANDLER_NOT_FOUND`), carrying the call's id when one can be read.
-    pub async fn call_provider(&self, export: &Export, payload: &Value) -> Value {
+    pub async fn call_provider<M>(&self, export: &Export<M>, payload: &Value) -> Value {
         self.call_provider_with(export, payload, CallOptions::default())
             .await
     }
 
     /// [`call_provider`](Self::call_provider) with options: the caller whose scopes and
     /// limits apply, the call's id, its progress sink.
-    pub async fn call_provider_with(
+    pub async fn call_provider_with<M>(
         &self,
-        export: &Export,
+        export: &Export<M>,
         payload: &Value,
         options: CallOptions,
     ) -> Value {
@@ -747,9 +747,9 @@ impl<N> Session<N> {
 
     /// The full route of [`call_provider`](Self::call_provider): decode (restoring what the
     /// provider form changed), call, encode.
-    async fn call_provider_decoded(
+    async fn call_provider_decoded<M>(
         &self,
-        export: &Export,
+        export: &Export<M>,
         payload: &Value,
         options: CallOptions,
     ) -> Value {

@@ -16,10 +16,10 @@ pub enum Choice {
     Required,
 }
 
-impl Export {
-    /// The request field that limits the model to `tools` (tools of the skill set, named by
-    /// its `ToolName` enum, so a tool outside it does not compile), each under its provider
-    /// name:
+impl<S: SkillSet> Export<S> {
+    /// The request field that limits the model to `tools` (tools of the skill set the export
+    /// is typed by, named by its `ToolName` enum, so a tool outside it does not compile),
+    /// each under its provider name:
     ///
     /// | target | field | value |
     /// |---|---|---|
@@ -33,14 +33,10 @@ impl Export {
     ///
     /// # Errors
     /// What the target cannot say, with what to do instead: no tools; a tool this export does
-    /// not hold (an enum of another skill set); on Anthropic, `Required` with more than one
+    /// not hold; on Anthropic, `Required` with more than one
     /// tool, or `Auto` over some of the tools (its `tool_choice` names one tool, or leaves
     /// all); on MCP, any (MCP leaves the choice to the client).
-    pub fn tool_choice<S: SkillSet>(
-        &self,
-        tools: &[S],
-        choice: Choice,
-    ) -> Result<Value, ExportError> {
+    pub fn tool_choice(&self, tools: &[S], choice: Choice) -> Result<Value, ExportError> {
         let refuse = |rule: &'static str, message: String| {
             Err(ExportError::new(
                 self.target,

@@ -110,8 +110,12 @@ impl ExportOptions {
 
 /// A skill set exported for one provider: the request's `tools`, the name map, and what
 /// [`decode_call`](Export::decode_call) needs to restore each call's arguments.
+///
+/// `N` is the type that names its tools: a `skills![]` set's `ToolName` for
+/// `ToolName::export(..)` (or `ToolName::skills().export(..)`), which
+/// [`tool_choice`](Export::tool_choice) takes; `String` for a manifest's export.
 #[derive(Clone, Debug)]
-pub struct Export {
+pub struct Export<N = String> {
     target: Target,
     strict: bool,
     tools: Value,
@@ -124,6 +128,7 @@ pub struct Export {
     /// Per tool: whether its export has a map in the entries form, which `decode_call`
     /// turns back into an object.
     entries: Vec<bool>,
+    names_of: std::marker::PhantomData<fn() -> N>,
 }
 
 impl SerializableSkillsManifest {
@@ -173,7 +178,7 @@ impl<N> SkillsInput<N> {
     /// # Errors
     /// As `SerializableSkillsManifest::export`, and, for Anthropic, an example that is not a
     /// JSON object valid for its tool's argsSchema (rule `input-example`).
-    pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
+    pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export<N>, ExportError> {
         let examples: Vec<&[Str]> = self
             .tools()
             .iter()
@@ -183,14 +188,14 @@ impl<N> SkillsInput<N> {
     }
 }
 
-impl Export {
+impl<N> Export<N> {
     /// `examples[i]`: the examples of the `i`-th tool (none past the end).
     fn new(
         manifest: &SerializableSkillsManifest,
         examples: &[&[Str]],
         target: Target,
         options: ExportOptions,
-    ) -> Result<Export, ExportError> {
+    ) -> Result<Export<N>, ExportError> {
         let provider = target.provider();
         let strict = options.strict && provider.has_strict_mode();
         let mut problems = Vec::new();
@@ -268,6 +273,7 @@ impl Export {
                 .iter()
                 .map(|t| transform::has_entries(provider, strict, t.args_schema.node()))
                 .collect(),
+            names_of: std::marker::PhantomData,
         })
     }
 

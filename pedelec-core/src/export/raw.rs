@@ -69,7 +69,7 @@ struct TextCall<'a> {
     args: Cow<'a, str>,
 }
 
-impl Export {
+impl<N> Export<N> {
     /// Reads `payload` when the text route can serve it: a target whose result message is
     /// text (OpenAI Chat and Responses, Anthropic), a well-formed call of a known tool, and
     /// arguments that are an object with nothing to restore. `None` sends the payload the
@@ -141,9 +141,9 @@ impl<N> Session<N> {
     /// Anthropic calls with nothing to restore (no `null` standing for an absent optional
     /// argument), no `Value` is built on either side; every other payload, malformed ones
     /// included, is answered exactly as `call_provider` answers it.
-    pub async fn call_provider_raw(
+    pub async fn call_provider_raw<M>(
         &self,
-        export: &Export,
+        export: &Export<M>,
         payload: &(impl JsonText + ?Sized),
     ) -> String {
         self.call_provider_raw_with(export, payload, CallOptions::default())
@@ -152,9 +152,9 @@ impl<N> Session<N> {
 
     /// [`call_provider_raw`](Self::call_provider_raw) with options: the caller whose scopes
     /// and limits apply, the call's id, its progress sink.
-    pub async fn call_provider_raw_with(
+    pub async fn call_provider_raw_with<M>(
         &self,
-        export: &Export,
+        export: &Export<M>,
         payload: &(impl JsonText + ?Sized),
         options: CallOptions,
     ) -> String {

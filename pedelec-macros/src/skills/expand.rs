@@ -148,6 +148,18 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                     Self::skills().manifest()
                 }
 
+                /// The skill set exported for a model provider, typed by this enum (so
+                /// `tool_choice` takes its variants).
+                ///
+                /// # Errors
+                /// As `SkillsInput::export`: what the provider cannot take.
+                pub fn export(
+                    target: #Private::Target,
+                    options: #Private::ExportOptions,
+                ) -> ::core::result::Result<#Private::Export<Self>, #Private::ExportError> {
+                    Self::skills().export(target, options)
+                }
+
                 /// The skill set's search index (built on first use):
                 /// `INDEX.search("query", 5)`.
                 pub const INDEX: #Private::SkillsIndex<Self> = #Private::SkillsIndex::new();

@@ -7,9 +7,18 @@ fn ping() {}
 
 skills![guidance = "Use it.", tools = [ping]];
 
+mod other {
+    use pedelec::{skills, tool};
+
+    /// Answers.
+    #[tool]
+    fn pong() {}
+
+    skills![guidance = "Use it.", tools = [pong]];
+}
+
 fn main() {
-    let export = ToolName::manifest()
-        .export(Target::OpenAiChat, ExportOptions::default())
-        .unwrap();
+    let export = ToolName::export(Target::OpenAiChat, ExportOptions::default()).unwrap();
     let _ = export.tool_choice(&["ping"], Choice::Required);
+    let _ = export.tool_choice(&[other::ToolName::Pong], Choice::Required);
 }

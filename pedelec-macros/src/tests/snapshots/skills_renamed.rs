@@ -55,6 +55,20 @@ const _: () = {
         pub fn manifest() -> ::pedelec::__private::SerializableSkillsManifest {
             Self::skills().manifest()
         }
+        /// The skill set exported for a model provider, typed by this enum (so
+        /// `tool_choice` takes its variants).
+        ///
+        /// # Errors
+        /// As `SkillsInput::export`: what the provider cannot take.
+        pub fn export(
+            target: ::pedelec::__private::Target,
+            options: ::pedelec::__private::ExportOptions,
+        ) -> ::core::result::Result<
+            ::pedelec::__private::Export<Self>,
+            ::pedelec::__private::ExportError,
+        > {
+            Self::skills().export(target, options)
+        }
         /// The skill set's search index (built on first use):
         /// `INDEX.search("query", 5)`.
         pub const INDEX: ::pedelec::__private::SkillsIndex<Self> = ::pedelec::__private::SkillsIndex::new();
