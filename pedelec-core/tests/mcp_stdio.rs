@@ -87,15 +87,21 @@ impl Client {
     }
 }
 
-fn start<N: 'static>(
+type Serving = tokio::task::JoinHandle<Result<(), pedelec_core::Error>>;
+type ServerMcp = Mcp<ReadHalf<DuplexStream>, WriteHalf<DuplexStream>>;
+
+fn start<N: 'static>(session: &Session<N>) -> (Client, Serving) {
+    start_with(session, |mcp| mcp)
+}
+
+/// [`start`], with the bridge set up by `configure`.
+fn start_with<N: 'static>(
     session: &Session<N>,
-) -> (
-    Client,
-    tokio::task::JoinHandle<Result<(), pedelec_core::Error>>,
-) {
+    configure: impl FnOnce(ServerMcp) -> ServerMcp,
+) -> (Client, Serving) {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (r, w) = tokio::io::split(server_end);
-    let serving = tokio::spawn(session.serve(Mcp::from_parts(r, w)));
+    let serving = tokio::spawn(session.serve(configure(Mcp::from_parts(r, w))));
     let (r, writer) = tokio::io::split(client_end);
     (
         Client {
@@ -458,14 +464,20 @@ async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() 
             .await;
         client.next_answer().await
     };
+    let names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
     let list = request(&mut client, "tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["ping", "search_tools", "call_tool"], "{list}");
+    assert_eq!(
+        names(&list),
+        ["ping", "search_tools", "call_tool"],
+        "{list}"
+    );
 
     let found = request(
         &mut client,
@@ -525,20 +537,7 @@ async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() 
     assert_eq!(bad["result"]["isError"], json!(true), "{bad}");
 
     // `search(false)`: every tool listed, no search tools.
-    let (client_end, server_end) = tokio::io::duplex(1 << 20);
-    let (r, w) = tokio::io::split(server_end);
-    let _serving = tokio::spawn(session.serve(Mcp::from_parts(r, w).search(false)));
-    let (r, writer) = tokio::io::split(client_end);
-    let mut client = Client {
-        lines: BufReader::new(r).lines(),
-        writer,
-    };
+    let (mut client, _serving) = start_with(&session, |mcp| mcp.search(false));
     let list = request(&mut client, "tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["ping", "billing.refund_invoice"], "{list}");
+    assert_eq!(names(&list), ["ping", "billing.refund_invoice"], "{list}");
 }

@@ -152,6 +152,20 @@ impl Index {
     /// ties in the skill set's order).
     #[must_use]
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit<'_>> {
+        let mut ranked = self.ranked(query);
+        ranked.truncate(k);
+        ranked
+            .into_iter()
+            .map(|(position, score)| Hit {
+                name: &self.names[position],
+                score,
+            })
+            .collect()
+    }
+
+    /// Every tool that matches `query` at all, as its position in the manifest and its
+    /// score, best first (ties in the manifest's order).
+    pub(crate) fn ranked(&self, query: &str) -> Vec<(usize, f32)> {
         let mut query_terms = Vec::new();
         terms(query, &mut query_terms);
         query_terms.sort_unstable();
@@ -178,15 +192,12 @@ impl Index {
                 *scores.entry(doc).or_default() += idf * tf / (K1 + tf);
             }
         }
-        let mut hits: Vec<(u32, f32)> = scores.into_iter().collect();
-        hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        hits.truncate(k);
-        hits.into_iter()
-            .map(|(doc, score)| Hit {
-                name: &self.names[doc as usize],
-                score,
-            })
-            .collect()
+        let mut ranked: Vec<(usize, f32)> = scores
+            .into_iter()
+            .map(|(doc, score)| (doc as usize, score))
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked
     }
 }
 

@@ -77,9 +77,10 @@ pub(super) async fn call_tool(
     let unwrapped;
     let name = match server.search() {
         Some(search) if name == SEARCH_TOOLS => {
-            let visible = |tool: &str| {
+            let visible = |position: usize| {
                 server
-                    .tool(tool)
+                    .tools()
+                    .get(position)
                     .is_some_and(|t| may_list(x.caller.as_deref(), &t.scopes))
             };
             return tool_result(id, &search.answer(args, visible), None, current);

@@ -21,41 +21,36 @@ pub(super) const CALL_TOOL: &str = "call_tool";
 /// The most definitions one search answers.
 const MAX_LIMIT: u64 = 20;
 
-/// What the server keeps to answer `search_tools`.
+/// What the server keeps to answer `search_tools` (the session's tools are deferred or not
+/// in the server's `Listed`; no tool of a session has either name: they are reserved when it
+/// is created).
 pub(crate) struct Search {
+    /// Over the session's tools, in the skill set's order.
     index: Index,
-    /// Every tool's listed definition, in the skill set's order (what a search answers).
+    /// Every tool's listed definition, in the same order (what a search answers).
     tools: Vec<Tool>,
-    /// Per tool: whether `tools/list` leaves it out (it is deferred).
-    hidden: Vec<bool>,
     /// The two tools listed in place of the deferred ones.
     pub(super) listed: [Tool; 2],
 }
 
 impl Search {
-    /// The search of a session whose tools are `tools` (listed forms, in order) with the
-    /// `deferred` flags and the `index` over them; `None` when no tool is deferred. (No tool
-    /// of a session has either name: they are reserved when it is created.)
-    pub(super) fn plan(tools: &[Tool], deferred: &[bool], index: Index) -> Option<Search> {
-        deferred.contains(&true).then(|| Search {
+    /// The search over `tools` (listed forms, in the skill set's order) with the `index`
+    /// built over the same tools in the same order.
+    pub(super) fn new(tools: Vec<Tool>, index: Index) -> Search {
+        Search {
             index,
-            tools: tools.to_vec(),
-            hidden: deferred.to_vec(),
+            tools,
             listed: [search_tools(), call_tool()],
-        })
-    }
-
-    /// Whether `tools/list` leaves out the tool at `position`.
-    pub(super) fn hides(&self, position: usize) -> bool {
-        self.hidden.get(position).copied().unwrap_or(false)
+        }
     }
 
     /// `search_tools`' answer to `args` (`{"query", "limit"?}`): `{"tools": [definition,
-    /// …]}`, best match first, among the tools `visible` lets the caller see.
+    /// …]}`, best match first, among the tools (by position) that `visible` lets the caller
+    /// see.
     pub(super) fn answer(
         &self,
         args: &str,
-        visible: impl Fn(&str) -> bool,
+        visible: impl Fn(usize) -> bool,
     ) -> Result<String, ToolError> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -80,10 +75,10 @@ impl Search {
         let limit = usize::try_from(limit).unwrap_or(5);
         let found: Vec<&Tool> = self
             .index
-            .search(&args.query, self.tools.len())
+            .ranked(&args.query)
             .into_iter()
-            .filter_map(|hit| self.tools.iter().find(|t| t.name == hit.name))
-            .filter(|tool| visible(&tool.name))
+            .filter(|&(position, _)| visible(position))
+            .filter_map(|(position, _)| self.tools.get(position))
             .take(limit)
             .collect();
         Ok(json!({ "tools": found }).to_string())

@@ -44,6 +44,7 @@ impl Server {
                 output: d.output_schema().copied(),
                 task: d.task_support(),
                 param_headers: param_headers(d.args_schema().node()).into(),
+                deferred: d.defer(),
             })
             .collect::<Vec<_>>();
         let any_task = listed.iter().any(|t| t.task != TaskSupport::Forbidden);
@@ -57,18 +58,20 @@ impl Server {
                     serde_json::Map::new(),
                 );
         }
-        let guidance = session.manifest().guidance;
+        let manifest = session.manifest();
+        let guidance = manifest.guidance.clone();
         let instructions = (!guidance.is_empty()).then_some(guidance);
 
         let any_param_headers = listed.iter().any(|t| !t.param_headers.is_empty());
         let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
-        let deferred: Vec<bool> = definitions.iter().map(ToolDefinition::defer).collect();
-        let search = (settings.search && deferred.contains(&true))
-            .then(|| Search::plan(&tools, &deferred, Index::of(&session.manifest())))
-            .flatten();
+        let search = (settings.search && listed.iter().any(|t| t.deferred))
+            .then(|| Search::new(tools.clone(), Index::of(&manifest)));
         let scoped = any_scopes.then(|| tools.clone());
-        let mut list =
-            ListToolsResult::with_all_items(shown(tools.into_iter().enumerate(), search.as_ref()));
+        let mut list = ListToolsResult::with_all_items(shown(
+            tools.into_iter().enumerate(),
+            &listed,
+            search.as_ref(),
+        ));
         list.result_type = None;
         let list_legacy = serde_json::to_vec(&list).unwrap_or_default();
         list.result_type = Some(ResultType::COMPLETE);
@@ -121,7 +124,11 @@ impl Server {
             .zip(&self.inner.tools)
             .filter(|(_, listed)| may_list(caller, &listed.scopes))
             .map(|((i, tool), _)| (i, tool.clone()));
-        let mut list = ListToolsResult::with_all_items(shown(visible, self.inner.search.as_ref()));
+        let mut list = ListToolsResult::with_all_items(shown(
+            visible,
+            &self.inner.tools,
+            self.inner.search.as_ref(),
+        ));
         if current {
             list.result_type = Some(ResultType::COMPLETE);
             list.ttl_ms = Some(self.inner.settings.list_ttl_ms);
@@ -516,12 +523,16 @@ fn listed_tool(definition: &ToolDefinition) -> Tool {
     tool
 }
 
-/// What `tools/list` shows of `tools`: with deferred tools searched for, the others and
+/// What `tools/list` shows of `tools` (each with its position in the skill set, whose
+/// `listed` says which are deferred): with deferred tools searched for, the others, and
 /// `search_tools` and `call_tool` in their place.
-/// `tools` pairs each tool with its position in the skill set.
-fn shown(tools: impl Iterator<Item = (usize, Tool)>, search: Option<&Search>) -> Vec<Tool> {
+fn shown(
+    tools: impl Iterator<Item = (usize, Tool)>,
+    listed: &[Listed],
+    search: Option<&Search>,
+) -> Vec<Tool> {
     tools
-        .filter(|(i, _)| !search.is_some_and(|s| s.hides(*i)))
+        .filter(|(i, _)| search.is_none() || !listed.get(*i).is_some_and(|t| t.deferred))
         .map(|(_, tool)| tool)
         .chain(search.into_iter().flat_map(|s| s.listed.iter().cloned()))
         .collect()

@@ -58,6 +58,8 @@ pub(super) struct Listed {
     pub(super) task: TaskSupport,
     /// The arguments a client mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(super) param_headers: Box<[ParamHeader]>,
+    /// `#[tool(defer)]`: left out of `tools/list` when the bridge searches.
+    pub(super) deferred: bool,
 }
 
 /// What a connection negotiated with `initialize` (stdio, rmcp's sessions), and the log
@@ -217,12 +219,17 @@ impl Server {
         &self.inner.tasks
     }
 
-    /// The user's trace hook, when set.
     /// Deferred tools' search, when some tool is deferred.
     pub(super) fn search(&self) -> Option<&super::search::Search> {
         self.inner.search.as_ref()
     }
 
+    /// The tools as the server knows them, in the skill set's order.
+    pub(super) fn tools(&self) -> &[Listed] {
+        &self.inner.tools
+    }
+
+    /// The user's trace hook, when set.
     pub(super) fn trace_span(&self) -> Option<&TraceSpanFn> {
         self.inner.settings.trace_span.as_ref()
     }

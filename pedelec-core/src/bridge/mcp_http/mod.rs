@@ -451,10 +451,22 @@ fn build_router(endpoint: Arc<Endpoint>, access: Access) -> Router {
 }
 
 /// The endpoint as what [`Session::serve`] runs on each connection: hyper's request
-/// straight to it (no router), behind OAuth's layer when there is one.
+/// straight to it (no router: `/mcp` to the endpoint, `404 Not Found` for any other path),
+/// behind OAuth's layer when there is one.
 fn build_service(endpoint: Arc<Endpoint>, access: Access) -> listen::HttpService {
     use tower::ServiceExt as _;
-    let direct = Direct(endpoint);
+    let direct = tower::service_fn(move |request: Request| {
+        let endpoint = endpoint.clone();
+        async move {
+            Ok::<_, std::convert::Infallible>(if request.uri().path() == MCP_PATH {
+                endpoint.handle(request).await
+            } else {
+                let mut response = axum::response::Response::default();
+                *response.status_mut() = axum::http::StatusCode::NOT_FOUND;
+                response
+            })
+        }
+    });
     let to_axum =
         |request: hyper::Request<hyper::body::Incoming>| request.map(axum::body::Body::new);
     match access {
@@ -463,37 +475,6 @@ fn build_service(endpoint: Arc<Endpoint>, access: Access) -> listen::HttpService
             listen::HttpService::new(tower_layer::Layer::layer(&auth, direct).map_request(to_axum))
         }
         _ => listen::HttpService::new(direct.map_request(to_axum)),
-    }
-}
-
-/// `/mcp` to the endpoint, `404 Not Found` for any other path.
-#[derive(Clone)]
-struct Direct(Arc<Endpoint>);
-
-impl tower_service::Service<Request> for Direct {
-    type Response = axum::response::Response;
-    type Error = std::convert::Infallible;
-    type Future =
-        Pin<Box<dyn Future<Output = Result<axum::response::Response, Self::Error>> + Send>>;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let endpoint = self.0.clone();
-        Box::pin(async move {
-            if request.uri().path() == MCP_PATH {
-                Ok(endpoint.handle(request).await)
-            } else {
-                let mut response = axum::response::Response::default();
-                *response.status_mut() = axum::http::StatusCode::NOT_FOUND;
-                Ok(response)
-            }
-        })
     }
 }
 
