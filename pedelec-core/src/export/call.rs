@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::facts::{branches, is_map, properties};
-use super::{Export, ExportError, Target};
+use super::{Export, ExportError, SearchCall, Target};
 use crate::error::{ToolError, ToolResult};
 use crate::schema::{AdditionalProperties, Literal, SchemaKind, SchemaNode};
 use crate::session::{CallOptions, Session};
@@ -66,7 +66,10 @@ fn kind_of(value: &Value) -> &'static str {
 /// The parts of a payload: id, provider name, arguments (parsed), with the pointer of each.
 struct Parts<'a> {
     id: Option<&'a str>,
-    name: &'a str,
+    /// The provider name; an OpenAI Responses call of a function in a namespace is named
+    /// by both (`billing` and `refund_invoice`), joined here as the export names it
+    /// (`billing_refund_invoice`).
+    name: std::borrow::Cow<'a, str>,
     args: Value,
 }
 
@@ -97,11 +100,11 @@ impl<N> Export<N> {
     /// one problem, saying what is wrong.
     pub fn decode_call(&self, payload: &Value) -> Result<ProviderCall, ExportError> {
         let parts = self.parts(payload)?;
-        let Some(index) = self.by_provider_name.get(parts.name).copied() else {
+        let Some(index) = self.by_provider_name.get(&*parts.name).copied() else {
             let known: Vec<&str> = self.names.iter().map(|(_, p)| p.as_str()).collect();
             let hint = match known
                 .iter()
-                .map(|k| (strsim::jaro_winkler(parts.name, k), *k))
+                .map(|k| (strsim::jaro_winkler(&parts.name, k), *k))
                 .filter(|(score, _)| *score > 0.8)
                 .max_by(|a, b| a.0.total_cmp(&b.0))
             {
@@ -238,13 +241,19 @@ impl<N> Export<N> {
                 };
                 Ok(Parts {
                     id: optional_id(object, "id")?,
-                    name,
+                    name: name.into(),
                     args,
                 })
             }
             Target::OpenAiResponses => {
                 check_type("function_call")?;
                 let name = string(object, "name", "/name")?;
+                let name = match object.get("namespace") {
+                    None | Some(Value::Null) => name.into(),
+                    Some(_) => {
+                        format!("{}_{name}", string(object, "namespace", "/namespace")?).into()
+                    }
+                };
                 let args = match object.get("arguments") {
                     Some(text) => json_text(text, "/arguments")?,
                     None => {
@@ -263,7 +272,7 @@ impl<N> Export<N> {
                 let args = object.get("input").cloned().unwrap_or_else(|| json!({}));
                 Ok(Parts {
                     id: optional_id(object, "id")?,
-                    name,
+                    name: name.into(),
                     args,
                 })
             }
@@ -283,7 +292,7 @@ impl<N> Export<N> {
                 let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
                 Ok(Parts {
                     id: optional_id(call, "id")?,
-                    name,
+                    name: name.into(),
                     args,
                 })
             }
@@ -298,7 +307,11 @@ impl<N> Export<N> {
                     .get("arguments")
                     .cloned()
                     .unwrap_or_else(|| json!({}));
-                Ok(Parts { id, name, args })
+                Ok(Parts {
+                    id,
+                    name: name.into(),
+                    args,
+                })
             }
         }
     }
@@ -364,7 +377,13 @@ impl<N> Export<N> {
         };
         let (id, name) = match self.target {
             Target::OpenAiChat => (pick(&["/id"]), pick(&["/function/name"])),
-            Target::OpenAiResponses => (pick(&["/call_id"]), pick(&["/name"])),
+            Target::OpenAiResponses => (
+                pick(&["/call_id"]),
+                match (pick(&["/namespace"]), pick(&["/name"])) {
+                    (Some(space), Some(name)) => Some(format!("{space}_{name}")),
+                    (_, name) => name,
+                },
+            ),
             Target::Anthropic => (pick(&["/id"]), pick(&["/name"])),
             Target::Gemini | Target::GeminiOpenApi => (
                 pick(&["/functionCall/id", "/id"]),
@@ -597,9 +616,12 @@ impl<N> Export<N> {
                 (id(id_)?, name?.as_str()?, QuickArgs::Text(text))
             }
             Target::OpenAiResponses => {
-                let [kind, id_, name, arguments] =
-                    fields(object, ["type", "call_id", "name", "arguments"]);
-                if kind? != "function_call" {
+                let [kind, id_, name, arguments, namespace] = fields(
+                    object,
+                    ["type", "call_id", "name", "arguments", "namespace"],
+                );
+                // A namespaced function is named by two fields: `decode_call` joins them.
+                if kind? != "function_call" || namespace.is_some() {
                     return None;
                 }
                 (
@@ -726,6 +748,9 @@ impl<N> Session<N> {
         payload: &Value,
         options: CallOptions,
     ) -> Value {
+        if let Some(search) = export.search_call(payload) {
+            return self.answer_search(export, search, options).await;
+        }
         // When there is nothing to restore, the arguments go to the session as JSON text
         // (OpenAI's as sent, Anthropic's object written once), validated on the fast path,
         // and the result text comes back as the message's content: no `Value` of the args
@@ -743,6 +768,51 @@ impl<N> Session<N> {
             return export.text_message(call.id, content);
         }
         self.call_provider_decoded(export, payload, options).await
+    }
+
+    /// A search of an export's client search (or MCP's `call_tool`): the deferred tools
+    /// that match, among those the caller may call, loaded in the target's form.
+    async fn answer_search<M>(
+        &self,
+        export: &Export<M>,
+        search: SearchCall,
+        options: CallOptions,
+    ) -> Value {
+        use crate::search::tools::{read_call, read_query};
+        if search.call_tool {
+            let (call, result) = match read_call(&search.args) {
+                Ok((name, args)) => {
+                    let args = match args {
+                        Some(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+                        None => json!({}),
+                    };
+                    let result = self.call_with(&name, args, options).await;
+                    (name, result)
+                }
+                Err(message) => (
+                    crate::search::tools::CALL_TOOL.to_owned(),
+                    ToolResult::Err(ToolError::with_code(
+                        crate::error::ErrorCode::ToolArgsInvalid,
+                        message,
+                    )),
+                ),
+            };
+            let call = ProviderCall {
+                id: search.id,
+                name: call,
+                args: Value::Null,
+            };
+            return export.encode_result(&call, &result);
+        }
+        let found = read_query(&search.args).map(|query| {
+            export.find(&query.query, query.limit, |name| {
+                self.may_call(name, options.caller_ref())
+            })
+        });
+        export.search_answer(
+            search.id.as_deref(),
+            found.as_deref().map_err(String::as_str),
+        )
     }
 
     /// The full route of [`call_provider`](Self::call_provider): decode (restoring what the

@@ -33,7 +33,8 @@ impl<S: SkillSet> Export<S> {
     ///
     /// # Errors
     /// What the target cannot say, with what to do instead: no tools; a tool this export does
-    /// not hold; on Anthropic, `Required` with more than one
+    /// not hold; with [`Search`](super::Search), a deferred tool (or, on OpenAI Responses, one
+    /// in a namespace), which the request does not declare at the top level; on Anthropic, `Required` with more than one
     /// tool, or `Auto` over some of the tools (its `tool_choice` names one tool, or leaves
     /// all); on MCP, any (MCP leaves the choice to the client).
     pub fn tool_choice(&self, tools: &[S], choice: Choice) -> Result<Value, ExportError> {
@@ -51,7 +52,27 @@ impl<S: SkillSet> Export<S> {
         }
         let mut names: Vec<&str> = Vec::with_capacity(tools.len());
         for tool in tools {
-            match self.provider_name(tool.as_str()) {
+            let position = self.names.iter().position(|(t, _)| t == tool.as_str());
+            if let Some(i) = position
+                && self.search != super::Search::Off
+                && (self.deferred[i] || self.namespace_of[i].is_some())
+            {
+                return refuse(
+                    "tool-choice-deferred",
+                    format!(
+                        "`{}` is {} in this export, and a tool choice can name only the tools \
+                         the request declares at the top level; leave it out, or export \
+                         without search",
+                        tool.as_str(),
+                        if self.deferred[i] {
+                            "deferred"
+                        } else {
+                            "in a namespace"
+                        }
+                    ),
+                );
+            }
+            match position.map(|i| self.names[i].1.as_str()) {
                 Some(name) if !names.contains(&name) => names.push(name),
                 Some(_) => {}
                 None => {

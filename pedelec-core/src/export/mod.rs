@@ -60,6 +60,7 @@ mod error;
 pub(crate) mod facts;
 mod names;
 mod raw;
+mod search;
 mod target;
 mod transform;
 
@@ -73,6 +74,8 @@ pub use error::ExportError;
 pub(crate) use error::problem;
 #[doc(hidden)]
 pub(crate) use facts::tool_facts;
+pub use search::Search;
+pub(crate) use search::SearchCall;
 pub use target::Target;
 
 use crate::error::Problem;
@@ -81,15 +84,21 @@ use crate::schema::{Str, ToolArgsSchema};
 use crate::skills::SkillsInput;
 
 /// How to export: strict by default where the provider has a strict mode (OpenAI,
-/// Anthropic); `ExportOptions::default().strict(false)` opts out.
+/// Anthropic), `ExportOptions::default().strict(false)` opts out; every tool in full by
+/// default, `.search(Search::Provider)` or `.search(Search::Client)` defers the tools
+/// marked `#[tool(defer)]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
     strict: bool,
+    search: Search,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { strict: true }
+        ExportOptions {
+            strict: true,
+            search: Search::Off,
+        }
     }
 }
 
@@ -105,6 +114,19 @@ impl ExportOptions {
     #[must_use]
     pub const fn is_strict(&self) -> bool {
         self.strict
+    }
+
+    /// How the deferred tools (`#[tool(defer)]`) reach the model: see [`Search`].
+    #[must_use]
+    pub const fn search(mut self, search: Search) -> Self {
+        self.search = search;
+        self
+    }
+
+    /// The search mode asked for.
+    #[must_use]
+    pub const fn search_mode(&self) -> Search {
+        self.search
     }
 }
 
@@ -128,6 +150,18 @@ pub struct Export<N = String> {
     /// Per tool: whether its export has a map in the entries form, which `decode_call`
     /// turns back into an object.
     entries: Vec<bool>,
+    /// How deferred tools reach the model (`Off` when none is deferred).
+    search: Search,
+    /// Per tool: deferred (`#[tool(defer)]`).
+    deferred: Vec<bool>,
+    /// With search: each tool's full declaration (inside its namespace, on OpenAI
+    /// Responses), what a search loads. Empty with `Search::Off`.
+    declarations: Vec<Value>,
+    /// OpenAI Responses with search: the namespaces, and each tool's (an index).
+    namespaces: Vec<search::Namespace>,
+    namespace_of: Vec<Option<usize>>,
+    /// Client search: the index over the tools, in the skill set's order.
+    index: Option<crate::search::Index>,
     names_of: std::marker::PhantomData<fn() -> N>,
 }
 
@@ -143,7 +177,7 @@ impl SerializableSkillsManifest {
     /// The manifest carries no examples (Core's manifest has exactly the seed's keys):
     /// export the [`SkillsInput`] to send them too.
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
-        Export::new(self, &[], target, options)
+        Export::new(self, &[], &[], target, options)
     }
 }
 
@@ -184,15 +218,22 @@ impl<N> SkillsInput<N> {
             .iter()
             .map(crate::ToolDefinition::examples)
             .collect();
-        Export::new(&self.manifest(), &examples, target, options)
+        let deferred: Vec<bool> = self
+            .tools()
+            .iter()
+            .map(crate::ToolDefinition::defer)
+            .collect();
+        Export::new(&self.manifest(), &examples, &deferred, target, options)
     }
 }
 
 impl<N> Export<N> {
-    /// `examples[i]`: the examples of the `i`-th tool (none past the end).
+    /// `examples[i]`: the examples of the `i`-th tool, `deferred[i]` whether it is deferred
+    /// (none, and not, past the end).
     fn new(
         manifest: &SerializableSkillsManifest,
         examples: &[&[Str]],
+        deferred: &[bool],
         target: Target,
         options: ExportOptions,
     ) -> Result<Export<N>, ExportError> {
@@ -200,12 +241,36 @@ impl<N> Export<N> {
         let strict = options.strict && provider.has_strict_mode();
         let mut problems = Vec::new();
         let names = names::map(provider, manifest, &mut problems);
+        let deferred: Vec<bool> = (0..manifest.tools.len())
+            .map(|i| deferred.get(i).copied().unwrap_or(false))
+            .collect();
+        let search = if deferred.contains(&true) {
+            options.search.on(target)
+        } else {
+            Search::Off
+        };
+        // OpenAI Responses groups a searched catalog in namespaces (the part of a name
+        // before its first `.`): its models are trained to search those.
+        let (namespaces, namespace_of) =
+            if target == Target::OpenAiResponses && search != Search::Off {
+                search::namespaces(&names)
+            } else {
+                (Vec::new(), vec![None; names.len()])
+            };
         let mut declarations = Vec::with_capacity(manifest.tools.len());
         let mut before = pedelec_rules::provider::SetFacts::NONE;
         for (i, (tool, (_, provider_name))) in manifest.tools.iter().zip(&names).enumerate() {
             let node = tool.args_schema.node();
             let facts = tool_facts(&tool.description, node);
-            let violations = pedelec_rules::provider::check_tool(provider, strict, &facts, &before);
+            // A tool the model loads by searching is not in the first request: the set's
+            // totals (tool count, strict grammar sizes) are the declared tools'.
+            let searched = search != Search::Off && deferred[i];
+            let set = if searched {
+                pedelec_rules::provider::SetFacts::NONE
+            } else {
+                before
+            };
+            let violations = pedelec_rules::provider::check_tool(provider, strict, &facts, &set);
             for rule in violations.iter() {
                 // The schema walk reports these two with a pointer to each node.
                 if !matches!(
@@ -217,7 +282,9 @@ impl<N> Export<N> {
                     problems.push(problem(Some(&tool.name), "", rule.id(), rule.to_string()));
                 }
             }
-            before = before.with(&facts);
+            if !searched {
+                before = before.with(&facts);
+            }
             let schema = transform::schema(
                 provider,
                 strict,
@@ -235,10 +302,14 @@ impl<N> Export<N> {
             } else {
                 Vec::new()
             };
+            let declared_name = match namespace_of[i] {
+                Some(k) => &search::inner_name(provider_name, &namespaces[k].name),
+                None => provider_name,
+            };
             declarations.push(target::declaration(
                 target,
                 strict,
-                provider_name,
+                declared_name,
                 &tool.description,
                 schema,
                 facts::properties(node).is_empty()
@@ -249,6 +320,20 @@ impl<N> Export<N> {
                 examples,
             ));
         }
+        let search_schema = (search != Search::Off).then(|| {
+            let json = crate::search::tools::search_tools_schema(target == Target::Mcp);
+            // A schema of our own: it reads, and every provider takes it.
+            ToolArgsSchema::from_json(&json).map(|schema| {
+                transform::schema(
+                    provider,
+                    strict,
+                    &json,
+                    schema.node(),
+                    "search_tools",
+                    &mut problems,
+                )
+            })
+        });
         if !problems.is_empty() {
             return Err(ExportError::new(target, problems));
         }
@@ -257,10 +342,10 @@ impl<N> Export<N> {
             .enumerate()
             .map(|(i, (_, p))| (p.clone(), i))
             .collect();
-        Ok(Export {
+        let mut export = Export {
             target,
             strict,
-            tools: target::tools(target, declarations),
+            tools: Value::Null,
             names,
             by_provider_name,
             schemas: manifest
@@ -273,8 +358,23 @@ impl<N> Export<N> {
                 .iter()
                 .map(|t| transform::has_entries(provider, strict, t.args_schema.node()))
                 .collect(),
+            search,
+            deferred,
+            declarations: Vec::new(),
+            namespaces,
+            namespace_of,
+            index: (search == Search::Client).then(|| crate::search::Index::of(manifest)),
             names_of: std::marker::PhantomData,
-        })
+        };
+        export.tools = match search_schema {
+            Some(Ok(schema)) => {
+                export.declarations = declarations;
+                let search_tools = export.search_tools_declaration(schema);
+                export.search_tools(search_tools)
+            }
+            _ => target::tools(target, declarations),
+        };
+        Ok(export)
     }
 
     /// Exactly what goes in the request's `tools` field.

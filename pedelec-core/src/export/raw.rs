@@ -46,6 +46,9 @@ struct ResponsesCall<'a> {
     name: Cow<'a, str>,
     #[serde(borrow)]
     arguments: Cow<'a, str>,
+    /// Set for a function in a namespace: the `Value` route joins it to `name`.
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
 }
 
 /// Anthropic Messages: one `tool_use` content block.
@@ -85,7 +88,7 @@ impl<N> Export<N> {
             }
             Target::OpenAiResponses => {
                 let call: ResponsesCall<'_> = serde_json::from_str(payload).ok()?;
-                if call.kind != "function_call" {
+                if call.kind != "function_call" || call.namespace.is_some() {
                     return None;
                 }
                 (call.call_id, call.name, call.arguments)

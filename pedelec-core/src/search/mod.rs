@@ -30,5 +30,6 @@
 
 mod index;
 mod text;
+pub(crate) mod tools;
 
 pub use index::{Hit, Index};

@@ -116,6 +116,11 @@ impl CallOptions {
         self
     }
 
+    /// The caller, if one was given.
+    pub(crate) fn caller_ref(&self) -> Option<&Caller> {
+        self.caller.as_deref()
+    }
+
     fn into_setup(self, shared: &Shared) -> CallSetup {
         CallSetup {
             call_id: match self.call_id {

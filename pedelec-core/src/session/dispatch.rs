@@ -137,6 +137,11 @@ impl Shared {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
 
+    /// The tool of this name, for the session's own checks.
+    pub(super) fn tool_entry(&self, name: &str) -> Option<&ToolEntry> {
+        self.tool(name)
+    }
+
     pub(super) fn register(&self, name: &str, handler: ToolHandler) -> Result<(), Error> {
         match self.by_name.get(name) {
             Some(&i) => {

@@ -11,8 +11,8 @@ use crate::skills::SkillsInput;
 use crate::tool::{TaskSupport, ToolDefinition, option_problems};
 
 /// The names a session keeps for the tools it adds itself: `search_tools` and `call_tool`
-/// (deferred tools over MCP, DESIGN §12) and `run_code` (code mode).
-pub(crate) const RESERVED_TOOL_NAMES: [&str; 3] = ["search_tools", "call_tool", "run_code"];
+/// (deferred tools, DESIGN §12) and `run_code` (code mode).
+use crate::search::tools::RESERVED as RESERVED_TOOL_NAMES;
 
 /// Every problem of a list of definitions: each definition's own (name, description,
 /// timeout, schema), a reserved name, then duplicate names. Paths are `tools[i].…`.

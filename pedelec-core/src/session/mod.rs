@@ -199,6 +199,15 @@ impl<N> Session<N> {
         self.shared.manifest.clone()
     }
 
+    /// Whether `caller` may call the tool `name`: it holds the tool's scopes (step 1 of the
+    /// call policy). A name the session does not know is not callable. What a search
+    /// answers is limited by this (DESIGN §12: only the tools the caller may call).
+    pub(crate) fn may_call(&self, name: &str, caller: Option<&crate::context::Caller>) -> bool {
+        self.shared
+            .tool_entry(name)
+            .is_some_and(|t| t.scopes.is_empty() || caller.is_some_and(|c| c.holds_all(&t.scopes)))
+    }
+
     /// The skill set's tool definitions, in its order: everything known about each tool,
     /// including what is not in Core's manifest (for bridges that list more, such as MCP).
     #[must_use]

@@ -7,19 +7,16 @@
 use std::sync::Arc;
 
 use rmcp::model::Tool;
-use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::search::Index;
-
-/// The name of the tool that finds deferred tools.
-pub(super) const SEARCH_TOOLS: &str = "search_tools";
-/// The name of the tool that calls a tool by name.
-pub(super) const CALL_TOOL: &str = "call_tool";
-/// The most definitions one search answers.
-const MAX_LIMIT: u64 = 20;
+pub(super) use crate::search::tools::{CALL_TOOL, SEARCH_TOOLS};
+use crate::search::tools::{
+    CALL_TOOL_DESCRIPTION, call_tool_schema, read_call, read_query, search_tools_description,
+    search_tools_schema,
+};
 
 /// What the server keeps to answer `search_tools` (the session's tools are deferred or not
 /// in the server's `Listed`; no tool of a session has either name: they are reserved when it
@@ -40,7 +37,14 @@ impl Search {
         Search {
             index,
             tools,
-            listed: [search_tools(), call_tool()],
+            listed: [
+                tool(
+                    SEARCH_TOOLS,
+                    search_tools_description(true),
+                    &search_tools_schema(true),
+                ),
+                tool(CALL_TOOL, CALL_TOOL_DESCRIPTION, &call_tool_schema()),
+            ],
         }
     }
 
@@ -52,34 +56,14 @@ impl Search {
         args: &str,
         visible: impl Fn(usize) -> bool,
     ) -> Result<String, ToolError> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Args {
-            query: String,
-            limit: Option<u64>,
-        }
-        let args: Args = serde_json::from_str(args).map_err(|e| {
-            invalid(format!(
-                "`{SEARCH_TOOLS}` takes {{\"query\": \"what the tool should do\", \"limit\": 5}}: {e}"
-            ))
-        })?;
-        let limit = match args.limit {
-            None => 5,
-            Some(n @ 1..=MAX_LIMIT) => n,
-            Some(n) => {
-                return Err(invalid(format!(
-                    "`limit` must be between 1 and {MAX_LIMIT}, not {n}"
-                )));
-            }
-        };
-        let limit = usize::try_from(limit).unwrap_or(5);
+        let query = read_query(args).map_err(invalid)?;
         let found: Vec<&Tool> = self
             .index
-            .ranked(&args.query)
+            .ranked(&query.query)
             .into_iter()
             .filter(|&(position, _)| visible(position))
             .filter_map(|(position, _)| self.tools.get(position))
-            .take(limit)
+            .take(query.limit)
             .collect();
         Ok(json!({ "tools": found }).to_string())
     }
@@ -87,24 +71,7 @@ impl Search {
 
 /// `call_tool`'s arguments: the tool's name, and its arguments' JSON text (`None`: none).
 pub(super) fn unwrap_call(args: &str) -> Result<(String, Option<Box<RawValue>>), ToolError> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Args {
-        name: String,
-        arguments: Option<Box<RawValue>>,
-    }
-    let args: Args = serde_json::from_str(args).map_err(|e| {
-        invalid(format!(
-            "`{CALL_TOOL}` takes {{\"name\": \"a tool from {SEARCH_TOOLS}\", \"arguments\": {{…}}}}: {e}"
-        ))
-    })?;
-    if args.name == SEARCH_TOOLS || args.name == CALL_TOOL {
-        return Err(invalid(format!(
-            "`{CALL_TOOL}` calls the skill set's tools, not `{}`",
-            args.name
-        )));
-    }
-    Ok((args.name, args.arguments))
+    read_call(args).map_err(invalid)
 }
 
 fn invalid(message: String) -> ToolError {
@@ -114,39 +81,4 @@ fn invalid(message: String) -> ToolError {
 fn tool(name: &str, description: &str, schema: &serde_json::Value) -> Tool {
     let schema = schema.as_object().cloned().unwrap_or_default();
     Tool::new(name.to_owned(), description.to_owned(), Arc::new(schema))
-}
-
-fn search_tools() -> Tool {
-    tool(
-        SEARCH_TOOLS,
-        "Find tools that are not listed yet: describe what you want to do, and get the full \
-         definitions of the tools that match, best first. Call one with `call_tool`.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "What the tool should do, in words."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                          "description": "How many tools to return (5 unless given)."}
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        }),
-    )
-}
-
-fn call_tool() -> Tool {
-    tool(
-        CALL_TOOL,
-        "Call a tool that `search_tools` found, by its name, with arguments that match its \
-         input schema.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "The tool's name, as `search_tools` gave it."},
-                "arguments": {"type": "object", "description": "The tool's arguments."}
-            },
-            "required": ["name"],
-            "additionalProperties": false
-        }),
-    )
 }
