@@ -78,7 +78,9 @@ pub mod __private {
         ToolArgsSchema,
     };
     pub use crate::schema::{Recursive, SelfRef, recursive};
-    pub use crate::skills::{InSkillSet, SkillSet, SkillsIndex, SkillsInput, UnknownToolName};
+    pub use crate::skills::{
+        InSkillSet, IncludedIn, SkillSet, SkillsIndex, SkillsInput, UnknownToolName,
+    };
     pub use crate::tool::{TaskSupport, Tool, ToolDefinition};
     pub use crate::{ToolCallContext, ToolError};
     pub use pedelec_rules::provider::Provider;

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 
 use crate::error::ToolError;
 use crate::output::{OutputSchema, ToolOutput};
-use crate::skills::{InSkillSet, SkillSet, UnknownToolName};
+use crate::skills::{InSkillSet, IncludedIn, SkillSet, UnknownToolName};
 use crate::tool::ToolDefinition;
 
 // The async helpers do not require `F: Send + 'static` themselves: `Tool::call` does, once,
@@ -211,13 +211,137 @@ pub const fn check_unique_tool_name(tools: &[(&str, &str)], earlier: &[usize], i
 /// reported once, at that impl, not at every use.
 #[must_use]
 pub const fn tool_name<S, T: InSkillSet<S>>() -> &'static str {
+    T::WIRE_NAME
+}
+
+/// The definition of a tool of the skill set `S` (see [`tool_name`]), under its wire name
+/// in `S`.
+#[must_use]
+pub fn tool_definition<S, T: InSkillSet<S>>() -> ToolDefinition {
+    let definition = ToolDefinition::of::<T>();
+    if pedelec_rules::str_eq(T::WIRE_NAME, T::NAME) {
+        definition
+    } else {
+        definition.renamed(T::WIRE_NAME)
+    }
+}
+
+/// The `#[tool]` name of a tool (generated code names the namespaced wire name with it).
+#[must_use]
+pub const fn own_tool_name<T: crate::Tool>() -> &'static str {
     T::NAME
 }
 
-/// The definition of a tool of the skill set `S` (see [`tool_name`]).
+/// The length of `namespace.name`.
 #[must_use]
-pub fn tool_definition<S, T: InSkillSet<S>>() -> ToolDefinition {
-    ToolDefinition::of::<T>()
+pub const fn namespaced_len(namespace: &str, name: &str) -> usize {
+    namespace.len() + 1 + name.len()
+}
+
+/// `namespace.name`, as the bytes of a `[u8; LEN]` (`LEN` from [`namespaced_len`]).
+#[must_use]
+pub const fn namespaced<const LEN: usize>(namespace: &str, name: &str) -> [u8; LEN] {
+    let mut out = [b'.'; LEN];
+    let (a, b) = (namespace.as_bytes(), name.as_bytes());
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[a.len() + 1 + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
+/// The bytes of a name built by [`namespaced`] as a `&str` (ASCII: both parts passed the
+/// name rule).
+#[must_use]
+pub const fn name_str(bytes: &'static [u8]) -> &'static str {
+    match core::str::from_utf8(bytes) {
+        Ok(name) => name,
+        Err(_) => panic!("a tool name is ASCII"),
+    }
+}
+
+/// How many tools the set `S` included in `P` has (its `ALL`). Generated code reaches an
+/// included set only through its `IncludedIn` impl (these helpers), so an entry that is not
+/// a skill set is reported once, at that impl.
+#[must_use]
+pub const fn set_len<P, S: IncludedIn<P>>() -> usize {
+    S::ALL.len()
+}
+
+/// The `i`-th tool of the included set `S`.
+#[must_use]
+pub const fn set_tool<P, S: IncludedIn<P>>(i: usize) -> S {
+    S::ALL[i]
+}
+
+/// The namespace of the included set `S`.
+#[must_use]
+pub const fn set_namespace<P, S: IncludedIn<P>>() -> Option<&'static str> {
+    S::NAMESPACE
+}
+
+/// The skill set `S` with its names forgotten, to compose it into another.
+#[must_use]
+pub fn set_skills<P, S: IncludedIn<P>>() -> crate::SkillsInput<String> {
+    S::skills().untyped()
+}
+
+/// The number of tools of the sets a composed set includes.
+#[must_use]
+pub const fn included_count(counts: &[usize]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while i < counts.len() {
+        total += counts[i];
+        i += 1;
+    }
+    total
+}
+
+/// The duplicate check of `tools[start..end]` (the tools one `include` entry brings):
+/// a compile error naming both origins at the first wire name seen before.
+pub const fn check_unique_tool_names(
+    tools: &[(&str, &str)],
+    earlier: &[usize],
+    start: usize,
+    end: usize,
+) {
+    let mut i = start;
+    while i < end {
+        check_unique_tool_name(tools, earlier, i);
+        i += 1;
+    }
+}
+
+/// A compile error when the `index`-th included set has the namespace of an earlier one:
+/// `sets` is `(namespace, the include entry)` of each.
+pub const fn check_unique_namespace(sets: &[(Option<&str>, &str)], index: usize) {
+    let Some(namespace) = sets[index].0 else {
+        return;
+    };
+    let mut j = 0;
+    while j < index {
+        if let Some(earlier) = sets[j].0
+            && pedelec_rules::str_eq(earlier, namespace)
+        {
+            let mut message = pedelec_rules::provider::Message::new();
+            message.push("namespace `");
+            message.push(namespace);
+            message.push("` is used twice: `");
+            message.push(sets[j].1);
+            message.push("` and `");
+            message.push(sets[index].1);
+            message.push("` both declare it; give one `skills![namespace = \"…\"]` another name");
+            panic!("{}", message.as_str());
+        }
+        j += 1;
+    }
 }
 
 /// `FromStr` of a `skills![]` enum.

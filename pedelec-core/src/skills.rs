@@ -22,6 +22,8 @@ pub trait SkillSet:
 {
     /// Every tool of the set, in declaration order.
     const ALL: &'static [Self];
+    /// The namespace of the set's tools (`skills![namespace = "…"]`), if any.
+    const NAMESPACE: Option<&'static str> = None;
     /// The wire name of this tool.
     fn as_str(self) -> &'static str;
     /// The skill set: guidance and every tool's definition.
@@ -80,6 +82,12 @@ impl<S: SkillSet> SkillsIndex<S> {
     }
 }
 
+/// Implemented by `skills![include = [...]]` for every skill set it composes into `P` (the
+/// one place an entry is required to be a skill set, so one that is not is reported once,
+/// at the entry).
+#[doc(hidden)]
+pub trait IncludedIn<P>: SkillSet {}
+
 /// Implemented by `skills![]` for every tool of the set `S`: a typed named handler
 /// (`session.on_tool::<T>(..)`) only compiles for a tool in the session's set.
 #[diagnostic::on_unimplemented(
@@ -87,7 +95,11 @@ impl<S: SkillSet> SkillsIndex<S> {
     label = "not listed in the `skills![]` that declares `{S}`",
     note = "add `{Self}` to `tools = [...]` in that `skills![]`"
 )]
-pub trait InSkillSet<S>: Tool {}
+pub trait InSkillSet<S>: Tool {
+    /// The tool's wire name in `S`: its `#[tool]` name, after the set's namespace
+    /// (`billing.refund_invoice` in `skills![namespace = "billing", …]`).
+    const WIRE_NAME: &'static str = <Self as Tool>::NAME;
+}
 
 /// A session built at run time (`Session<String>`) accepts a typed handler for any tool; its
 /// name is checked against the skill set when the handler is registered.
@@ -99,6 +111,9 @@ impl<T: Tool> InSkillSet<String> for T {}
 pub struct SkillsInput<N = String> {
     guidance: Str,
     tools: Vec<ToolDefinition>,
+    /// `(namespace, guidance)` of each namespaced set in it (`skills![namespace = …]`,
+    /// included or not), in order: what a provider shows for a namespace before a search.
+    namespaces: Vec<(Str, Str)>,
     names: PhantomData<fn() -> N>,
 }
 
@@ -108,6 +123,7 @@ impl SkillsInput<String> {
         SkillsInput {
             guidance: guidance.into(),
             tools,
+            namespaces: Vec::new(),
             names: PhantomData,
         }
     }
@@ -121,8 +137,47 @@ impl<N> SkillsInput<N> {
         SkillsInput {
             guidance: Str::Borrowed(guidance),
             tools,
+            namespaces: Vec::new(),
             names: PhantomData,
         }
+    }
+
+    /// A typed skill set composed by `skills![]`: the tools of each `included` set (in
+    /// order), then its own `tools`; with a `namespace`, the set's own guidance describes it.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn composed(
+        guidance: &'static str,
+        namespace: Option<&'static str>,
+        included: Vec<SkillsInput<String>>,
+        tools: Vec<ToolDefinition>,
+    ) -> Self {
+        let mut all =
+            Vec::with_capacity(tools.len() + included.iter().map(|s| s.tools.len()).sum::<usize>());
+        let mut namespaces = Vec::new();
+        if let Some(namespace) = namespace {
+            namespaces.push((Str::Borrowed(namespace), Str::Borrowed(guidance)));
+        }
+        for set in included {
+            all.extend(set.tools);
+            namespaces.extend(set.namespaces);
+        }
+        all.extend(tools);
+        SkillsInput {
+            guidance: Str::Borrowed(guidance),
+            tools: all,
+            namespaces,
+            names: PhantomData,
+        }
+    }
+
+    /// The namespaces of the set and of the sets it includes, with each one's guidance
+    /// (`skills![namespace = "billing", guidance = "Invoices and refunds.", …]`), in order.
+    /// Exports describe a namespace with it (the Responses API shows a namespace's
+    /// description before its functions are loaded).
+    #[must_use]
+    pub fn namespaces(&self) -> &[(Str, Str)] {
+        &self.namespaces
     }
 
     /// The guidance.
@@ -148,6 +203,7 @@ impl<N> SkillsInput<N> {
         SkillsInput {
             guidance: self.guidance,
             tools: self.tools,
+            namespaces: self.namespaces,
             names: PhantomData,
         }
     }
@@ -167,6 +223,7 @@ impl<N> Clone for SkillsInput<N> {
         SkillsInput {
             guidance: self.guidance.clone(),
             tools: self.tools.clone(),
+            namespaces: self.namespaces.clone(),
             names: PhantomData,
         }
     }
@@ -177,6 +234,7 @@ impl<N> fmt::Debug for SkillsInput<N> {
         f.debug_struct("SkillsInput")
             .field("guidance", &self.guidance)
             .field("tools", &self.tools)
+            .field("namespaces", &self.namespaces)
             .finish()
     }
 }

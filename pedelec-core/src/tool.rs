@@ -349,6 +349,14 @@ impl ToolDefinition {
         self.task_support
     }
 
+    /// The same tool under another name (a namespaced skill set's wire name).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn renamed(mut self, name: &'static str) -> Self {
+        self.name = Str::Borrowed(name);
+        self
+    }
+
     /// Sets whether the tool is deferred: listed by name only until a search loads it
     /// (`#[tool(defer)]`; DESIGN §12).
     #[must_use]

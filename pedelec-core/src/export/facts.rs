@@ -293,7 +293,7 @@ pub struct CompileTool {
 pub const fn compile_tool<S, T: InSkillSet<S>>(entry: &'static str) -> CompileTool {
     let schema = const { &T::ARGS_SCHEMA };
     CompileTool {
-        name: T::NAME,
+        name: T::WIRE_NAME,
         entry,
         facts: tool_facts(T::DESCRIPTION, schema.node()),
     }

@@ -177,7 +177,7 @@ impl SerializableSkillsManifest {
     /// The manifest carries no examples (Core's manifest has exactly the seed's keys):
     /// export the [`SkillsInput`] to send them too.
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
-        Export::new(self, &[], &[], target, options)
+        Export::new(self, &[], &[], &[], target, options)
     }
 }
 
@@ -223,17 +223,26 @@ impl<N> SkillsInput<N> {
             .iter()
             .map(crate::ToolDefinition::defer)
             .collect();
-        Export::new(&self.manifest(), &examples, &deferred, target, options)
+        let described = self.namespaces();
+        Export::new(
+            &self.manifest(),
+            &examples,
+            &deferred,
+            described,
+            target,
+            options,
+        )
     }
 }
 
 impl<N> Export<N> {
     /// `examples[i]`: the examples of the `i`-th tool, `deferred[i]` whether it is deferred
-    /// (none, and not, past the end).
+    /// (none, and not, past the end); `described`: the namespaces' guidance.
     fn new(
         manifest: &SerializableSkillsManifest,
         examples: &[&[Str]],
         deferred: &[bool],
+        described: &[(Str, Str)],
         target: Target,
         options: ExportOptions,
     ) -> Result<Export<N>, ExportError> {
@@ -253,7 +262,7 @@ impl<N> Export<N> {
         // before its first `.`): its models are trained to search those.
         let (namespaces, namespace_of) =
             if target == Target::OpenAiResponses && search != Search::Off {
-                search::namespaces(&names)
+                search::namespaces(&names, described)
             } else {
                 (Vec::new(), vec![None; names.len()])
             };

@@ -75,8 +75,12 @@ pub(crate) struct SearchCall {
 }
 
 /// The namespaces of `names` (tool names): the part before the first `.` of each name that
-/// has one, in order of first appearance, and each tool's namespace (an index).
-pub(super) fn namespaces(names: &[(String, String)]) -> (Vec<Namespace>, Vec<Option<usize>>) {
+/// has one, in order of first appearance, and each tool's namespace (an index). A namespace
+/// is described by its guidance in `described`, or else by the names of its tools.
+pub(super) fn namespaces(
+    names: &[(String, String)],
+    described: &[(crate::schema::Str, crate::schema::Str)],
+) -> (Vec<Namespace>, Vec<Option<usize>>) {
     let mut spaces: Vec<Namespace> = Vec::new();
     let mut members: Vec<Vec<&str>> = Vec::new();
     let mut of = Vec::with_capacity(names.len());
@@ -102,7 +106,10 @@ pub(super) fn namespaces(names: &[(String, String)]) -> (Vec<Namespace>, Vec<Opt
     // OpenAI shows the model a namespace's name and description before its functions are
     // loaded: say what is inside.
     for (space, members) in spaces.iter_mut().zip(members) {
-        space.description = format!("Tools: {}.", members.join(", "));
+        space.description = match described.iter().find(|(n, _)| **n == *space.name) {
+            Some((_, guidance)) if !guidance.trim().is_empty() => guidance.to_string(),
+            _ => format!("Tools: {}.", members.join(", ")),
+        };
     }
     (spaces, of)
 }

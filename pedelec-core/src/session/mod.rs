@@ -232,7 +232,8 @@ impl<N> Session<N> {
     where
         T: Tool + InSkillSet<N>,
     {
-        if let Err(e) = self.shared.register(T::NAME, ToolHandler::typed(handler)) {
+        let name = <T as InSkillSet<N>>::WIRE_NAME;
+        if let Err(e) = self.shared.register(name, ToolHandler::typed(handler)) {
             panic!("{e}");
         }
         self

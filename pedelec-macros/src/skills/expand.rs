@@ -1,15 +1,18 @@
 //! Code generation for `skills![]`: infallible, from a [`SkillSet`] model.
 //!
 //! ```text
-//! pub enum ToolName { GetCurrentPage, UpdateCounter }
+//! pub enum ToolName { Billing(billing::ToolName), GetCurrentPage, UpdateCounter }
 //! const _: () = {
 //!     type __pedelec_tool_0 = get_current_page;    // each entry named once
 //!     impl InSkillSet<ToolName> for <each tool>      // the one place `Tool` is required
-//!     impl ToolName { ALL, as_str, skills, manifest }
+//!                                                    // (its WIRE_NAME with a namespace)
+//!     impl ToolName { ALL, NAMESPACE, as_str, skills, manifest, export, INDEX }
 //!     impl SkillSet, Display, FromStr, Serialize, Deserialize for ToolName
 //!     const __PEDELEC_EARLIER = earlier_tool_names(..); // each name's first use, once
 //!     const _: () = check_unique_tool_name(..);    // per entry after the first
 //!     const _: () = check_targets(..);             // per entry, with `targets = [...]`
+//!     // with `include = [...]`: ALL and the names table filled by `const` loops over each
+//!     // included set's `ALL`; per included set, its names and namespace checked
 //! };
 //! ```
 //!
@@ -34,6 +37,8 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         ident,
         guidance,
         tools,
+        namespace,
+        includes,
         targets: _,
     } = set;
     let has_doc = attrs.iter().any(|a| a.path().is_ident("doc"));
@@ -52,42 +57,79 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         .map(|(i, tool)| format_ident!("__pedelec_tool_{}", i, span = tool.path.span()))
         .collect();
     let paths = tools.iter().map(|t| &t.path);
-    let count = proc_macro2::Literal::usize_unsuffixed(tools.len());
     let guidance = match guidance {
         Some(expr) => quote!(#expr),
         None => quote!(""),
     };
+    let private = Private;
     let membership = tools.iter().zip(&aliases).map(|(tool, alias)| {
         let private = Private::at(tool.path.span());
+        let wire_name = namespace.as_ref().map(|ns| {
+            quote! {
+                const WIRE_NAME: &'static ::core::primitive::str = {
+                    const NAME: &::core::primitive::str = #private::own_tool_name::<#alias>();
+                    const BYTES: [::core::primitive::u8; #private::namespaced_len(#ns, NAME)] =
+                        #private::namespaced(#ns, NAME);
+                    #private::name_str(&BYTES)
+                };
+            }
+        });
         quote_spanned!(tool.path.span()=>
             #[automatically_derived]
-            impl #private::InSkillSet<#ident> for #alias {}
+            impl #private::InSkillSet<#ident> for #alias { #wire_name }
         )
     });
-    let displays = tools.iter().map(|t| &t.display);
-    let unique_checks = tools.iter().enumerate().skip(1).map(|(i, tool)| {
-        let private = Private::at(tool.path.span());
-        let i = proc_macro2::Literal::usize_unsuffixed(i);
-        quote_spanned!(tool.path.span()=>
-            const _: () = #private::check_unique_tool_name(
-                __PEDELEC_TOOLS,
-                __PEDELEC_EARLIER,
-                #i,
-            );
+    let namespace_value = match namespace {
+        Some(ns) => quote!(::core::option::Option::Some(#ns)),
+        None => quote!(::core::option::Option::None),
+    };
+    let composition = Composition { set };
+    let (count, all) = composition.all();
+    let unique_table = composition.unique_table(&aliases);
+    let unique_checks = composition.unique_checks();
+    let include_variants = includes.iter().map(|i| &i.variant);
+    let include_paths: Vec<_> = includes.iter().map(|i| &i.path).collect();
+    let include_docs = includes
+        .iter()
+        .map(|i| format!(" The tools of `{}`.", i.display));
+    let include_arms = includes.iter().enumerate().map(|(k, i)| {
+        let alias = set_alias(k, &i.path);
+        let variant = &i.variant;
+        quote_spanned!(i.path.span()=> Self::#variant(__tool) => #alias::as_str(__tool),)
+    });
+    let included_skills = includes.iter().enumerate().map(|(k, i)| {
+        let private = Private::at(i.path.span());
+        let alias = set_alias(k, &i.path);
+        quote_spanned!(i.path.span()=> #private::set_skills::<Self, #alias>())
+    });
+    let set_aliases: Vec<_> = includes
+        .iter()
+        .enumerate()
+        .map(|(k, i)| set_alias(k, &i.path))
+        .collect();
+    let set_membership = includes.iter().zip(&set_aliases).map(|(include, alias)| {
+        let private = Private::at(include.path.span());
+        quote_spanned!(include.path.span()=>
+            #[automatically_derived]
+            impl #private::IncludedIn<#ident> for #alias {}
         )
     });
-    let private = Private;
-    let unique_table = (tools.len() > 1).then(|| {
-        quote! {
-            const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str); #count] = &[
-                #((#private::tool_name::<#ident, #aliases>(), #displays)),*
-            ];
-            const __PEDELEC_EARLIER: &[::core::primitive::usize; #count] =
-                &#private::earlier_tool_names(__PEDELEC_TOOLS);
-        }
-    });
+    let own_definitions = quote!(#Private::Vec::from([
+        #(#private::tool_definition::<Self, #aliases>()),*
+    ]));
+    let skills = if namespace.is_none() && includes.is_empty() {
+        quote!(#Private::SkillsInput::typed(#guidance, #own_definitions))
+    } else {
+        quote!(#Private::SkillsInput::composed(
+            #guidance,
+            #namespace_value,
+            #Private::Vec::from([#(#included_skills),*]),
+            #own_definitions,
+        ))
+    };
 
     let target_checks = portability_checks(set, &aliases);
+    let advice = namespace_advice(set);
 
     quote! {
         #doc
@@ -104,6 +146,10 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         )]
         #vis enum #ident {
             #(
+                #[doc = #include_docs]
+                #include_variants(#include_paths),
+            )*
+            #(
                 #[doc = #variant_docs]
                 #variants,
             )*
@@ -115,17 +161,30 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 type #aliases = #paths;
             )*
 
+            #(
+                #[allow(non_camel_case_types)]
+                type #set_aliases = #include_paths;
+            )*
+
             #(#membership)*
+            #(#set_membership)*
+
+            #count
 
             #[automatically_derived]
             impl #ident {
                 /// Every tool of the skill set, in declaration order.
-                pub const ALL: [Self; #count] = [#(Self::#variants),*];
+                #all
 
-                /// The tool's wire name (its `#[tool]` name).
+                /// The namespace of the set's tools (`skills![namespace = "…"]`), if any.
+                pub const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> =
+                    #namespace_value;
+
+                /// The tool's wire name (its `#[tool]` name, after the set's namespace).
                 #[must_use]
                 pub const fn as_str(self) -> &'static ::core::primitive::str {
                     match self {
+                        #(#include_arms)*
                         #(Self::#variants => #private::tool_name::<Self, #aliases>(),)*
                     }
                 }
@@ -134,12 +193,7 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 /// function as the inline handler. Start a session with it.
                 #[must_use]
                 pub fn skills() -> #Private::SkillsInput<Self> {
-                    #Private::SkillsInput::typed(
-                        #guidance,
-                        #Private::Vec::from([
-                            #(#private::tool_definition::<Self, #aliases>()),*
-                        ]),
-                    )
+                    #skills
                 }
 
                 /// The serializable manifest of the skill set (what is sent to Core).
@@ -168,6 +222,8 @@ pub fn skills(set: &SkillSet) -> TokenStream {
             #[automatically_derived]
             impl #Private::SkillSet for #ident {
                 const ALL: &'static [Self] = &Self::ALL;
+                const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> =
+                    Self::NAMESPACE;
                 fn as_str(self) -> &'static ::core::primitive::str {
                     Self::as_str(self)
                 }
@@ -213,8 +269,236 @@ pub fn skills(set: &SkillSet) -> TokenStream {
             #unique_table
             #(#unique_checks)*
             #target_checks
+            #advice
         };
     }
+}
+
+/// The alias an included set is named by in the expansion (written once, like a tool's).
+fn set_alias(k: usize, path: &syn::Path) -> syn::Ident {
+    format_ident!("__pedelec_set_{}", k, span = path.span())
+}
+
+/// What composition changes in the expansion: how `ALL` and the duplicate checks are
+/// written. A set without `include` lists its tools literally; a composed one counts and
+/// fills them by `const` evaluation, since the included sets' tools are theirs.
+struct Composition<'a> {
+    set: &'a SkillSet,
+}
+
+impl Composition<'_> {
+    fn composed(&self) -> bool {
+        !self.set.includes.is_empty()
+    }
+
+    /// The `__PEDELEC_COUNT` constant (composed sets), and the `ALL` constant.
+    fn all(&self) -> (Option<TokenStream>, TokenStream) {
+        let variants: Vec<_> = self.set.tools.iter().map(|t| &t.variant).collect();
+        if !self.composed() {
+            let count = proc_macro2::Literal::usize_unsuffixed(variants.len());
+            return (
+                None,
+                quote!(pub const ALL: [Self; #count] = [#(Self::#variants),*];),
+            );
+        }
+        let own = proc_macro2::Literal::usize_unsuffixed(variants.len());
+        let lens = self.lens();
+        let tools: Vec<_> = self
+            .set
+            .includes
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let private = Private::at(i.path.span());
+                let alias = set_alias(k, &i.path);
+                let variant = &i.variant;
+                quote_spanned!(i.path.span()=> Self::#variant(#private::set_tool::<Self, #alias>(j)))
+            })
+            .collect();
+        let first = {
+            let include = &self.set.includes[0];
+            let private = Private::at(include.path.span());
+            let alias = set_alias(0, &include.path);
+            let variant = &include.variant;
+            quote_spanned!(include.path.span()=> Self::#variant(#private::set_tool::<Self, #alias>(0)))
+        };
+        let private = Private;
+        let count = quote! {
+            const __PEDELEC_INCLUDED: ::core::primitive::usize =
+                #private::included_count(&[#(#lens),*]);
+            const __PEDELEC_COUNT: ::core::primitive::usize = __PEDELEC_INCLUDED + #own;
+        };
+        let all = quote! {
+            pub const ALL: [Self; __PEDELEC_COUNT] = {
+                let mut all = [#first; __PEDELEC_COUNT];
+                let mut i = 0;
+                #(
+                    let mut j = 0;
+                    while j < #lens {
+                        all[i] = #tools;
+                        i += 1;
+                        j += 1;
+                    }
+                )*
+                #(
+                    all[i] = Self::#variants;
+                    i += 1;
+                )*
+                let _ = i;
+                all
+            };
+        };
+        (Some(count), all)
+    }
+
+    /// `set_len::<Included>()` of each included set, spanned at its entry.
+    fn lens(&self) -> Vec<TokenStream> {
+        self.set
+            .includes
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let private = Private::at(i.path.span());
+                let alias = set_alias(k, &i.path);
+                let ident = &self.set.ident;
+                quote_spanned!(i.path.span()=> #private::set_len::<#ident, #alias>())
+            })
+            .collect()
+    }
+
+    /// `__PEDELEC_TOOLS` (each tool's wire name and where it comes from) and
+    /// `__PEDELEC_EARLIER`, when there is something to compare.
+    fn unique_table(&self, aliases: &[syn::Ident]) -> Option<TokenStream> {
+        let set = self.set;
+        let ident = &set.ident;
+        let private = Private;
+        let displays: Vec<_> = set.tools.iter().map(|t| &t.display).collect();
+        if !self.composed() {
+            let count = proc_macro2::Literal::usize_unsuffixed(set.tools.len());
+            return (set.tools.len() > 1).then(|| {
+                quote! {
+                    const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str); #count] = &[
+                        #((#private::tool_name::<#ident, #aliases>(), #displays)),*
+                    ];
+                    const __PEDELEC_EARLIER: &[::core::primitive::usize; #count] =
+                        &#private::earlier_tool_names(__PEDELEC_TOOLS);
+                }
+            });
+        }
+        let lens = self.lens();
+        let names = set.includes.iter().enumerate().map(|(k, i)| {
+            let private = Private::at(i.path.span());
+            let alias = set_alias(k, &i.path);
+            quote_spanned!(i.path.span()=>
+                #alias::as_str(#private::set_tool::<#ident, #alias>(j)))
+        });
+        let namespaces = set.includes.iter().enumerate().map(|(k, i)| {
+            let private = Private::at(i.path.span());
+            let alias = set_alias(k, &i.path);
+            quote_spanned!(i.path.span()=> #private::set_namespace::<#ident, #alias>())
+        });
+        let include_displays = set.includes.iter().map(|i| &i.display);
+        let set_displays = set.includes.iter().map(|i| &i.display);
+        Some(quote! {
+            const __PEDELEC_TOOLS: &[(&::core::primitive::str, &::core::primitive::str); __PEDELEC_COUNT] = &{
+                let mut tools = [("", ""); __PEDELEC_COUNT];
+                let mut i = 0;
+                #(
+                    let mut j = 0;
+                    while j < #lens {
+                        tools[i] = (#names, #include_displays);
+                        i += 1;
+                        j += 1;
+                    }
+                )*
+                #(
+                    tools[i] = (#private::tool_name::<#ident, #aliases>(), #displays);
+                    i += 1;
+                )*
+                let _ = i;
+                tools
+            };
+            const __PEDELEC_EARLIER: &[::core::primitive::usize; __PEDELEC_COUNT] =
+                &#private::earlier_tool_names(__PEDELEC_TOOLS);
+            const __PEDELEC_SETS: &[(
+                ::core::option::Option<&::core::primitive::str>,
+                &::core::primitive::str,
+            )] = &[#((#namespaces, #set_displays)),*];
+        })
+    }
+
+    /// One duplicate check per entry that may repeat an earlier name, spanned at it: each
+    /// tool after the first; each included set (its names, and its namespace).
+    fn unique_checks(&self) -> Vec<TokenStream> {
+        let set = self.set;
+        let mut checks = Vec::new();
+        let offset = if self.composed() {
+            quote!(__PEDELEC_INCLUDED+)
+        } else {
+            TokenStream::new()
+        };
+        let first = usize::from(!self.composed());
+        for (i, tool) in set.tools.iter().enumerate().skip(first) {
+            let private = Private::at(tool.path.span());
+            let i = proc_macro2::Literal::usize_unsuffixed(i);
+            checks.push(quote_spanned!(tool.path.span()=>
+                const _: () = #private::check_unique_tool_name(
+                    __PEDELEC_TOOLS,
+                    __PEDELEC_EARLIER,
+                    #offset #i,
+                );
+            ));
+        }
+        let lens = self.lens();
+        for (k, include) in set.includes.iter().enumerate() {
+            let private = Private::at(include.path.span());
+            let before = &lens[..k];
+            let len = &lens[k];
+            let k = proc_macro2::Literal::usize_unsuffixed(k);
+            checks.push(quote_spanned!(include.path.span()=>
+                const _: () = {
+                    let start = #private::included_count(&[#(#before),*]);
+                    #private::check_unique_tool_names(
+                        __PEDELEC_TOOLS,
+                        __PEDELEC_EARLIER,
+                        start,
+                        start + #len,
+                    );
+                    #private::check_unique_namespace(__PEDELEC_SETS, #k);
+                };
+            ));
+        }
+        checks
+    }
+}
+
+/// The tool search guide's advice on namespaces ("keep each namespace to fewer than 10
+/// functions", for the `openai` target), as a warning on the namespace, with `targets = [openai]`: a warning
+/// is all a macro can give on stable Rust (the use of a deprecated constant).
+pub const OPENAI_NAMESPACE_ADVICE: usize = 10;
+
+fn namespace_advice(set: &SkillSet) -> Option<TokenStream> {
+    let namespace = set.namespace.as_ref()?;
+    let openai = set
+        .targets
+        .iter()
+        .any(|(_, p)| *p == pedelec_rules::provider::Provider::OpenAi);
+    if !openai || set.tools.len() < OPENAI_NAMESPACE_ADVICE {
+        return None;
+    }
+    let note = format!(
+        "OpenAI advises fewer than {OPENAI_NAMESPACE_ADVICE} functions per namespace for its \
+         tool search; namespace `{}` has {}: split it into namespaces of related tools",
+        namespace.value(),
+        set.tools.len()
+    );
+    Some(quote_spanned!(namespace.span()=>
+        const _: () = {
+            #[deprecated(note = #note)]
+            const __PEDELEC_OPENAI_NAMESPACE_ADVICE: () = ();
+            __PEDELEC_OPENAI_NAMESPACE_ADVICE
+        };
+    ))
 }
 
 /// With `targets = [...]`: every tool checked against every target's rules (the ones

@@ -23,8 +23,22 @@ pub struct SkillSet {
     pub guidance: Option<Expr>,
     /// The tools, in declaration order.
     pub tools: Vec<Tool>,
+    /// `namespace = "…"` (checked): the tools' wire names are `namespace.name`.
+    pub namespace: Option<syn::LitStr>,
+    /// The skill sets composed into this one (`include = [...]`), in order.
+    pub includes: Vec<Include>,
     /// The providers every tool is checked against at compile time.
     pub targets: Vec<(Ident, pedelec_rules::provider::Provider)>,
+}
+
+/// One skill set included in a composed one.
+pub struct Include {
+    /// The path to its enum.
+    pub path: syn::Path,
+    /// The variant that holds its tools (`Billing(billing::ToolName)`).
+    pub variant: Ident,
+    /// The path as written, for messages.
+    pub display: String,
 }
 
 /// One tool of the set.
@@ -49,8 +63,9 @@ impl SkillSet {
             ),
         };
         let mut tools: Vec<Tool> = Vec::new();
+        let composed = keys.include.as_ref().is_some_and(|(e, _)| !e.is_empty());
         if let Some((entries, brackets)) = keys.tools {
-            if entries.is_empty() {
+            if entries.is_empty() && !composed {
                 errors.at_span(
                     brackets,
                     "`tools` is empty; list the skill set's `#[tool]` functions, like \
@@ -92,13 +107,129 @@ impl SkillSet {
                 });
             }
         }
+        let mut includes: Vec<Include> = Vec::new();
+        let include = keys.include.map_or_else(Vec::new, |(entries, brackets)| {
+            if entries.is_empty() {
+                errors.at_span(
+                    brackets,
+                    "`include` is empty; list the skill sets to compose, like \
+                     `include = [billing::ToolName, crm::ToolName]`, or remove it",
+                );
+            }
+            entries
+        });
+        for entry in include {
+            let display = path_string(&entry.path);
+            if includes.iter().any(|i| i.display == display) {
+                errors.at(
+                    &entry.path,
+                    format!("`{display}` is listed twice in `include`; remove this entry"),
+                );
+                continue;
+            }
+            let Some(variant) = include_variant(&entry.path, entry.rename, &ident, errors) else {
+                continue;
+            };
+            let earlier = tools
+                .iter()
+                .map(|t| (&t.variant, &t.display))
+                .chain(includes.iter().map(|i| (&i.variant, &i.display)))
+                .find(|(v, _)| **v == variant);
+            if let Some((_, earlier)) = earlier {
+                errors.at(
+                    &variant,
+                    format!(
+                        "duplicate variant `{ident}::{variant}`: `{earlier}` and `{display}` both \
+                         become it; rename one with `as`, like `{display} as {variant}Set`"
+                    ),
+                );
+                continue;
+            }
+            includes.push(Include {
+                path: entry.path,
+                variant,
+                display,
+            });
+        }
+        let namespace = keys
+            .namespace
+            .filter(|lit| check_namespace(lit, !includes.is_empty(), errors));
         SkillSet {
             attrs,
             vis,
             ident,
             guidance: keys.guidance,
             tools,
+            namespace,
+            includes,
             targets: keys.targets,
+        }
+    }
+}
+
+/// Whether `namespace = "…"` is usable: one segment of a tool name (ASCII letters, digits,
+/// `_` and `-`, starting with a letter), on a set that composes none. Reports why not.
+fn check_namespace(lit: &syn::LitStr, composed: bool, errors: &mut Errors) -> bool {
+    let value = lit.value();
+    if composed {
+        errors.at(
+            lit,
+            "a composed set (`include = [...]`) takes no `namespace`: give each included set \
+             its own (`skills![namespace = \"…\", …]`), and this set's own tools keep their names",
+        );
+        return false;
+    }
+    let problem = match pedelec_rules::check_tool_name(&value) {
+        Err(problem) => Some(problem.to_string().replacen("tool name", "namespace", 1)),
+        Ok(()) if value.contains('.') => Some(format!(
+            "namespace {value:?} must be one segment: it is joined to each tool's name with `.`"
+        )),
+        Ok(()) => None,
+    };
+    let Some(problem) = problem else {
+        return true;
+    };
+    let suggestion = pedelec_rules::suggest_tool_name(&value.replace('.', "_"))
+        .map(|s| format!("; try `namespace = {s:?}`"))
+        .unwrap_or_default();
+    errors.at(lit, format!("{problem}{suggestion}"));
+    false
+}
+
+/// The variant of an included set: its `as` name, or the module it is in, in `PascalCase`
+/// (`billing::ToolName` → `Billing`), or the enum's own name when it is named alone.
+fn include_variant(
+    path: &syn::Path,
+    rename: Option<Ident>,
+    enum_ident: &Ident,
+    errors: &mut Errors,
+) -> Option<Ident> {
+    if let Some(rename) = rename {
+        return Some(rename);
+    }
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    let from = match segments.as_slice() {
+        [.., module, _]
+            if module.ident != "crate" && module.ident != "self" && module.ident != "super" =>
+        {
+            &module.ident
+        }
+        [.., last] => &last.ident,
+        [] => return None,
+    };
+    let pascal = pascal_case(&from.unraw().to_string());
+    match syn::parse_str::<Ident>(&pascal) {
+        Ok(_) if *enum_ident != pascal => Some(Ident::new(&pascal, from.span())),
+        _ => {
+            let display = path_string(path);
+            errors.at(
+                path,
+                format!(
+                    "cannot name the `{enum_ident}` variant of `{display}` after `{from}`; name it \
+                     with `as`, like `{display} as Billing`"
+                ),
+            );
+            None
         }
     }
 }

@@ -3,7 +3,9 @@
 //! ```text
 //! skills![
 //!     #[attrs] VIS enum Ident,                   // optional; default `pub enum ToolName`
+//!     namespace = "billing",                     // optional: wire names `billing.<tool>`
 //!     guidance = "…" | concat!(…) | PATH,
+//!     include = [path::ToolName as Variant, …],  // optional: sets composed into this one
 //!     tools = [path, path as Variant, …],        // trailing commas allowed
 //!     targets = [openai, anthropic, gemini],     // optional: compile-time portability
 //! ]
@@ -15,13 +17,13 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::parse::{Parse, ParseStream};
+use syn::parse::ParseStream;
 use syn::{Attribute, Expr, Ident, Token, Visibility};
 
 use crate::util::{Errors, did_you_mean, one_of, until_comma};
 
 /// The keys `skills![]` accepts.
-const KEYS: &[&str] = &["guidance", "tools", "targets"];
+const KEYS: &[&str] = &["guidance", "tools", "targets", "namespace", "include"];
 
 /// The invocation as written.
 pub struct Raw {
@@ -123,15 +125,46 @@ pub struct Entry {
     pub rename: Option<Ident>,
 }
 
-impl Parse for Entry {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let path = input.call(syn::Path::parse_mod_style).map_err(|e| {
-            syn::Error::new(
-                e.span(),
+/// What a list holds: `#[tool]` functions (`tools`) or skill sets (`include`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    Tools,
+    Sets,
+}
+
+impl Listed {
+    const fn key(self) -> &'static str {
+        match self {
+            Listed::Tools => "tools",
+            Listed::Sets => "include",
+        }
+    }
+
+    const fn example(self) -> &'static str {
+        match self {
+            Listed::Tools => "`tools = [get_current_page, update_counter]`",
+            Listed::Sets => "`include = [billing::ToolName, crm::ToolName as Crm]`",
+        }
+    }
+}
+
+impl Entry {
+    fn parse(input: ParseStream, listed: Listed) -> syn::Result<Self> {
+        let (expected, what) = match listed {
+            Listed::Tools => (
                 "expected the path of a `#[tool]` function, like `update_counter` or \
                  `counter::update as UpdateCounter`",
-            )
-        })?;
+                "`#[tool]` function",
+            ),
+            Listed::Sets => (
+                "expected the path of a skill set's enum, like `billing::ToolName` or \
+                 `billing::ToolName as Billing`",
+                "skill set's enum",
+            ),
+        };
+        let path = input
+            .call(syn::Path::parse_mod_style)
+            .map_err(|e| syn::Error::new(e.span(), expected))?;
         let rename = if input.peek(Token![as]) {
             input.parse::<Token![as]>()?;
             Some(input.parse()?)
@@ -144,8 +177,13 @@ impl Parse for Entry {
             return Err(syn::Error::new_spanned(
                 rest,
                 format!(
-                    "unexpected tokens after `{path}`: list the `#[tool]` function by its path, \
-                     like `{path}` or `{path} as MyTool`"
+                    "unexpected tokens after `{path}`: list the {what} by its path, like \
+                     `{path}` or `{path} as {}`",
+                    if listed == Listed::Tools {
+                        "MyTool"
+                    } else {
+                        "MySet"
+                    }
                 ),
             ));
         }
@@ -159,6 +197,10 @@ pub struct Keys {
     pub guidance: Option<Expr>,
     /// `tools = [...]`, with the span of the brackets.
     pub tools: Option<(Vec<Entry>, Span)>,
+    /// `include = [...]`, with the span of the brackets.
+    pub include: Option<(Vec<Entry>, Span)>,
+    /// `namespace = "…"`.
+    pub namespace: Option<syn::LitStr>,
     /// `targets = [...]`: the providers every tool is checked against.
     pub targets: Vec<(Ident, pedelec_rules::provider::Provider)>,
 }
@@ -169,6 +211,8 @@ pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
     let mut keys = Keys {
         guidance: None,
         tools: None,
+        include: None,
+        namespace: None,
         targets: Vec::new(),
     };
     let mut seen: Vec<String> = Vec::new();
@@ -212,8 +256,11 @@ pub fn keys(raw: Vec<(Ident, TokenStream)>, errors: &mut Errors) -> Keys {
             let _ = quiet.into_compile_errors();
         }
     }
+    let composed = seen.iter().any(|s| s == "include");
     for key in &KEYS[..2] {
-        if !seen.iter().any(|s| s == key) {
+        // A composed set may have no tools of its own.
+        let given = seen.iter().any(|s| s == key);
+        if !(given || composed && *key == "tools") {
             let message = match *key {
                 "guidance" => {
                     "missing `guidance`: add the skill set's instructions for the model, like \
@@ -235,7 +282,9 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
         let example = match key {
             "guidance" => "`guidance = \"Read current state before making changes.\"`",
             "targets" => "`targets = [openai, anthropic, gemini]`",
-            _ => "`tools = [get_current_page, update_counter]`",
+            "namespace" => "`namespace = \"billing\"`",
+            "include" => Listed::Sets.example(),
+            _ => Listed::Tools.example(),
         };
         errors.at(ident, format!("`{key}` needs a value: {example}"));
         return;
@@ -262,16 +311,44 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
         targets(keys, value, errors);
         return;
     }
+    if key == "namespace" {
+        match syn::parse2::<syn::LitStr>(value.clone()) {
+            Ok(lit) => keys.namespace = Some(lit),
+            Err(_) => errors.at(
+                &value,
+                "`namespace` must be a string literal, like `namespace = \"billing\"`",
+            ),
+        }
+        return;
+    }
+    let listed = if key == "include" {
+        Listed::Sets
+    } else {
+        Listed::Tools
+    };
+    if let Some(list) = list(value, listed, errors) {
+        match listed {
+            Listed::Tools => keys.tools = Some(list),
+            Listed::Sets => keys.include = Some(list),
+        }
+    }
+}
+
+/// `[entry, entry as Variant, …]` of `tools` or `include`, with the span of the brackets.
+fn list(value: TokenStream, listed: Listed, errors: &mut Errors) -> Option<(Vec<Entry>, Span)> {
     let mut tokens = value.clone().into_iter();
     let group = match (tokens.next(), tokens.next()) {
         (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Bracket => g,
         _ => {
             errors.at(
                 &value,
-                "`tools` must be a list in brackets, like \
-                 `tools = [get_current_page, update_counter]`",
+                format!(
+                    "`{}` must be a list in brackets, like {}",
+                    listed.key(),
+                    listed.example()
+                ),
             );
-            return;
+            return None;
         }
     };
     // Each entry on its own, so one malformed entry leaves the others (and their
@@ -281,16 +358,18 @@ fn read(keys: &mut Keys, key: &str, ident: &Ident, value: TokenStream, errors: &
         while !input.is_empty() {
             let entry = until_comma(input)?;
             let _ = input.parse::<Option<Token![,]>>()?;
-            if let Some(entry) = errors.handle(syn::parse2::<Entry>(entry)) {
+            let parsed =
+                syn::parse::Parser::parse2(|i: ParseStream| Entry::parse(i, listed), entry);
+            if let Some(entry) = errors.handle(parsed) {
                 entries.push(entry);
             }
         }
         Ok(entries)
     };
     let entries = syn::parse::Parser::parse2(parser, group.stream());
-    if let Some(entries) = errors.handle(entries) {
-        keys.tools = Some((entries, group.span()));
-    }
+    errors
+        .handle(entries)
+        .map(|entries| (entries, group.span()))
 }
 
 /// `targets = [openai, anthropic, …]`: each a provider name, at most once.

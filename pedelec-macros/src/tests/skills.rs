@@ -28,3 +28,27 @@ fn renamed_and_documented() {
         }),
     );
 }
+
+#[test]
+fn namespaced() {
+    snapshot(
+        "skills_namespaced",
+        &crate::skills::expand(quote! {
+            namespace = "billing",
+            guidance = "Invoices and refunds.",
+            tools = [refund_invoice],
+        }),
+    );
+}
+
+#[test]
+fn composed() {
+    snapshot(
+        "skills_composed",
+        &crate::skills::expand(quote! {
+            guidance = "Back office.",
+            include = [billing::ToolName, crm::ToolName as Customers],
+            tools = [ping],
+        }),
+    );
+}

@@ -28,7 +28,9 @@ const _: () = {
     impl ToolName {
         /// Every tool of the skill set, in declaration order.
         pub const ALL: [Self; 2] = [Self::GetCurrentPage, Self::UpdateCounter];
-        /// The tool's wire name (its `#[tool]` name).
+        /// The namespace of the set's tools (`skills![namespace = "…"]`), if any.
+        pub const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> = ::core::option::Option::None;
+        /// The tool's wire name (its `#[tool]` name, after the set's namespace).
         #[must_use]
         pub const fn as_str(self) -> &'static ::core::primitive::str {
             match self {
@@ -78,6 +80,7 @@ const _: () = {
     #[automatically_derived]
     impl ::pedelec::__private::SkillSet for ToolName {
         const ALL: &'static [Self] = &Self::ALL;
+        const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> = Self::NAMESPACE;
         fn as_str(self) -> &'static ::core::primitive::str {
             Self::as_str(self)
         }
