@@ -119,6 +119,10 @@ pub use pedelec_macros::ToolOutput;
 ///   must refuse them.
 /// - `task = optional` or `task = required`: whether the tool runs as an MCP task (`forbidden`,
 ///   the default, when unset).
+/// - `version = 2`: the tool's contract version, an integer from 1 (the default). Raise it
+///   with a breaking change (an argument added as required, a type changed, a bound
+///   tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only when the version
+///   went up.
 /// - `example = r#"{"delta": 2}"#`, repeatable: example arguments, each a JSON object. They
 ///   are checked against the argsSchema when a session is created (the argsSchema is another
 ///   macro's output), and exported as Anthropic's `input_examples`

@@ -57,6 +57,11 @@ pub trait Tool: Send + Sync + 'static {
     /// lists a model sees until a search loads it (DESIGN §12). A property of the definition
     /// and of exports and MCP lists, not of Core's manifest.
     const DEFER: bool = false;
+    /// The tool's contract version (`#[tool(version = 2)]`), from 1 (the default). Raise it
+    /// with a breaking change (an argument added as required, a type changed, a bound
+    /// tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only
+    /// when the version went up. Not sent to Core.
+    const VERSION: u32 = 1;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -155,6 +160,7 @@ pub struct ToolDefinition {
     task_support: TaskSupport,
     examples: Vec<Str>,
     defer: bool,
+    version: u32,
 }
 
 /// The constant parts of a compile-time tool's definition.
@@ -171,6 +177,7 @@ struct ToolParts {
     task_support: TaskSupport,
     examples: &'static [&'static str],
     defer: bool,
+    version: u32,
 }
 
 impl ToolDefinition {
@@ -195,6 +202,7 @@ impl ToolDefinition {
             task_support: TaskSupport::Forbidden,
             examples: Vec::new(),
             defer: false,
+            version: 1,
         }
     }
 
@@ -218,6 +226,7 @@ impl ToolDefinition {
                     task_support: T::TASK,
                     examples: T::EXAMPLES,
                     defer: T::DEFER,
+                    version: T::VERSION,
                 }
             },
             T::ARGS_SCHEMA,
@@ -241,6 +250,7 @@ impl ToolDefinition {
             task_support: parts.task_support,
             examples: parts.examples.iter().map(|e| Str::Borrowed(e)).collect(),
             defer: parts.defer,
+            version: parts.version,
         }
     }
 
@@ -363,6 +373,21 @@ impl ToolDefinition {
         self.defer
     }
 
+    /// Sets the contract version (from 1, the default; checked by
+    /// [`problems`](Self::problems)): raise it with a breaking change, which a
+    /// contract check (`pedelec::contract`) then lets pass.
+    #[must_use]
+    pub const fn with_version(mut self, version: u32) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The contract version (1 unless set).
+    #[must_use]
+    pub const fn version(&self) -> u32 {
+        self.version
+    }
+
     /// Sets the example arguments, each a JSON object as text (checked against the
     /// argsSchema by [`problems`](Self::problems)).
     #[must_use]
@@ -447,6 +472,9 @@ impl ToolDefinition {
             && let Err(p) = pedelec_rules::check_timeout_ms(i128::from(ms))
         {
             problems.push(Problem::at("timeoutMs", p.to_string()));
+        }
+        if let Err(p) = pedelec_rules::check_tool_version(i128::from(self.version)) {
+            problems.push(Problem::at("version", p.to_string()));
         }
         let schema_ok = problems.len();
         for p in self.args_schema.problems() {
@@ -551,6 +579,7 @@ impl fmt::Debug for ToolDefinition {
             .field("task_support", &self.task_support)
             .field("examples", &self.examples)
             .field("defer", &self.defer)
+            .field("version", &self.version)
             .finish()
     }
 }
@@ -585,6 +614,7 @@ mod tests {
         assert_eq!(def.icon_mime_type(), None);
         assert_eq!(def.task_support(), TaskSupport::Forbidden);
         assert!(def.examples().is_empty());
+        assert_eq!(def.version(), 1);
         assert!(def.problems().is_empty());
     }
 
@@ -595,7 +625,9 @@ mod tests {
             .with_max_concurrency(4)
             .with_icon("data:image/svg+xml;base64,PHN2Zy8+")
             .with_task_support(TaskSupport::Optional)
-            .with_examples([r#"{"delta": 2}"#, r#"{"delta": -1, "note": "undo"}"#]);
+            .with_examples([r#"{"delta": 2}"#, r#"{"delta": -1, "note": "undo"}"#])
+            .with_version(3);
+        assert_eq!(def.version(), 3);
         assert_eq!(def.scopes(), ["counter:read", "counter:write"]);
         assert_eq!(def.max_concurrency(), Some(4));
         assert_eq!(def.icon(), Some("data:image/svg+xml;base64,PHN2Zy8+"));
@@ -614,6 +646,7 @@ mod tests {
         let def = definition()
             .with_scopes(["counter:read", "counter read", "", "counter:read"])
             .with_max_concurrency(0)
+            .with_version(0)
             .with_icon("http://example.com/counter.png")
             .with_examples([
                 r#"{"delta": "5"}"#,
@@ -624,6 +657,8 @@ mod tests {
         assert_eq!(
             problems(&def),
             [
+                "version: a tool version must be at least 1, not 0: versions count from 1, the \
+                 default",
                 "scopes[1]: scope \"counter read\" contains a space, which separates scopes in \
                  OAuth; each scope is one token",
                 "scopes[2]: scope is empty",
