@@ -62,6 +62,16 @@ pub trait Tool: Send + Sync + 'static {
     /// tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only
     /// when the version went up. Not sent to Core.
     const VERSION: u32 = 1;
+    /// The tool's fingerprint: 64 lowercase hex digits, the SHA-256 of the RFC 8785
+    /// canonical JSON of its manifest entry (what Core receives: name, description,
+    /// argsSchema, timeout; [`SerializableToolManifest::fingerprint`]). Equal on every build
+    /// and platform; any change to the entry changes it.
+    ///
+    /// A handle rather than a `&'static str`: the argsSchema is another macro's output, so
+    /// the digest is computed on first read (once per tool and process) rather than by
+    /// `const` evaluation, which would need SHA-256 and JSON canonicalization written by hand.
+    /// Read it with [`Fingerprint::as_str`], or compare it with a string. Keep the default.
+    const FINGERPRINT: Fingerprint = Fingerprint::of::<Self>();
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -74,6 +84,100 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         ctx: ToolCallContext,
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'static;
+}
+
+/// A tool's fingerprint ([`Tool::FINGERPRINT`]): 64 lowercase hex digits, computed on first
+/// read and kept for the process. It reads as a `str` (`Deref`, `Display`, `==` with a
+/// string).
+#[derive(Clone, Copy)]
+pub struct Fingerprint {
+    of: fn() -> &'static str,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `T`.
+    #[must_use]
+    pub const fn of<T: Tool + ?Sized>() -> Self {
+        Fingerprint {
+            of: fingerprint_of::<T>,
+        }
+    }
+
+    /// The 64 hex digits.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        (self.of)()
+    }
+}
+
+/// The fingerprint of `T`, computed on its first read (one leaked string per tool type).
+fn fingerprint_of<T: Tool + ?Sized>() -> &'static str {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static DONE: OnceLock<Mutex<HashMap<TypeId, &'static str>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
+    done.entry(TypeId::of::<T>()).or_insert_with(|| {
+        let entry = SerializableToolManifest {
+            name: T::NAME.to_owned(),
+            description: T::DESCRIPTION.to_owned(),
+            args_schema: T::ARGS_SCHEMA,
+            timeout_ms: T::TIMEOUT_MS,
+        };
+        entry.fingerprint().leak()
+    })
+}
+
+impl std::ops::Deref for Fingerprint {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Fingerprint {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Fingerprint {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Fingerprint {}
+
+impl PartialEq<str> for Fingerprint {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Fingerprint {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Fingerprint {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
 }
 
 impl ToolHandler {
@@ -444,6 +548,14 @@ impl ToolDefinition {
     #[must_use]
     pub const fn handler(&self) -> Option<&ToolHandler> {
         self.handler.as_ref()
+    }
+
+    /// The fingerprint of [`manifest`](Self::manifest): 64 lowercase hex digits
+    /// ([`SerializableToolManifest::fingerprint`]); for the definition of a compile-time tool
+    /// `T`, [`T::FINGERPRINT`](Tool::FINGERPRINT) unless its entry was changed since.
+    #[must_use]
+    pub fn fingerprint(&self) -> String {
+        self.manifest().fingerprint()
     }
 
     /// The serializable form sent to Core (no handler).
