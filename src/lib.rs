@@ -32,7 +32,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use pedelec_core::{
-    bridge, call, context, error, export, manifest, output, schema, search, session, skills, tool,
+    bridge, call, context, contract, error, export, manifest, output, schema, search, session,
+    skills, tool,
 };
 
 pub use pedelec_core::{
@@ -123,7 +124,7 @@ pub use pedelec_macros::ToolOutput;
 ///   the default, when unset).
 /// - `version = 2`: the tool's contract version, an integer from 1 (the default). Raise it
 ///   with a breaking change (an argument added as required, a type changed, a bound
-///   tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only
+///   tightened, …): a contract check ([`contract`]) lets a breaking change pass only
 ///   when the version went up.
 /// - `example = r#"{"delta": 2}"#`, repeatable: example arguments, each a JSON object. They
 ///   are checked against the argsSchema when a session is created (the argsSchema is another
