@@ -12,7 +12,8 @@
 //! them to Core. The names a program usually writes are at this root; the modules hold the
 //! rest: [`session`] (events, pending calls, handler traits), [`context`] (cancellation,
 //! progress, state), [`schema`] (schemas by hand), [`call`] (handlers by hand), [`export`]
-//! (provider APIs), [`bridge`] (transports).
+//! (provider APIs), [`contract`] (a skill set held to its lock file), [`bridge`]
+//! (transports).
 //!
 //! ## In what order to read
 //!
