@@ -12,7 +12,8 @@
 //! them to Core. The names a program usually writes are at this root; the modules hold the
 //! rest: [`session`] (events, pending calls, handler traits), [`context`] (cancellation,
 //! progress, state), [`schema`] (schemas by hand), [`call`] (handlers by hand), [`export`]
-//! (provider APIs), [`bridge`] (transports).
+//! (provider APIs), [`contract`] (a skill set held to its lock file), [`bridge`]
+//! (transports).
 //!
 //! ## In what order to read
 //!
@@ -32,7 +33,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use pedelec_core::{
-    bridge, call, context, error, export, manifest, output, schema, search, session, skills, tool,
+    bridge, call, context, contract, error, export, manifest, output, schema, search, session,
+    skills, tool,
 };
 
 pub use pedelec_core::{
@@ -78,6 +80,8 @@ pub use pedelec_macros::ToolOutput;
 /// assert_eq!(update_counter::NAME, "update_counter");
 /// assert_eq!(update_counter::DESCRIPTION, "Update the visible counter by delta.");
 /// assert_eq!(update_counter::TIMEOUT_MS, Some(5_000));
+/// // SHA-256 of the RFC 8785 canonical JSON of the tool's manifest entry.
+/// assert_eq!(update_counter::FINGERPRINT.len(), 64);
 /// let definition = update_counter::definition(); // `defineTool()`, handler included
 /// assert_eq!(definition.name(), "update_counter");
 /// assert_eq!(
@@ -119,6 +123,10 @@ pub use pedelec_macros::ToolOutput;
 ///   must refuse them.
 /// - `task = optional` or `task = required`: whether the tool runs as an MCP task (`forbidden`,
 ///   the default, when unset).
+/// - `version = 2`: the tool's contract version, an integer from 1 (the default). Raise it
+///   with a breaking change (an argument added as required, a type changed, a bound
+///   tightened, …): a contract check ([`contract`]) lets a breaking change pass only
+///   when the version went up.
 /// - `example = r#"{"delta": 2}"#`, repeatable: example arguments, each a JSON object. They
 ///   are checked against the argsSchema when a session is created (the argsSchema is another
 ///   macro's output), and exported as Anthropic's `input_examples`
@@ -144,7 +152,8 @@ pub use pedelec_macros::ToolOutput;
 /// The function stays exactly as written (call it directly; it is also the tool's inline
 /// handler). Beside it, a type of the same name, `struct update_counter {}` (it lives in
 /// the type namespace, so one `use` imports both), implementing [`Tool`] (`NAME`,
-/// `DESCRIPTION`, `TIMEOUT_MS`, `Args`, `Output`, the argsSchema as a `const`, `call`), with
+/// `DESCRIPTION`, `TIMEOUT_MS`, `VERSION`, `Args`, `Output`, the argsSchema as a `const`,
+/// `FINGERPRINT`, the SHA-256 of the tool's manifest entry, `call`), with
 /// `update_counter::definition()` returning the [`ToolDefinition`]. List it in [`skills!`].
 ///
 /// A plain `fn` tool may block (file or network I/O, locks, heavy work), so its calls run

@@ -302,6 +302,7 @@ async fn sync_tools_do_not_block_the_runtime() {
     task = optional,
     example = r#"{"a": 1, "b": 2}"#,
     example = r#"{"a": -1, "b": 1}"#,
+    version = 3,
 )]
 fn add_with_policy(args: AddArgs) -> i64 {
     args.a + args.b
@@ -341,6 +342,8 @@ fn policy_and_mcp_keys_become_constants_and_definition_fields() {
     assert_eq!(def.icon_mime_type(), Some("image/svg+xml"));
     assert_eq!(def.task_support(), TaskSupport::Optional);
     assert_eq!(def.examples().len(), 2);
+    assert_eq!(add_with_policy::VERSION, 3);
+    assert_eq!(def.version(), 3);
     assert!(def.problems().is_empty(), "{:?}", def.problems());
     // Core's manifest is the seed's, whatever the tool declares.
     assert_eq!(
@@ -358,6 +361,8 @@ fn policy_and_mcp_keys_become_constants_and_definition_fields() {
     assert_eq!(add::ICON, None);
     assert_eq!(add::TASK, TaskSupport::Forbidden);
     assert!(add::EXAMPLES.is_empty());
+    assert_eq!(add::VERSION, 1);
+    assert_eq!(add::definition().version(), 1);
     assert_eq!(add_forbidden_task::TASK, TaskSupport::Forbidden);
     assert_eq!(
         add_forbidden_task::ICON,

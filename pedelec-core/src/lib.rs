@@ -18,6 +18,7 @@
 //! | [`tool`] | [`Tool`] (what `#[tool]` implements) and [`ToolDefinition`] |
 //! | [`manifest`] | what Core receives |
 //! | [`skills`] | skill sets: [`SkillsInput`], the `ToolName` enum's traits |
+//! | [`contract`] | a skill set checked against its lock file: breaking and compatible changes |
 //! | [`session`] | [`Session`]: handlers, dispatch, timeouts, shutdown, events |
 //! | [`export`] | provider exports (OpenAI, Anthropic, Gemini, MCP) and call adapters |
 //! | [`bridge`] | transports: JSON Lines, MCP |
@@ -40,6 +41,8 @@ pub mod manifest;
 pub mod search;
 
 pub mod skills;
+
+pub mod contract;
 
 pub mod session;
 

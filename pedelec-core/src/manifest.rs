@@ -19,6 +19,47 @@ pub struct SerializableToolManifest {
     pub timeout_ms: Option<u64>,
 }
 
+impl SerializableToolManifest {
+    /// The tool's fingerprint: 64 lowercase hex digits, the SHA-256 of the RFC 8785 (JCS)
+    /// canonical JSON of this entry (keys in UTF-16 order, no whitespace, numbers in their
+    /// ECMAScript form). The same entry gives the same fingerprint on every build and
+    /// platform; any change to what Core receives (name, description, argsSchema, timeout)
+    /// gives another.
+    ///
+    /// ```
+    /// use pedelec_core::manifest::SerializableToolManifest;
+    /// use pedelec_core::ToolArgsSchema;
+    /// let entry = SerializableToolManifest {
+    ///     name: "ping".into(),
+    ///     description: "Answer pong.".into(),
+    ///     args_schema: ToolArgsSchema::from_json(&serde_json::json!({"type": "object"}))?,
+    ///     timeout_ms: None,
+    /// };
+    /// // sha256 of {"argsSchema":{"type":"object"},"description":"Answer pong.","name":"ping"}
+    /// assert_eq!(
+    ///     entry.fingerprint(),
+    ///     "1e77652972042b5cf7e089b59f2c1a59f2db047e5919b2cf75f479cce684d7fc",
+    /// );
+    /// # Ok::<(), pedelec_core::schema::SchemaError>(())
+    /// ```
+    #[must_use]
+    pub fn fingerprint(&self) -> String {
+        use sha2::Digest as _;
+        use std::fmt::Write as _;
+        // Through a `Value` first: a number that is not finite becomes `null`, as in the
+        // manifest's own JSON, so canonicalizing cannot fail.
+        let value = serde_json::to_value(self).expect("a manifest entry is a JSON object");
+        let canonical = serde_json_canonicalizer::to_vec(&value)
+            .expect("a JSON value holds only finite numbers and string keys");
+        let digest = sha2::Sha256::digest(&canonical);
+        let mut hex = String::with_capacity(64);
+        for byte in digest {
+            let _ = write!(hex, "{byte:02x}");
+        }
+        hex
+    }
+}
+
 /// The normalized skills payload sent through the bridge: `{guidance, tools}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -57,6 +57,21 @@ pub trait Tool: Send + Sync + 'static {
     /// lists a model sees until a search loads it (DESIGN §12). A property of the definition
     /// and of exports and MCP lists, not of Core's manifest.
     const DEFER: bool = false;
+    /// The tool's contract version (`#[tool(version = 2)]`), from 1 (the default). Raise it
+    /// with a breaking change (an argument added as required, a type changed, a bound
+    /// tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only
+    /// when the version went up. Not sent to Core.
+    const VERSION: u32 = 1;
+    /// The tool's fingerprint: 64 lowercase hex digits, the SHA-256 of the RFC 8785
+    /// canonical JSON of its manifest entry (what Core receives: name, description,
+    /// argsSchema, timeout; [`SerializableToolManifest::fingerprint`]). Equal on every build
+    /// and platform; any change to the entry changes it.
+    ///
+    /// A handle rather than a `&'static str`: the argsSchema is another macro's output, so
+    /// the digest is computed on first read (once per tool and process) rather than by
+    /// `const` evaluation, which would need SHA-256 and JSON canonicalization written by hand.
+    /// Read it with [`Fingerprint::as_str`], or compare it with a string. Keep the default.
+    const FINGERPRINT: Fingerprint = Fingerprint::of::<Self>();
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -69,6 +84,100 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         ctx: ToolCallContext,
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'static;
+}
+
+/// A tool's fingerprint ([`Tool::FINGERPRINT`]): 64 lowercase hex digits, computed on first
+/// read and kept for the process. It reads as a `str` (`Deref`, `Display`, `==` with a
+/// string).
+#[derive(Clone, Copy)]
+pub struct Fingerprint {
+    of: fn() -> &'static str,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `T`.
+    #[must_use]
+    pub const fn of<T: Tool + ?Sized>() -> Self {
+        Fingerprint {
+            of: fingerprint_of::<T>,
+        }
+    }
+
+    /// The 64 hex digits.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        (self.of)()
+    }
+}
+
+/// The fingerprint of `T`, computed on its first read (one leaked string per tool type).
+fn fingerprint_of<T: Tool + ?Sized>() -> &'static str {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static DONE: OnceLock<Mutex<HashMap<TypeId, &'static str>>> = OnceLock::new();
+    let done = DONE.get_or_init(Mutex::default);
+    let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
+    done.entry(TypeId::of::<T>()).or_insert_with(|| {
+        let entry = SerializableToolManifest {
+            name: T::NAME.to_owned(),
+            description: T::DESCRIPTION.to_owned(),
+            args_schema: T::ARGS_SCHEMA,
+            timeout_ms: T::TIMEOUT_MS,
+        };
+        entry.fingerprint().leak()
+    })
+}
+
+impl std::ops::Deref for Fingerprint {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Fingerprint {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Fingerprint {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Fingerprint {}
+
+impl PartialEq<str> for Fingerprint {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Fingerprint {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Fingerprint {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
 }
 
 impl ToolHandler {
@@ -155,6 +264,7 @@ pub struct ToolDefinition {
     task_support: TaskSupport,
     examples: Vec<Str>,
     defer: bool,
+    version: u32,
 }
 
 /// The constant parts of a compile-time tool's definition.
@@ -171,6 +281,7 @@ struct ToolParts {
     task_support: TaskSupport,
     examples: &'static [&'static str],
     defer: bool,
+    version: u32,
 }
 
 impl ToolDefinition {
@@ -195,6 +306,7 @@ impl ToolDefinition {
             task_support: TaskSupport::Forbidden,
             examples: Vec::new(),
             defer: false,
+            version: 1,
         }
     }
 
@@ -218,6 +330,7 @@ impl ToolDefinition {
                     task_support: T::TASK,
                     examples: T::EXAMPLES,
                     defer: T::DEFER,
+                    version: T::VERSION,
                 }
             },
             T::ARGS_SCHEMA,
@@ -241,6 +354,7 @@ impl ToolDefinition {
             task_support: parts.task_support,
             examples: parts.examples.iter().map(|e| Str::Borrowed(e)).collect(),
             defer: parts.defer,
+            version: parts.version,
         }
     }
 
@@ -371,6 +485,21 @@ impl ToolDefinition {
         self.defer
     }
 
+    /// Sets the contract version (from 1, the default; checked by
+    /// [`problems`](Self::problems)): raise it with a breaking change, which a
+    /// contract check (`pedelec::contract`) then lets pass.
+    #[must_use]
+    pub const fn with_version(mut self, version: u32) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The contract version (1 unless set).
+    #[must_use]
+    pub const fn version(&self) -> u32 {
+        self.version
+    }
+
     /// Sets the example arguments, each a JSON object as text (checked against the
     /// argsSchema by [`problems`](Self::problems)).
     #[must_use]
@@ -429,6 +558,14 @@ impl ToolDefinition {
         self.handler.as_ref()
     }
 
+    /// The fingerprint of [`manifest`](Self::manifest): 64 lowercase hex digits
+    /// ([`SerializableToolManifest::fingerprint`]); for the definition of a compile-time tool
+    /// `T`, [`T::FINGERPRINT`](Tool::FINGERPRINT) unless its entry was changed since.
+    #[must_use]
+    pub fn fingerprint(&self) -> String {
+        self.manifest().fingerprint()
+    }
+
     /// The serializable form sent to Core (no handler).
     #[must_use]
     pub fn manifest(&self) -> SerializableToolManifest {
@@ -455,6 +592,9 @@ impl ToolDefinition {
             && let Err(p) = pedelec_rules::check_timeout_ms(i128::from(ms))
         {
             problems.push(Problem::at("timeoutMs", p.to_string()));
+        }
+        if let Err(p) = pedelec_rules::check_tool_version(i128::from(self.version)) {
+            problems.push(Problem::at("version", p.to_string()));
         }
         let schema_ok = problems.len();
         for p in self.args_schema.problems() {
@@ -559,6 +699,7 @@ impl fmt::Debug for ToolDefinition {
             .field("task_support", &self.task_support)
             .field("examples", &self.examples)
             .field("defer", &self.defer)
+            .field("version", &self.version)
             .finish()
     }
 }
@@ -593,6 +734,7 @@ mod tests {
         assert_eq!(def.icon_mime_type(), None);
         assert_eq!(def.task_support(), TaskSupport::Forbidden);
         assert!(def.examples().is_empty());
+        assert_eq!(def.version(), 1);
         assert!(def.problems().is_empty());
     }
 
@@ -603,7 +745,9 @@ mod tests {
             .with_max_concurrency(4)
             .with_icon("data:image/svg+xml;base64,PHN2Zy8+")
             .with_task_support(TaskSupport::Optional)
-            .with_examples([r#"{"delta": 2}"#, r#"{"delta": -1, "note": "undo"}"#]);
+            .with_examples([r#"{"delta": 2}"#, r#"{"delta": -1, "note": "undo"}"#])
+            .with_version(3);
+        assert_eq!(def.version(), 3);
         assert_eq!(def.scopes(), ["counter:read", "counter:write"]);
         assert_eq!(def.max_concurrency(), Some(4));
         assert_eq!(def.icon(), Some("data:image/svg+xml;base64,PHN2Zy8+"));
@@ -622,6 +766,7 @@ mod tests {
         let def = definition()
             .with_scopes(["counter:read", "counter read", "", "counter:read"])
             .with_max_concurrency(0)
+            .with_version(0)
             .with_icon("http://example.com/counter.png")
             .with_examples([
                 r#"{"delta": "5"}"#,
@@ -632,6 +777,8 @@ mod tests {
         assert_eq!(
             problems(&def),
             [
+                "version: a tool version must be at least 1, not 0: versions count from 1, the \
+                 default",
                 "scopes[1]: scope \"counter read\" contains a space, which separates scopes in \
                  OAuth; each scope is one token",
                 "scopes[2]: scope is empty",

@@ -365,6 +365,56 @@ pub const fn check_max_concurrency(limit: i128) -> Result<u32, ConcurrencyProble
     }
 }
 
+/// Why a tool's `version` (`#[tool(version = 2)]`) is not an integer from 1 that fits in 32
+/// bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionProblem {
+    /// Zero: versions count from 1, the default.
+    Zero,
+    /// Below zero.
+    Negative,
+    /// Larger than `u32::MAX`.
+    TooLarge,
+}
+
+impl fmt::Display for VersionProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VersionProblem::Zero => {
+                "a tool version must be at least 1, not 0: versions count from 1, the default"
+            }
+            VersionProblem::Negative => "a tool version must be at least 1, not a negative number",
+            VersionProblem::TooLarge => {
+                "a tool version is too large: it must fit in 32 bits (at most 4294967295)"
+            }
+        })
+    }
+}
+
+/// Checks a tool's version (`#[tool(version = 2)]`, `"version"` in a skill set read from
+/// JSON): an integer from 1 (the default) that fits in a `u32`. A contract check
+/// (`pedelec::contract`) lets a breaking change of a tool pass only when its version went up.
+///
+/// ```
+/// use pedelec_rules::{check_tool_version, VersionProblem};
+/// assert_eq!(check_tool_version(2), Ok(2));
+/// assert_eq!(check_tool_version(0), Err(VersionProblem::Zero));
+/// assert_eq!(check_tool_version(-1), Err(VersionProblem::Negative));
+/// assert_eq!(check_tool_version(1 << 32), Err(VersionProblem::TooLarge));
+/// ```
+pub const fn check_tool_version(version: i128) -> Result<u32, VersionProblem> {
+    if version == 0 {
+        Err(VersionProblem::Zero)
+    } else if version < 0 {
+        Err(VersionProblem::Negative)
+    } else if version > u32::MAX as i128 {
+        Err(VersionProblem::TooLarge)
+    } else {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(version as u32)
+    }
+}
+
 /// The values of `#[tool(task = …)]` (MCP's `execution.taskSupport`, 2025-11-25; the tasks
 /// extension, 2026-07-28), the default first.
 pub const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];

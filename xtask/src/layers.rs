@@ -24,6 +24,7 @@ pub const LAYERS: &[&str] = &[
     "tool",
     "search",
     "skills",
+    "contract",
     "macro_support",
     "session",
     "export",

@@ -67,6 +67,7 @@ const TOOL_KEYS: &[&str] = &[
     "taskSupport",
     "examples",
     "defer",
+    "version",
 ];
 
 impl SkillsInput<String> {
@@ -78,8 +79,9 @@ impl SkillsInput<String> {
     /// array of OAuth scope tokens), `maxConcurrency` (a positive integer), `icon` (an
     /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
     /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
-    /// valid for the argsSchema) and `defer` (`true` for a tool left out of the lists a model
-    /// sees until a search loads it). None of them is sent to Core.
+    /// valid for the argsSchema), `defer` (`true` for a tool left out of the lists a model
+    /// sees until a search loads it) and `version` (the contract version, an integer from 1,
+    /// the default; see `pedelec::contract`). None of them is sent to Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -278,7 +280,8 @@ fn read_tool(
         .with_scopes(options.scopes)
         .with_task_support(options.task_support)
         .with_examples(options.examples)
-        .with_defer(options.defer);
+        .with_defer(options.defer)
+        .with_version(options.version);
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -291,8 +294,8 @@ fn read_tool(
     Some(def)
 }
 
-/// The keys beyond the seed's, as read (their values are checked by [`option_problems`]).
-#[derive(Default)]
+/// The keys beyond the seed's, as read (their values are checked by [`option_problems`],
+/// `version`'s as it is read).
 struct Options {
     scopes: Vec<Str>,
     max_concurrency: Option<u32>,
@@ -300,10 +303,26 @@ struct Options {
     task_support: TaskSupport,
     examples: Vec<Str>,
     defer: bool,
+    version: u32,
 }
 
-/// Reads `scopes`, `maxConcurrency`, `icon`, `taskSupport`, `examples` and `defer`, recording a
-/// value of the wrong JSON type (and leaving that key unset).
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            scopes: Vec::new(),
+            max_concurrency: None,
+            icon: None,
+            task_support: TaskSupport::default(),
+            examples: Vec::new(),
+            defer: false,
+            version: 1,
+        }
+    }
+}
+
+/// Reads `scopes`, `maxConcurrency`, `icon`, `taskSupport`, `examples`, `defer` and
+/// `version`, recording a value of the wrong JSON type, or a bad `version` (and leaving that
+/// key unset).
 fn read_options(
     obj: &Map<String, Value>,
     at: &dyn Fn(&str) -> String,
@@ -411,6 +430,31 @@ fn read_options(
             format!(
                 "`defer` must be `true` (listed by name only until a search loads the tool) \
                  or `false`, not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("version") {
+        None | Some(Value::Null) => {}
+        Some(Value::Number(n)) => {
+            let checked = match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => {
+                    pedelec_rules::check_tool_version(i128::from(u)).map_err(|p| p.to_string())
+                }
+                (None, Some(i)) => {
+                    pedelec_rules::check_tool_version(i128::from(i)).map_err(|p| p.to_string())
+                }
+                _ => Err("a tool version is an integer from 1, not a fraction".into()),
+            };
+            match checked {
+                Ok(version) => options.version = version,
+                Err(message) => problem("version", format!("{message} (got {n})")),
+            }
+        }
+        Some(other) => problem(
+            "version",
+            format!(
+                "`version` must be an integer from 1 (raise it with a breaking change), not {}",
                 describe(other)
             ),
         ),
@@ -565,6 +609,41 @@ mod tests {
             [
                 "tools[0].defer: `defer` must be `true` (listed by name only until a search \
               loads the tool) or `false`, not a string (\"yes\")"
+            ]
+        );
+    }
+
+    /// `version` is read into the definition (1 when absent), never into Core's manifest;
+    /// a bad one is a problem at its path.
+    #[test]
+    fn version_is_read_into_the_definition() {
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
+            tool(json!({"version": 3})),
+            tool(json!({"name": "ping"})),
+        ]}))
+        .unwrap();
+        assert_eq!(skills.tools()[0].version(), 3);
+        assert_eq!(skills.tools()[1].version(), 1);
+        let manifest = serde_json::to_value(skills.manifest()).unwrap();
+        assert!(manifest["tools"][0].get("version").is_none());
+        assert_eq!(
+            problems(vec![
+                tool(json!({"version": 0})),
+                tool(json!({"name": "t1", "version": -2})),
+                tool(json!({"name": "t2", "version": 1.5})),
+                tool(json!({"name": "t3", "version": "2"})),
+                tool(json!({"name": "t4", "version": 4_294_967_296_u64})),
+            ]),
+            [
+                "tools[0].version: a tool version must be at least 1, not 0: versions count \
+                 from 1, the default (got 0)",
+                "tools[1].version: a tool version must be at least 1, not a negative number \
+                 (got -2)",
+                "tools[2].version: a tool version is an integer from 1, not a fraction (got 1.5)",
+                "tools[3].version: `version` must be an integer from 1 (raise it with a \
+                 breaking change), not a string (\"2\")",
+                "tools[4].version: a tool version is too large: it must fit in 32 bits (at most \
+                 4294967295) (got 4294967296)",
             ]
         );
     }

@@ -104,8 +104,8 @@ fn title_and_annotations() {
     );
 }
 
-/// Scopes, a concurrency limit, an icon, task support and examples: one constant each, and
-/// nothing for a key that is not set (the other snapshots).
+/// Scopes, a concurrency limit, an icon, task support, examples and a version: one constant
+/// each, and nothing for a key that is not set (the other snapshots).
 #[test]
 fn policy_and_mcp_keys() {
     tool(
@@ -118,6 +118,7 @@ fn policy_and_mcp_keys() {
             example = r#"{"delta": 2}"#,
             example = r#"{"delta": -1}"#,
             defer,
+            version = 2u32,
         ),
         quote! {
             /// Update the visible counter by delta.

@@ -39,6 +39,7 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
     ),
     ("task", Some("optional"), "optional"),
     ("defer", None, ""),
+    ("version", Some("2"), "2"),
     ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
 
@@ -91,6 +92,9 @@ pub struct ToolAttr {
     pub examples: Vec<LitStr>,
     /// `defer`: listed by name only until a search loads the tool.
     pub defer: bool,
+    /// `version = …`: an integer literal from 1 that fits in a `u32`, re-emitted without its
+    /// suffix.
+    pub version: Option<LitInt>,
 }
 
 /// One MCP hint: its key (as in [`HINTS`]) and value.
@@ -183,6 +187,7 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
             "max_concurrency" => attr.max_concurrency = max_concurrency(value, errors),
             "icon" => attr.icon = icon(value, errors),
             "task" => attr.task = task(value, errors),
+            "version" => attr.version = version(value, errors),
             "example" => attr.examples.extend(example_args(value, errors)),
             "input" => errors.at(
                 &entry.key,
@@ -458,6 +463,58 @@ fn max_concurrency(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
         _ => format!(
             "`max_concurrency` must be a positive integer literal, which the macro can read (not \
              a constant or an expression); {CONCURRENCY_HELP}"
+        ),
+    };
+    errors.at(value, message);
+    None
+}
+
+const VERSION_HELP: &str = "raise it by one with each breaking change, like `version = 2`, \
+                            or remove `version` for the default, 1";
+
+/// `version = 2`: an integer literal from 1 that fits in a `u32`.
+fn version(value: &TokenStream, errors: &mut Errors) -> Option<LitInt> {
+    use pedelec_rules::{VersionProblem, check_tool_version};
+    let (negative, lit) = signed_literal(value);
+    let message = match lit {
+        Some(Lit::Int(int)) => {
+            let problem = match int.base10_parse::<i128>() {
+                Ok(n) => match check_tool_version(if negative { -n } else { n }) {
+                    Ok(_) if !negative => return Some(unsuffixed(&int)),
+                    Ok(_) => unreachable!("a negated literal is never a valid version"),
+                    Err(problem) => problem,
+                },
+                // Does not fit in 128 bits: certainly too large.
+                Err(_) => VersionProblem::TooLarge,
+            };
+            match problem {
+                VersionProblem::TooLarge => {
+                    format!("{problem}; raise the version by one with each breaking change")
+                }
+                _ => format!("{problem}; {VERSION_HELP}"),
+            }
+        }
+        Some(Lit::Float(float)) => match float.base10_parse::<f64>() {
+            Ok(n) if !negative && n.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&n) => {
+                format!("`version` must be an integer literal, not a float; write `version = {n}`")
+            }
+            _ => format!(
+                "`version` must be an integer literal from 1, not a float (versions are whole \
+                 numbers, not semver); {VERSION_HELP}"
+            ),
+        },
+        Some(Lit::Str(s)) => match s.value().trim().trim_start_matches('v').parse::<u32>() {
+            Ok(n) if n > 0 => {
+                format!("`version` must be an integer literal, not a string; write `version = {n}`")
+            }
+            _ => format!(
+                "`version` must be an integer literal, not a string (versions are whole numbers, \
+                 not semver); {VERSION_HELP}"
+            ),
+        },
+        _ => format!(
+            "`version` must be an integer literal from 1, which the macro can read (not a \
+             constant or an expression); {VERSION_HELP}"
         ),
     };
     errors.at(value, message);

@@ -4,7 +4,7 @@
 //! <the function, unchanged>
 //! #[allow(non_camel_case_types)] <vis> struct <fn_name> {}     // its doc comment
 //! impl Tool for <fn_name> { NAME, DESCRIPTION, TIMEOUT_MS?, TITLE?, ANNOTATIONS?,
-//!                            SCOPES?, MAX_CONCURRENCY?, ICON?, TASK?, EXAMPLES?,
+//!                            SCOPES?, MAX_CONCURRENCY?, ICON?, TASK?, EXAMPLES?, VERSION?,
 //!                            OUTPUT_SCHEMA, Args, Output, call }
 //! impl <fn_name> { pub fn definition() -> ToolDefinition }
 //! const _: () = check_description(..);                         // description given as an expression
@@ -211,6 +211,11 @@ fn options(tool: &Tool) -> TokenStream {
         out.extend(quote!(
             const DEFER: ::core::primitive::bool = true;
         ));
+    }
+    if let Some(version) = &tool.version {
+        out.extend(quote! {
+            const VERSION: ::core::primitive::u32 = #version;
+        });
     }
     out
 }

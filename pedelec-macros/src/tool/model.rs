@@ -36,6 +36,8 @@ pub struct Tool<'a> {
     pub examples: Vec<LitStr>,
     /// `defer`.
     pub defer: bool,
+    /// `version`, when set.
+    pub version: Option<LitInt>,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -117,6 +119,7 @@ impl<'a> Tool<'a> {
             task: attr.task,
             examples: attr.examples,
             defer: attr.defer,
+            version: attr.version,
             call: signature(item, errors),
         }
     }

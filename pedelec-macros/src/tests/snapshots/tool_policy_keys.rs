@@ -25,6 +25,7 @@ impl ::pedelec::__private::Tool for update_counter {
         r#"{"delta": -1}"#,
     ];
     const DEFER: ::core::primitive::bool = true;
+    const VERSION: ::core::primitive::u32 = 2;
     const OUTPUT_SCHEMA: ::pedelec::__private::Option<
         ::pedelec::__private::OutputSchema,
     > = {

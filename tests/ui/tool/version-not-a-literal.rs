@@ -1,0 +1,15 @@
+use pedelec::{skills, tool, Tool};
+
+const VERSION: u32 = 2;
+
+/// Updates the counter.
+#[tool(version = VERSION)]
+fn update_counter() {}
+
+skills![guidance = "Use it.", tools = [update_counter]];
+
+fn main() {
+    let _ = update_counter::definition();
+    let _: u32 = update_counter::VERSION;
+    let _ = ToolName::UpdateCounter;
+}
