@@ -1,5 +1,5 @@
-//! Deferred tools in provider exports (DESIGN §12): golden exports of a namespaced, partly
-//! deferred skill set on every target in every `Search` mode, the first request of a
+//! Deferred tools in provider exports (DESIGN §12): golden exports of a composed, namespaced,
+//! partly deferred skill set on every target in every `Search` mode, the first request of a
 //! 500-tool catalog against its full export, and transcripts written from each provider's
 //! documentation replayed through `call_provider` (search → the tool loaded → the tool
 //! called → a validated result). Refresh the goldens with `UPDATE_EXPECT=1 cargo test
@@ -21,73 +21,94 @@ use serde_json::{Value, json};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/export/search");
 
-/// How many times `billing.refund_invoice` ran (each test that calls it checks its own
-/// increment under the lock).
-static REFUNDS: AtomicUsize = AtomicUsize::new(0);
 static REFUND_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-#[derive(Debug, Deserialize, ToolArgs)]
-struct RefundArgs {
-    /// The invoice to refund, like `INV-1042`.
-    #[arg(pattern = "^INV-[0-9]+$")]
-    invoice_id: String,
-    /// How much to refund, in cents; the whole invoice when absent.
-    #[arg(minimum = 1)]
-    amount_cents: Option<u64>,
-}
+mod billing {
+    use super::{AtomicUsize, Deserialize, Ordering, ToolArgs, skills, tool};
 
-/// Refund an invoice, in full or in part.
-#[tool(name = "billing.refund_invoice", defer, scopes = ["billing:write"])]
-fn refund_invoice(args: RefundArgs) -> String {
-    REFUNDS.fetch_add(1, Ordering::SeqCst);
-    match args.amount_cents {
-        Some(cents) => format!("refunded {cents} cents of {}", args.invoice_id),
-        None => format!("refunded {}", args.invoice_id),
+    /// How many times `billing.refund_invoice` ran (each test that calls it checks its own
+    /// increment under the lock).
+    pub static REFUNDS: AtomicUsize = AtomicUsize::new(0);
+
+    #[derive(Debug, Deserialize, ToolArgs)]
+    pub struct RefundArgs {
+        /// The invoice to refund, like `INV-1042`.
+        #[arg(pattern = "^INV-[0-9]+$")]
+        invoice_id: String,
+        /// How much to refund, in cents; the whole invoice when absent.
+        #[arg(minimum = 1)]
+        amount_cents: Option<u64>,
     }
+
+    /// Refund an invoice, in full or in part.
+    #[tool(defer, scopes = ["billing:write"])]
+    pub fn refund_invoice(args: RefundArgs) -> String {
+        REFUNDS.fetch_add(1, Ordering::SeqCst);
+        match args.amount_cents {
+            Some(cents) => format!("refunded {cents} cents of {}", args.invoice_id),
+            None => format!("refunded {}", args.invoice_id),
+        }
+    }
+
+    #[derive(Debug, Deserialize, ToolArgs)]
+    pub struct ListInvoicesArgs {
+        /// The customer whose invoices to list.
+        customer_id: String,
+        /// At most this many, newest first.
+        #[arg(minimum = 1, maximum = 50)]
+        limit: u32,
+    }
+
+    /// List a customer's invoices, newest first.
+    #[tool(defer)]
+    pub fn list_invoices(args: ListInvoicesArgs) -> Vec<String> {
+        (1..=args.limit.min(3))
+            .map(|i| format!("INV-{i}0{}", args.customer_id.len()))
+            .collect()
+    }
+
+    skills![
+        namespace = "billing",
+        guidance = "Invoices and refunds.",
+        tools = [refund_invoice, list_invoices],
+    ];
 }
 
-#[derive(Debug, Deserialize, ToolArgs)]
-struct ListInvoicesArgs {
-    /// The customer whose invoices to list.
-    customer_id: String,
-    /// At most this many, newest first.
-    #[arg(minimum = 1, maximum = 50)]
-    limit: u32,
-}
+mod crm {
+    use super::{Deserialize, ToolArgs, skills, tool};
 
-/// List a customer's invoices, newest first.
-#[tool(name = "billing.list_invoices", defer)]
-fn list_invoices(args: ListInvoicesArgs) -> Vec<String> {
-    (1..=args.limit.min(3))
-        .map(|i| format!("INV-{i}0{}", args.customer_id.len()))
-        .collect()
-}
+    #[derive(Debug, Deserialize, ToolArgs)]
+    pub struct FindCustomerArgs {
+        /// A name or an email address.
+        query: String,
+    }
 
-#[derive(Debug, Deserialize, ToolArgs)]
-struct FindCustomerArgs {
-    /// A name or an email address.
-    query: String,
-}
+    /// Find a customer by name or email.
+    #[tool(defer)]
+    pub fn find_customer(args: FindCustomerArgs) -> Vec<String> {
+        vec![format!("cus_{}", args.query.len())]
+    }
 
-/// Find a customer by name or email.
-#[tool(name = "crm.find_customer", defer)]
-fn find_customer(args: FindCustomerArgs) -> Vec<String> {
-    vec![format!("cus_{}", args.query.len())]
-}
+    #[derive(Debug, Deserialize, ToolArgs)]
+    pub struct AddNoteArgs {
+        /// The customer.
+        customer_id: String,
+        /// The note.
+        #[arg(min_length = 1)]
+        text: String,
+    }
 
-#[derive(Debug, Deserialize, ToolArgs)]
-struct AddNoteArgs {
-    /// The customer.
-    customer_id: String,
-    /// The note.
-    #[arg(min_length = 1)]
-    text: String,
-}
+    /// Add a note to a customer's record.
+    #[tool]
+    pub fn add_note(args: AddNoteArgs) -> bool {
+        !args.text.is_empty() && !args.customer_id.is_empty()
+    }
 
-/// Add a note to a customer's record.
-#[tool(name = "crm.add_note")]
-fn add_note(args: AddNoteArgs) -> bool {
-    !args.text.is_empty() && !args.customer_id.is_empty()
+    skills![
+        namespace = "crm",
+        guidance = "Customers and deals.",
+        tools = [find_customer, add_note],
+    ];
 }
 
 #[derive(Debug, Deserialize, ToolArgs)]
@@ -100,11 +121,15 @@ fn ping(args: PingArgs) -> &'static str {
     "pong"
 }
 
+// A composed, namespaced, partly deferred skill set.
 skills![
     pub enum Office,
     guidance = "Back office: invoices, refunds and customers.",
-    tools = [ping, refund_invoice, list_invoices, find_customer, add_note],
+    include = [billing::ToolName as Billing, crm::ToolName as Crm],
+    tools = [ping],
 ];
+
+use billing::REFUNDS;
 
 fn session() -> Session<Office> {
     Session::builder(Office::skills()).create().unwrap()
@@ -153,12 +178,13 @@ fn each_mode_lays_out_what_the_provider_documents() {
     let hosted = export(Target::OpenAiResponses, Search::Provider);
     let tools = hosted.tools().as_array().unwrap();
     let kinds: Vec<&str> = tools.iter().map(|t| t["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["function", "namespace", "namespace", "tool_search"]);
-    assert_eq!(tools[1]["name"], "billing");
-    assert_eq!(tools[1]["tools"][0]["name"], "refund_invoice");
-    assert_eq!(tools[1]["tools"][0]["defer_loading"], true);
-    assert_eq!(tools[2]["tools"][1]["name"], "add_note");
-    assert!(tools[2]["tools"][1].get("defer_loading").is_none());
+    assert_eq!(kinds, ["namespace", "namespace", "function", "tool_search"]);
+    assert_eq!(tools[0]["name"], "billing");
+    assert_eq!(tools[0]["description"], "Invoices and refunds.");
+    assert_eq!(tools[0]["tools"][0]["name"], "refund_invoice");
+    assert_eq!(tools[0]["tools"][0]["defer_loading"], true);
+    assert_eq!(tools[1]["tools"][1]["name"], "add_note");
+    assert!(tools[1]["tools"][1].get("defer_loading").is_none());
     assert_eq!(tools[3], json!({"type": "tool_search"}));
 
     // OpenAI Responses, client: deferred functions left out; what to search is said.
@@ -172,7 +198,7 @@ fn each_mode_lays_out_what_the_provider_documents() {
         search["description"]
             .as_str()
             .unwrap()
-            .contains("billing (Tools: refund_invoice, list_invoices.)"),
+            .contains("billing (Invoices and refunds.)"),
         "{search}"
     );
 
@@ -184,8 +210,8 @@ fn each_mode_lays_out_what_the_provider_documents() {
         tools[5],
         json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
     );
-    assert_eq!(tools[1]["name"], "billing_refund_invoice");
-    assert_eq!(tools[1]["defer_loading"], true);
+    assert_eq!(tools[0]["name"], "billing_refund_invoice");
+    assert_eq!(tools[0]["defer_loading"], true);
     let client = export(Target::Anthropic, Search::Client);
     assert_eq!(client.tools()[5]["name"], "search_tools");
     assert_eq!(client.tools()[5]["strict"], true);
@@ -235,10 +261,10 @@ fn the_model_sees_less_before_a_search() {
     // A namespace of deferred functions shows its name and description only; a deferred
     // function would show its name and description; the others stay whole.
     assert_eq!(
-        seen[1],
-        json!({"type": "namespace", "name": "billing", "description": "Tools: refund_invoice, list_invoices."})
+        seen[0],
+        json!({"type": "namespace", "name": "billing", "description": "Invoices and refunds."})
     );
-    assert_eq!(seen[2]["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(seen[1]["tools"].as_array().unwrap().len(), 1);
     let anthropic = export(Target::Anthropic, Search::Provider);
     assert_eq!(anthropic.in_context().as_array().unwrap().len(), 3);
     let chat = export(Target::OpenAiChat, Search::Client);
@@ -254,7 +280,10 @@ fn a_tool_choice_cannot_name_what_the_request_does_not_declare() {
             .is_ok()
     );
     let deferred = export
-        .tool_choice(&[Office::RefundInvoice], Choice::Required)
+        .tool_choice(
+            &[Office::Billing(billing::ToolName::RefundInvoice)],
+            Choice::Required,
+        )
         .unwrap_err();
     assert!(
         deferred
@@ -263,7 +292,7 @@ fn a_tool_choice_cannot_name_what_the_request_does_not_declare() {
         "{deferred}"
     );
     let namespaced = export
-        .tool_choice(&[Office::AddNote], Choice::Auto)
+        .tool_choice(&[Office::Crm(crm::ToolName::AddNote)], Choice::Auto)
         .unwrap_err();
     assert!(
         namespaced.to_string().contains("in a namespace"),
@@ -272,8 +301,11 @@ fn a_tool_choice_cannot_name_what_the_request_does_not_declare() {
     // Without search, every tool can be named.
     let off = Office::export(Target::OpenAiResponses, ExportOptions::default()).unwrap();
     assert!(
-        off.tool_choice(&[Office::RefundInvoice], Choice::Required)
-            .is_ok()
+        off.tool_choice(
+            &[Office::Billing(billing::ToolName::RefundInvoice)],
+            Choice::Required
+        )
+        .is_ok()
     );
 }
 
@@ -388,7 +420,7 @@ async fn openai_responses_hosted_search_then_a_namespaced_call() {
     let mut t = Transcript::default();
     t.note("the hosted search runs at OpenAI: its items need no answer");
     let searched = json!({"type": "tool_search_call", "id": "ts_1", "call_id": null, "execution": "server", "status": "completed", "arguments": {"query": "refund invoice"}});
-    let loaded = json!({"type": "tool_search_output", "id": "tso_1", "call_id": null, "execution": "server", "status": "completed", "tools": [{"type": "namespace", "name": "billing", "description": "Tools: refund_invoice, list_invoices.", "tools": [export.tools()[1]["tools"][0]]}]});
+    let loaded = json!({"type": "tool_search_output", "id": "tso_1", "call_id": null, "execution": "server", "status": "completed", "tools": [{"type": "namespace", "name": "billing", "description": "Invoices and refunds.", "tools": [export.tools()[0]["tools"][0]]}]});
     assert_eq!(export.loaded_by(&loaded), ["billing.refund_invoice"]);
     t.step(&searched, &Value::Null);
     t.note("the loaded function is called in its namespace");
