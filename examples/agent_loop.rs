@@ -7,8 +7,10 @@
 //!
 //! It prints the request's `tools` (what [`Export::tools`] gives), then takes a recorded
 //! model response (the JSON each provider sends back, tool calls included: a valid call,
-//! arguments the session rejects, a tool that does not exist), hands every tool call to
-//! [`Session::call_provider_with`] (as the counter's editor), and prints the messages to send back on the next turn.
+//! arguments the session rejects, a tool that does not exist, a change larger than the
+//! approver allows), hands every tool call to [`Session::call_provider_with`] (as the
+//! counter's editor; every `update_counter` waits for the session's approver), and prints
+//! the messages to send back on the next turn.
 
 #![allow(
     clippy::doc_markdown,
@@ -17,6 +19,7 @@
 
 use std::fmt::Write as _;
 
+use pedelec::context::{Approval, ApprovalRequest};
 use pedelec::export::{Export, ExportOptions, Target};
 use pedelec::{CallOptions, Session};
 use serde_json::{Value, json};
@@ -46,7 +49,9 @@ fn recorded_response(target: Target) -> Value {
                         {"id": "call_3xYz8WvU5tS2rQ9pO6nM1lKj", "type": "function",
                          "function": {"name": "update_counter", "arguments": "{\"delta\":\"two\"}"}},
                         {"id": "call_7aBc4DeF1gHi8JkL5mNo2PqR", "type": "function",
-                         "function": {"name": "reset_counter", "arguments": "{}"}}
+                         "function": {"name": "reset_counter", "arguments": "{}"}},
+                        {"id": "call_5sTu2VwX9yZa6BcD3eFg8HiJ", "type": "function",
+                         "function": {"name": "update_counter", "arguments": "{\"delta\":50}"}}
                     ],
                     "refusal": null
                 },
@@ -71,7 +76,10 @@ fn recorded_response(target: Target) -> Value {
                  "arguments": "{\"delta\":\"two\"}", "status": "completed"},
                 {"type": "function_call", "id": "fc_68b9f1c3e5e48190d4e5f6a7b8c9d0e1",
                  "call_id": "call_7aBc4DeF1gHi8JkL5mNo2PqR", "name": "reset_counter",
-                 "arguments": "{}", "status": "completed"}
+                 "arguments": "{}", "status": "completed"},
+                {"type": "function_call", "id": "fc_68b9f1c3e5f88190e5f6a7b8c9d0e1f2",
+                 "call_id": "call_5sTu2VwX9yZa6BcD3eFg8HiJ", "name": "update_counter",
+                 "arguments": "{\"delta\":50}", "status": "completed"}
             ]
         }),
         Target::Anthropic => json!({
@@ -88,7 +96,9 @@ fn recorded_response(target: Target) -> Value {
                 {"type": "tool_use", "id": "toolu_01Bq3v2mWc8kLp5sR9tY4uXz",
                  "name": "update_counter", "input": {"delta": "two"}},
                 {"type": "tool_use", "id": "toolu_01Hn6gFd2sAq9wEr4tYu7iOp",
-                 "name": "reset_counter", "input": {}}
+                 "name": "reset_counter", "input": {}},
+                {"type": "tool_use", "id": "toolu_01Kp8sDf3gHj5kLm2nBv9cXz",
+                 "name": "update_counter", "input": {"delta": 50}}
             ],
             "stop_reason": "tool_use",
             "stop_sequence": null,
@@ -102,7 +112,8 @@ fn recorded_response(target: Target) -> Value {
                         {"functionCall": {"name": "get_current_page", "args": {}}},
                         {"functionCall": {"name": "update_counter", "args": {"delta": 2}}},
                         {"functionCall": {"name": "update_counter", "args": {"delta": "two"}}},
-                        {"functionCall": {"name": "reset_counter", "args": {}}}
+                        {"functionCall": {"name": "reset_counter", "args": {}}},
+                        {"functionCall": {"name": "update_counter", "args": {"delta": 50}}}
                     ]
                 },
                 "finishReason": "STOP",
@@ -154,12 +165,29 @@ fn next_turn(target: Target, results: Vec<Value>) -> Value {
     }
 }
 
+/// The person in the loop, scripted: a step of the counter of at most 5 is approved, a
+/// larger one is not.
+async fn approver(request: ApprovalRequest) -> Approval {
+    match request.args()["delta"].as_i64() {
+        Some(delta) if delta.abs() <= 5 => Approval::Approve,
+        _ => Approval::Deny("steps larger than 5 need a second look".to_owned()),
+    }
+}
+
 /// The whole scripted exchange for one provider, as printed.
 pub async fn transcript(target: Target) -> Result<String, Box<dyn std::error::Error>> {
-    let skills = counter::ToolName::skills();
+    let mut skills = counter::ToolName::skills();
+    // Here every change of the counter waits for approval (`#[tool(approval)]` on a tool
+    // says the same at compile time).
+    for tool in skills.tools_mut() {
+        if tool.name() == counter::ToolName::UpdateCounter.as_str() {
+            *tool = tool.clone().with_approval(true);
+        }
+    }
     let export: Export = counter::ToolName::manifest().export(target, ExportOptions::default())?;
     let session: Session<counter::ToolName> = Session::builder(skills)
         .state(counter::Counter::default())
+        .approver(approver)
         .create()?;
     let mut out = String::new();
     writeln!(out, "# {} ({target})", target.title())?;

@@ -36,11 +36,16 @@ pub enum ErrorCode {
     ToolRateLimited,
     /// A socket, pipe or listener failed (the session's own error, [`Error::Io`]).
     IoFailed,
+    /// The tool needs a person's approval (`#[tool(approval)]`) and nobody can give it: no
+    /// approver is set and the caller cannot be asked.
+    ToolApprovalRequired,
+    /// The approval was refused; the handler did not run.
+    ToolApprovalDenied,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidInput,
         ErrorCode::ToolArgsInvalid,
         ErrorCode::ToolHandlerNotFound,
@@ -52,6 +57,8 @@ impl ErrorCode {
         ErrorCode::ToolForbidden,
         ErrorCode::ToolRateLimited,
         ErrorCode::IoFailed,
+        ErrorCode::ToolApprovalRequired,
+        ErrorCode::ToolApprovalDenied,
     ];
 
     /// The code on the wire (`"TOOL_TIMEOUT"`, …).
@@ -69,6 +76,8 @@ impl ErrorCode {
             ErrorCode::ToolForbidden => "TOOL_FORBIDDEN",
             ErrorCode::ToolRateLimited => "TOOL_RATE_LIMITED",
             ErrorCode::IoFailed => "IO_FAILED",
+            ErrorCode::ToolApprovalRequired => "TOOL_APPROVAL_REQUIRED",
+            ErrorCode::ToolApprovalDenied => "TOOL_APPROVAL_DENIED",
         }
     }
 }

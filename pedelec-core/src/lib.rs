@@ -67,6 +67,7 @@ pub use tool::{Tool, ToolDefinition};
 /// and carries the trait bounds whose failures should point at the user's tokens.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::context::Caller;
     pub use crate::export::facts::{CompileTool, check_targets, compile_tool};
     pub use crate::export::{Export, ExportError, ExportOptions, Target};
     pub use crate::macro_support::*;

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::future::Future;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize as _, Serialize};
 
 use crate::call::ToolHandler;
 use crate::call::args::CompiledArgs;
@@ -72,12 +72,23 @@ pub trait Tool: Send + Sync + 'static {
     /// `const` evaluation, which would need SHA-256 and JSON canonicalization written by hand.
     /// Read it with [`Fingerprint::as_str`], or compare it with a string. Keep the default.
     const FINGERPRINT: Fingerprint = Fingerprint::of::<Self>();
+    /// Whether a person approves calls of the tool before they run (`#[tool(approval)]`,
+    /// or `#[tool(approval = path)]` for some calls: see [`needs_approval`](Self::needs_approval)).
+    /// Approval runs after validation, just before the handler (DESIGN §14).
+    const APPROVAL: bool = false;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
     type Output: Serialize + Send + 'static;
     /// The argsSchema, built at compile time.
     const ARGS_SCHEMA: ToolArgsSchema = ToolArgsSchema::from_node(<Self::Args as ToolArgs>::SCHEMA);
+
+    /// Whether this call needs approval, given its validated args and caller: `APPROVAL`
+    /// unless `#[tool(approval = path)]` names a `fn(&Args, Option<&Caller>) -> bool`.
+    fn needs_approval(args: &Self::Args, caller: Option<&crate::context::Caller>) -> bool {
+        let _ = (args, caller);
+        Self::APPROVAL
+    }
 
     /// Runs the tool's own (inline) handler.
     fn call(
@@ -265,6 +276,38 @@ pub struct ToolDefinition {
     examples: Vec<Str>,
     defer: bool,
     version: u32,
+    approval: Option<ApprovalCheck>,
+}
+
+/// Which calls of a tool need approval: every call, or those a compile-time tool's
+/// `needs_approval` picks (given the validated args as JSON and the caller).
+#[derive(Clone, Copy)]
+pub(crate) enum ApprovalCheck {
+    Always,
+    When(fn(&serde_json::Value, Option<&crate::context::Caller>) -> bool),
+}
+
+impl ApprovalCheck {
+    /// Whether the call with these (validated) args needs approval.
+    pub(crate) fn needed(
+        self,
+        args: &serde_json::Value,
+        caller: Option<&crate::context::Caller>,
+    ) -> bool {
+        match self {
+            ApprovalCheck::Always => true,
+            ApprovalCheck::When(check) => check(args, caller),
+        }
+    }
+}
+
+/// `T::needs_approval` on args as JSON (args that do not decode need approval: nothing
+/// runs unapproved by mistake).
+fn approval_of<T: Tool>(args: &serde_json::Value, caller: Option<&crate::context::Caller>) -> bool {
+    match T::Args::deserialize(args) {
+        Ok(args) => T::needs_approval(&args, caller),
+        Err(_) => true,
+    }
 }
 
 /// The constant parts of a compile-time tool's definition.
@@ -307,6 +350,7 @@ impl ToolDefinition {
             examples: Vec::new(),
             defer: false,
             version: 1,
+            approval: None,
         }
     }
 
@@ -336,6 +380,7 @@ impl ToolDefinition {
             T::ARGS_SCHEMA,
             ToolHandler::of_tool::<T>(),
         )
+        .with_approval_check(T::APPROVAL.then_some(ApprovalCheck::When(approval_of::<T>)))
     }
 
     fn of_parts(parts: &ToolParts, args_schema: ToolArgsSchema, handler: ToolHandler) -> Self {
@@ -355,7 +400,37 @@ impl ToolDefinition {
             examples: parts.examples.iter().map(|e| Str::Borrowed(e)).collect(),
             defer: parts.defer,
             version: parts.version,
+            approval: None,
         }
+    }
+
+    const fn with_approval_check(mut self, approval: Option<ApprovalCheck>) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// Sets whether every call of the tool needs a person's approval before it runs
+    /// (`#[tool(approval)]`; DESIGN §14): an approver (`SessionBuilder::approver`,
+    /// `CallOptions::approver`) decides, or over MCP the person at the client.
+    #[must_use]
+    pub const fn with_approval(self, approval: bool) -> Self {
+        self.with_approval_check(if approval {
+            Some(ApprovalCheck::Always)
+        } else {
+            None
+        })
+    }
+
+    /// Whether calls of the tool need approval (all of them, or those its
+    /// `#[tool(approval = path)]` picks).
+    #[must_use]
+    pub const fn approval(&self) -> bool {
+        self.approval.is_some()
+    }
+
+    /// Which calls need approval.
+    pub(crate) const fn approval_check(&self) -> Option<ApprovalCheck> {
+        self.approval
     }
 
     /// Sets the title (MCP `title`).
@@ -700,6 +775,7 @@ impl fmt::Debug for ToolDefinition {
             .field("examples", &self.examples)
             .field("defer", &self.defer)
             .field("version", &self.version)
+            .field("approval", &self.approval.is_some())
             .finish()
     }
 }

@@ -5,6 +5,8 @@
 
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::Duration;
 
 use pedelec_core::bridge::Mcp;
@@ -263,7 +265,7 @@ async fn a_2026_client_gets_an_input_required_result_and_a_signed_state() {
 async fn requests_in_flight_are_bounded_in_bytes() {
     // `echo` waits until the test opens the gate, so the first four calls are all in
     // flight when the fifth arrives, however slowly the lines are read.
-    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let session = Session::builder(ToolName::skills())
         .state(Counter::default())
         .create()
@@ -540,4 +542,218 @@ async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() 
     let (mut client, _serving) = start_with(&session, |mcp| mcp.search(false));
     let list = request(&mut client, "tools/list", json!({})).await;
     assert_eq!(names(&list), ["ping", "billing.refund_invoice"], "{list}");
+}
+
+/// A session whose `refund` and `wipe` need approval; `runs` counts the handlers that ran.
+fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
+    let schema = pedelec_core::ToolArgsSchema::from_json(&json!({
+        "type": "object",
+        "properties": {"invoice": {"type": "string"}},
+        "required": ["invoice"],
+        "additionalProperties": false
+    }))
+    .unwrap();
+    let tools = ["refund", "wipe"]
+        .map(|name| {
+            pedelec_core::ToolDefinition::new(name, "Moves money.", schema.clone())
+                .with_approval(true)
+        })
+        .to_vec();
+    let session = Session::builder(SkillsInput::new("Approve first.", tools))
+        .create()
+        .unwrap();
+    for name in ["refund", "wipe"] {
+        let runs = runs.clone();
+        session.on_tool_name(name, move |args: Value, _ctx| {
+            let runs = runs.clone();
+            async move {
+                runs.fetch_add(1, AtomicOrdering::SeqCst);
+                Ok::<_, ToolError>(format!("done {}", args["invoice"]))
+            }
+        });
+    }
+    session
+}
+
+#[tokio::test]
+async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let session = approval_session(&runs);
+    let (mut client, _serving) = start(&session);
+    client
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        )
+        .await;
+    client.next_answer().await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    for (i, (action, ran, error)) in [
+        ("accept", 1, None),
+        ("decline", 1, Some("declined")),
+        ("cancel", 1, Some("dismissed")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        client
+            .send(
+                &json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                "params": {"name": "refund", "arguments": {"invoice": "INV-1"}}}),
+            )
+            .await;
+        let asked = client.next().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        let message = asked["params"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("`refund`") && message.contains("INV-1"),
+            "{message}"
+        );
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": action, "content": {"approve": true}}}))
+            .await;
+        let answer = client.next_answer().await;
+        assert_eq!(runs.load(AtomicOrdering::SeqCst), ran, "{action}: {answer}");
+        match error {
+            None => assert_eq!(answer["result"]["content"][0]["text"], "done \"INV-1\""),
+            Some(why) => {
+                assert_eq!(answer["result"]["isError"], true, "{answer}");
+                let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+                assert!(
+                    text.contains("TOOL_APPROVAL_DENIED") && text.contains(why),
+                    "{text}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let session = approval_session(&runs);
+    let key = b"a shared key of at least thirty-two bytes!".to_vec();
+    let (mut client, _serving) = start_with(&session, |mcp| {
+        mcp.request_state_key(key.clone())
+            .caller(pedelec_core::context::Caller::new("alice"))
+    });
+    let capabilities = json!({"elicitation": {}});
+    let call = |id: &str, tool: &str, invoice: &str, extra: Value| {
+        let mut params = json!({"name": tool, "arguments": {"invoice": invoice},
+            "_meta": meta(capabilities.clone())});
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let approve =
+        json!({"dev.pedelec/approval": {"action": "accept", "content": {"approve": true}}});
+    // An approval nobody asked for is not one: the server asks.
+    client
+        .send(&call(
+            "u",
+            "refund",
+            "INV-1",
+            json!({"inputResponses": approve}),
+        ))
+        .await;
+    let round = client.next_answer().await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    let request = &round["result"]["inputRequests"]["dev.pedelec/approval"];
+    assert_eq!(request["method"], "elicitation/create", "{round}");
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 0);
+    let with = |state: &str| json!({"inputResponses": approve, "requestState": state});
+    // The approval, carried to other args or another tool: refused.
+    for (tool, invoice) in [("refund", "INV-2"), ("wipe", "INV-1")] {
+        client.send(&call("x", tool, invoice, with(&state))).await;
+        let refused = client.next_answer().await;
+        assert_eq!(
+            refused["error"]["code"], -32602,
+            "{tool} {invoice}: {refused}"
+        );
+    }
+    // Altered by one character: refused.
+    let mut flipped = state.clone().into_bytes();
+    let middle = flipped.len() / 2;
+    flipped[middle] = if flipped[middle] == b'A' { b'B' } else { b'A' };
+    let flipped = String::from_utf8(flipped).unwrap();
+    client
+        .send(&call("f", "refund", "INV-1", with(&flipped)))
+        .await;
+    assert_eq!(client.next_answer().await["error"]["code"], -32602);
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 0);
+    // Another caller, on a replica with the same key: refused.
+    let (mut bob, _serving_bob) = start_with(&session, |mcp| {
+        mcp.request_state_key(key.clone())
+            .caller(pedelec_core::context::Caller::new("bob"))
+    });
+    bob.send(&call("b", "refund", "INV-1", with(&state))).await;
+    assert_eq!(bob.next_answer().await["error"]["code"], -32602);
+    // Alice's retry, answered on another replica sharing the key: the tool runs once.
+    let other = approval_session(&runs);
+    let (mut replica, _serving_replica) = start_with(&other, |mcp| {
+        mcp.request_state_key(key.clone())
+            .caller(pedelec_core::context::Caller::new("alice"))
+    });
+    replica
+        .send(&call("r", "refund", "INV-1", with(&state)))
+        .await;
+    let done = replica.next_answer().await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "done \"INV-1\"");
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
+    // A declined approval: denied, nothing runs.
+    let decline = json!({"dev.pedelec/approval": {"action": "decline"}});
+    client
+        .send(&call(
+            "d",
+            "refund",
+            "INV-1",
+            json!({"inputResponses": decline, "requestState": state}),
+        ))
+        .await;
+    let denied = client.next_answer().await;
+    assert_eq!(denied["result"]["isError"], true, "{denied}");
+    assert!(
+        denied["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("TOOL_APPROVAL_DENIED")
+    );
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_expired_approval_round_is_refused() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let session = approval_session(&runs);
+    let (mut client, _serving) = start_with(&session, |mcp| {
+        mcp.request_state_ttl(Duration::from_millis(200))
+    });
+    let call = |extra: Value| {
+        let mut params = json!({"name": "refund", "arguments": {"invoice": "INV-1"},
+            "_meta": meta(json!({"elicitation": {}}))});
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    };
+    client.send(&call(json!({}))).await;
+    let round = client.next_answer().await;
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let approve = json!({"dev.pedelec/approval": {"action": "accept"}});
+    client
+        .send(&call(
+            json!({"inputResponses": approve, "requestState": state}),
+        ))
+        .await;
+    let refused = client.next_answer().await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 0);
 }

@@ -11,6 +11,7 @@
 //!
 //! It knows nothing of handlers, tools or sessions.
 
+mod approval;
 mod caller;
 mod cancel;
 mod client;
@@ -21,6 +22,8 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+pub(crate) use approval::{APPROVAL_KEY, ApproverFn};
+pub use approval::{Approval, ApprovalFuture, ApprovalRequest, Approver};
 pub use caller::Caller;
 use cancel::CancelFlag;
 pub use cancel::Cancellation;
@@ -105,6 +108,8 @@ struct ContextInner {
     progress: Option<ProgressFn>,
     client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
+    /// The call's own approver (`CallOptions::approver`).
+    approver: Option<ApproverFn>,
 }
 
 /// A call's channel to its client.
@@ -124,6 +129,7 @@ pub(crate) struct CallParts {
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) client: Option<ClientFn>,
     pub(crate) caller: Option<Arc<Caller>>,
+    pub(crate) approver: Option<ApproverFn>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -162,6 +168,7 @@ impl ToolCallContext {
                 progress: None,
                 client: None,
                 caller: None,
+                approver: None,
             },
             tool_name.into(),
             state,
@@ -180,6 +187,7 @@ impl ToolCallContext {
             progress,
             client,
             caller,
+            approver,
         } = parts;
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -196,6 +204,7 @@ impl ToolCallContext {
                 progress,
                 client,
                 caller,
+                approver,
             }),
         }
     }
@@ -228,6 +237,7 @@ impl ToolCallContext {
         reused.progress = parts.progress;
         reused.client = parts.client;
         reused.caller = parts.caller;
+        reused.approver = parts.approver;
         self
     }
 
@@ -248,6 +258,7 @@ impl ToolCallContext {
         inner.progress = None;
         inner.client = None;
         inner.caller = None;
+        inner.approver = None;
         Some(self)
     }
 
@@ -651,6 +662,7 @@ mod tests {
             progress: None,
             client: None,
             caller: None,
+            approver: None,
         }
     }
 

@@ -38,6 +38,7 @@ pub struct SessionBuilder<N = String> {
     pub(super) layers: Vec<LayerFn>,
     pub(super) tool_layers: Vec<(String, LayerFn)>,
     pub(super) rate_limit: Option<RateLimit>,
+    pub(super) approver: Option<crate::context::ApproverFn>,
 }
 
 impl<N> SessionBuilder<N> {
@@ -132,6 +133,16 @@ impl<N> SessionBuilder<N> {
         self
     }
 
+    /// Who approves calls of tools that need it (`#[tool(approval)]`; DESIGN §14), on every
+    /// path: in process, in provider loops and over MCP (where, without one, the person at
+    /// the client is asked). A call's own `CallOptions::approver` comes first. Without
+    /// either, such a call is `TOOL_APPROVAL_REQUIRED` unless its caller can be asked.
+    #[must_use]
+    pub fn approver(mut self, approver: impl crate::context::Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
     /// Creates the session (the seed's `createSession()`): checks every tool, compiles the
     /// argsSchemas, keeps the inline handlers and builds the manifest.
     ///
@@ -183,6 +194,7 @@ impl<N> SessionBuilder<N> {
                 scopes: def.scopes().iter().map(|s| Box::from(&**s)).collect(),
                 concurrency: def.max_concurrency().map(ConcurrencyLimit::new),
                 layers: None,
+                approval: def.approval_check(),
             });
         }
         let mut tool_layers: Vec<Vec<LayerFn>> = tools.iter().map(|_| Vec::new()).collect();
@@ -222,6 +234,7 @@ impl<N> SessionBuilder<N> {
                 next_call: AtomicU64::new(1),
                 shutdown: super::shutdown::new_state(),
                 rate_limit: self.rate_limit.map(RateLimiter::new),
+                approver: self.approver,
                 layers,
                 layered,
                 this: this.clone(),

@@ -25,7 +25,8 @@ use super::dispatch::{CallSetup, Shared, cancelled_error};
 use crate::call::encode::{Encoding, to_json_text, to_tool_result, to_value_text};
 use crate::call::handler::panic_error;
 use crate::context::{
-    CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn, ProgressSink, ProgressUpdate,
+    Approver, ApproverFn, CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn,
+    ProgressSink, ProgressUpdate,
 };
 use crate::error::ToolResult;
 use crate::schema::decode::ArgsIn;
@@ -52,6 +53,7 @@ pub struct CallOptions {
     progress: Option<ProgressFn>,
     client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
+    approver: Option<ApproverFn>,
 }
 
 impl CallOptions {
@@ -116,6 +118,14 @@ impl CallOptions {
         self
     }
 
+    /// Who approves this call if its tool needs approval (`#[tool(approval)]`), before the
+    /// session's approver (`SessionBuilder::approver`).
+    #[must_use]
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
     /// The caller, if one was given.
     pub(crate) fn caller_ref(&self) -> Option<&Caller> {
         self.caller.as_deref()
@@ -131,6 +141,7 @@ impl CallOptions {
             progress: self.progress,
             client: self.client,
             caller: self.caller,
+            approver: self.approver,
         }
     }
 }
@@ -143,6 +154,7 @@ impl fmt::Debug for CallOptions {
             .field("on_progress", &self.progress.is_some())
             .field("client_channel", &self.client.is_some())
             .field("caller", &self.caller)
+            .field("approver", &self.approver.is_some())
             .finish()
     }
 }
@@ -307,6 +319,7 @@ impl<N> Session<N> {
             progress: options.progress,
             client: options.client,
             caller: options.caller,
+            approver: options.approver,
         };
         let shared = self.shared.clone();
         let name: Box<str> = name.into();

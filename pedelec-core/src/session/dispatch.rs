@@ -30,14 +30,15 @@ use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
 use crate::call::handler::{Out, start_in};
 use crate::context::{
-    CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap, ToolCallContext,
+    ApproverFn, CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap,
+    ToolCallContext,
 };
 use crate::error::ToolResult;
 use crate::error::{Error, ErrorCode, Problem, ToolError};
 use crate::manifest::SerializableSkillsManifest;
 use crate::schema::ArgsError;
 use crate::schema::decode::ArgsIn;
-use crate::tool::ToolDefinition;
+use crate::tool::{ApprovalCheck, ToolDefinition};
 
 /// Up to this many tools, a call finds its tool by comparing names instead of hashing.
 const SCAN_TOOLS: usize = 8;
@@ -58,6 +59,8 @@ pub(super) struct ToolEntry {
     pub(super) concurrency: Option<Arc<ConcurrencyLimit>>,
     /// The tool's `layer_for` layers around its endpoint.
     pub(super) layers: Option<ToolService>,
+    /// Which calls need approval (`#[tool(approval)]`).
+    pub(super) approval: Option<ApprovalCheck>,
 }
 
 impl ToolEntry {
@@ -89,6 +92,8 @@ pub(super) struct Shared {
     pub(super) shutdown: ShutdownState,
     /// `SessionBuilder::rate_limit`.
     pub(super) rate_limit: Option<RateLimiter>,
+    /// `SessionBuilder::approver`.
+    pub(super) approver: Option<ApproverFn>,
     /// The session's layers around every call (`SessionBuilder::layer`).
     pub(super) layers: Option<ToolService>,
     /// Whether a call may need a layer: session layers, or any tool's `layer_for`.
@@ -106,6 +111,7 @@ pub(super) struct CallSetup {
     pub(super) progress: Option<ProgressFn>,
     pub(super) client: Option<ClientFn>,
     pub(super) caller: Option<Arc<Caller>>,
+    pub(super) approver: Option<ApproverFn>,
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
@@ -283,6 +289,7 @@ impl Shared {
             progress,
             client,
             caller,
+            approver,
         } = setup;
         let tool = self.tool(name);
         let unknown_name: Arc<str>;
@@ -304,6 +311,7 @@ impl Shared {
             progress,
             client,
             caller,
+            approver,
         };
         // The context and handler future of the last call, reused (see `spare`).
         let (spare, recycled, mut spare_future) = self.spare.take();
@@ -499,6 +507,22 @@ impl Shared {
             let args = CompiledArgs::unchecked(tool_name).prepare(args)?;
             return Ok(fallback.start(call_of(name, args, &ctx), ctx, out.encoding));
         };
+        if let Some(check) = tool.approval {
+            return self.approving(tool, name, args, ctx, out, check);
+        }
+        self.handler(tool, name, args, ctx, out)
+    }
+
+    /// Resolution steps 1 to 3 for a tool of the skill set: its named handler, its inline
+    /// handler, the fallback.
+    pub(super) fn handler(
+        &self,
+        tool: &ToolEntry,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        out: Out<'_>,
+    ) -> Result<HandlerFuture, ToolError> {
         // Resolution steps 1 and 2.
         if let Some(named) = tool.named() {
             return named.start(args, &tool.args, ctx, out);

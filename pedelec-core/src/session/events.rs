@@ -45,6 +45,25 @@ pub enum SessionEvent {
         /// Why (code `SUBMIT_TOOL_RESULT_FAILED`).
         error: Error,
     },
+    /// A call of a tool that needs approval (`#[tool(approval)]`) waits for it: its args
+    /// are valid, its handler has not run.
+    ApprovalRequested {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+    },
+    /// The approval of a call was decided (the handler runs only when `approved`).
+    ApprovalDecided {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// Whether the call may run.
+        approved: bool,
+        /// Why not, when it may not (the denial's reason, or why nobody could approve).
+        reason: Option<String>,
+    },
     /// This subscriber fell behind and missed `missed` events (the session does not wait
     /// for slow subscribers; raise the capacity with `SessionBuilder::event_capacity`).
     Lagged {

@@ -68,6 +68,7 @@ const TOOL_KEYS: &[&str] = &[
     "examples",
     "defer",
     "version",
+    "approval",
 ];
 
 impl SkillsInput<String> {
@@ -80,8 +81,9 @@ impl SkillsInput<String> {
     /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
     /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
     /// valid for the argsSchema), `defer` (`true` for a tool left out of the lists a model
-    /// sees until a search loads it) and `version` (the contract version, an integer from 1,
-    /// the default; see `pedelec::contract`). None of them is sent to Core.
+    /// sees until a search loads it), `version` (the contract version, an integer from 1,
+    /// the default; see `pedelec::contract`) and `approval` (`true` for a tool whose every
+    /// call waits for a person's approval). None of them is sent to Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -281,7 +283,8 @@ fn read_tool(
         .with_task_support(options.task_support)
         .with_examples(options.examples)
         .with_defer(options.defer)
-        .with_version(options.version);
+        .with_version(options.version)
+        .with_approval(options.approval);
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -304,6 +307,7 @@ struct Options {
     examples: Vec<Str>,
     defer: bool,
     version: u32,
+    approval: bool,
 }
 
 impl Default for Options {
@@ -316,6 +320,7 @@ impl Default for Options {
             examples: Vec::new(),
             defer: false,
             version: 1,
+            approval: false,
         }
     }
 }
@@ -430,6 +435,18 @@ fn read_options(
             format!(
                 "`defer` must be `true` (listed by name only until a search loads the tool) \
                  or `false`, not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("approval") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(approval)) => options.approval = *approval,
+        Some(other) => problem(
+            "approval",
+            format!(
+                "`approval` must be `true` (every call waits for a person's approval) or \
+                 `false`, not {}",
                 describe(other)
             ),
         ),

@@ -24,6 +24,7 @@
 //! is `TOOL_HANDLER_NOT_FOUND`.
 
 mod admission;
+mod approval;
 mod builder;
 mod calls;
 mod concurrency;
@@ -189,6 +190,7 @@ impl<N> Session<N> {
             layers: Vec::new(),
             tool_layers: Vec::new(),
             rate_limit: None,
+            approver: None,
         }
     }
 

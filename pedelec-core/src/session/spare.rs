@@ -109,6 +109,7 @@ mod tests {
             progress: None,
             client: None,
             caller: None,
+            approver: None,
         }
     }
 

@@ -119,6 +119,7 @@ fn policy_and_mcp_keys() {
             example = r#"{"delta": -1}"#,
             defer,
             version = 2u32,
+            approval = large_update,
         ),
         quote! {
             /// Update the visible counter by delta.

@@ -39,6 +39,7 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
     ),
     ("task", Some("optional"), "optional"),
     ("defer", None, ""),
+    ("approval", None, ""),
     ("version", Some("2"), "2"),
     ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
@@ -95,6 +96,16 @@ pub struct ToolAttr {
     /// `version = …`: an integer literal from 1 that fits in a `u32`, re-emitted without its
     /// suffix.
     pub version: Option<LitInt>,
+    /// `approval` (every call), or `approval = path` (the calls the function picks).
+    pub approval: Option<ApprovalAttr>,
+}
+
+/// `approval`, as written.
+pub enum ApprovalAttr {
+    /// `approval`: every call waits for approval.
+    Always,
+    /// `approval = path`: a `fn(&Args, Option<&Caller>) -> bool` decides per call.
+    When(syn::Path),
 }
 
 /// One MCP hint: its key (as in [`HINTS`]) and value.
@@ -145,6 +156,10 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
         }
         if key == "defer" {
             attr.defer = flag_value(&entry, "defer", false, "the default", errors) == Some(true);
+            continue;
+        }
+        if key == "approval" {
+            attr.approval = approval(&entry, errors);
             continue;
         }
         if let Some(&(hint, false_ok)) = HINTS.iter().find(|(k, _)| *k == key) {
@@ -215,6 +230,42 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
     attr.hints
         .sort_by_key(|h| HINTS.iter().position(|(k, _)| *k == h.key));
     attr
+}
+
+/// `approval` (a flag) or `approval = path` (the function that decides per call).
+fn approval(entry: &Entry, errors: &mut Errors) -> Option<ApprovalAttr> {
+    const HOW: &str = "write `approval` (every call waits for a person's approval), or \
+                       `approval = decide` naming a `fn decide(args: &Args, caller: \
+                       Option<&Caller>) -> bool` that picks the calls";
+    if let Some(malformed) = &entry.malformed {
+        errors.at(malformed, format!("`approval` takes no arguments: {HOW}"));
+        return None;
+    }
+    let Some(value) = &entry.value else {
+        return Some(ApprovalAttr::Always);
+    };
+    match syn::parse2::<Expr>(value.clone()) {
+        Ok(Expr::Path(path)) if path.qself.is_none() => Some(ApprovalAttr::When(path.path)),
+        Ok(Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(b), ..
+        })) => {
+            let key = &entry.key;
+            let whole = quote::quote!(#key = #value);
+            if b.value {
+                errors.at(&whole, "write `approval` alone, without `= true`");
+            } else {
+                errors.at(&whole, "`approval = false` is the default; remove it");
+            }
+            None
+        }
+        _ => {
+            errors.at(
+                value,
+                format!("`approval` must be a flag or a function's path: {HOW}"),
+            );
+            None
+        }
+    }
 }
 
 /// The value of a flag (an MCP hint, `defer`): `key` (true), or `key = false` where that

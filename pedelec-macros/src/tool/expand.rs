@@ -217,6 +217,32 @@ fn options(tool: &Tool) -> TokenStream {
             const VERSION: ::core::primitive::u32 = #version;
         });
     }
+    match &tool.approval {
+        None => {}
+        Some(super::attr::ApprovalAttr::Always) => out.extend(quote! {
+            const APPROVAL: ::core::primitive::bool = true;
+        }),
+        Some(super::attr::ApprovalAttr::When(path)) => {
+            // Spanned at the path: a function of another signature is reported there.
+            let private = Private::at(path.span());
+            let decide = quote_spanned!(path.span()=>
+                let __pedelec_decide: fn(
+                    &Self::Args,
+                    #private::Option<&#private::Caller>,
+                ) -> ::core::primitive::bool = #path;
+            );
+            out.extend(quote! {
+                const APPROVAL: ::core::primitive::bool = true;
+                fn needs_approval(
+                    __pedelec_args: &Self::Args,
+                    __pedelec_caller: #Private::Option<&#private::Caller>,
+                ) -> ::core::primitive::bool {
+                    #decide
+                    __pedelec_decide(__pedelec_args, __pedelec_caller)
+                }
+            });
+        }
+    }
     out
 }
 

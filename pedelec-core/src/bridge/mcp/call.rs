@@ -38,22 +38,31 @@ use super::result::{input_request, missing_capability, write_call_result};
 use super::search::{CALL_TOOL, SEARCH_TOOLS, unwrap_call};
 use super::shared::{Exchange, Lifecycle, Reply, Server, may_list};
 use super::wire::{self, Message};
-use crate::context::{Cancellation, InputKind, InputRequest, LogLevel};
+use crate::context::{APPROVAL_KEY, Cancellation, InputKind, InputRequest, LogLevel};
 use crate::error::ToolError;
 use crate::output::OutputSchema;
 use crate::session::CallOptions;
 use crate::tool::TaskSupport;
 
-/// The associated data a `requestState` is bound to: the tool and its args.
-fn bound_to(name: &str, args: &str) -> Vec<u8> {
+/// The associated data a `requestState` is bound to: the tool, its args and the caller (an
+/// answer given for one call, an approval among them, opens for no other tool, args or
+/// caller).
+fn bound_to(name: &str, args: &str, caller: Option<&crate::context::Caller>) -> Vec<u8> {
     let args: String =
         serde_json::from_str::<Value>(args).map_or_else(|_| args.to_owned(), |v| v.to_string());
-    let mut data = Vec::with_capacity(name.len() + args.len() + 1);
+    let subject = caller.map_or("", crate::context::Caller::subject);
+    let mut data = Vec::with_capacity(name.len() + args.len() + subject.len() + 2);
     data.extend_from_slice(name.as_bytes());
     data.push(0);
     data.extend_from_slice(args.as_bytes());
+    data.push(0);
+    data.extend_from_slice(subject.as_bytes());
     data
 }
+
+/// The mark a `requestState` carries when its round asked for approval: an approval answer
+/// counts only with it (one the server never asked for is asked again).
+const APPROVAL_ASKED: &str = "dev.pedelec/approvalAsked";
 
 pub(super) async fn call_tool(
     server: &Server,
@@ -120,13 +129,14 @@ pub(super) async fn call_tool(
     }
 
     // How input is answered.
+    let binding = bound_to(&name, args, x.caller.as_deref());
     let mode = if current {
         let mut answers = Map::new();
         if let Some(state) = message.string(&message.params.request_state).ok().flatten() {
             let opened = server
                 .call_settings()
                 .codec
-                .open_json_with::<Map<String, Value>>(&state, &bound_to(&name, args));
+                .open_json_with::<Map<String, Value>>(&state, &binding);
             match opened {
                 Ok(earlier) => answers = earlier,
                 Err(e) => {
@@ -142,11 +152,25 @@ pub(super) async fn call_tool(
                 }
             }
         }
+        // An approval counts only as the answer to a round that asked for it, for this
+        // tool, these args and this caller (the sealed state says so), or as sealed in an
+        // earlier round: any other is asked for again, and a sealed one is not replaced.
+        let asked = answers.remove(APPROVAL_ASKED).is_some();
+        let sealed = answers.get(APPROVAL_KEY).cloned();
         if let Some(raw) = message.raw(&message.params.input_responses) {
             match input_responses(raw) {
                 Ok(responses) => answers.extend(responses),
                 Err(error) => return fail(error, true),
             }
+        }
+        match sealed {
+            Some(approval) => {
+                answers.insert(APPROVAL_KEY.to_owned(), approval);
+            }
+            None if !asked => {
+                answers.remove(APPROVAL_KEY);
+            }
+            None => {}
         }
         Mode::Rounds {
             answers,
@@ -228,7 +252,7 @@ pub(super) async fn call_tool(
         Some(span) => run(call, &channel).instrument(span).await,
     };
     channel.finish();
-    answer(server, id, &name, args, outcome, &channel, output, current)
+    answer(server, id, &binding, outcome, &channel, output, current)
 }
 
 /// A `tools/call` answered with `result`, the tool's value as text or its error.
@@ -272,8 +296,7 @@ async fn run(
 fn answer(
     server: &Server,
     id: &str,
-    name: &str,
-    args: &str,
+    binding: &[u8],
     outcome: Outcome,
     channel: &CallChannel,
     output: Option<OutputSchema>,
@@ -286,11 +309,14 @@ fn answer(
         }
         Outcome::Done(result) => tool_result(id, &result, output, current),
         Outcome::Input(round) => {
-            let answers = channel.answers();
+            let mut answers = channel.answers();
+            if round.contains_key(APPROVAL_KEY) {
+                answers.insert(APPROVAL_ASKED.to_owned(), Value::Bool(true));
+            }
             let state = server.call_settings().codec.seal_json_with(
                 &answers,
                 &SealOptions::new()
-                    .associated_data(&bound_to(name, args))
+                    .associated_data(binding)
                     .ttl(server.call_settings().state_ttl),
             );
             let requests: Map<String, Value> = round
@@ -327,6 +353,7 @@ async fn as_task(
     span: Option<tracing::Span>,
 ) -> Reply {
     let session = server.session().clone();
+    let binding = bound_to(name, args, options.caller_ref());
     let (owned_name, owned_args) = (name.to_owned(), args.to_owned());
     let call = async move {
         session
@@ -347,7 +374,7 @@ async fn as_task(
     };
     if let Some(outcome) = outcome {
         channel.finish();
-        return answer(server, id, name, args, outcome, &channel, output, true);
+        return answer(server, id, &binding, outcome, &channel, output, true);
     }
     // It waits: it goes on as a task, its handler still running; what it asked for, if
     // anything, waits in the task (`input_required`) until `tasks/update` answers it.

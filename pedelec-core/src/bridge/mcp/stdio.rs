@@ -122,6 +122,14 @@ impl<R, W> Mcp<R, W> {
         self
     }
 
+    /// How long a `requestState` stays valid (10 minutes by default): a client's retry
+    /// after that is refused, and an approval given in it (`#[tool(approval)]`) with it.
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.settings.request_state_ttl = ttl;
+        self
+    }
+
     /// Whether deferred tools (`#[tool(defer)]`) leave `tools/list` for `search_tools` (the
     /// full definitions of the tools that match a query) and `call_tool` (a call of one by
     /// name, under the same policy as any call): yes by default; `false` lists every tool.

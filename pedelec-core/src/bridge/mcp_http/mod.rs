@@ -320,6 +320,14 @@ impl McpHttp {
         self
     }
 
+    /// How long a `requestState` stays valid (10 minutes by default): a client's retry
+    /// after that is refused, and an approval given in it (`#[tool(approval)]`) with it.
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.options.settings.request_state_ttl = ttl;
+        self
+    }
+
     /// Whether deferred tools (`#[tool(defer)]`) leave `tools/list` for `search_tools` (the
     /// full definitions of the tools that match a query) and `call_tool` (a call of one by
     /// name, under the same policy as any call): yes by default; `false` lists every tool.

@@ -26,6 +26,17 @@ impl ::pedelec::__private::Tool for update_counter {
     ];
     const DEFER: ::core::primitive::bool = true;
     const VERSION: ::core::primitive::u32 = 2;
+    const APPROVAL: ::core::primitive::bool = true;
+    fn needs_approval(
+        __pedelec_args: &Self::Args,
+        __pedelec_caller: ::pedelec::__private::Option<&::pedelec::__private::Caller>,
+    ) -> ::core::primitive::bool {
+        let __pedelec_decide: fn(
+            &Self::Args,
+            ::pedelec::__private::Option<&::pedelec::__private::Caller>,
+        ) -> ::core::primitive::bool = large_update;
+        __pedelec_decide(__pedelec_args, __pedelec_caller)
+    }
     const OUTPUT_SCHEMA: ::pedelec::__private::Option<
         ::pedelec::__private::OutputSchema,
     > = {
