@@ -166,8 +166,9 @@ pub fn demo_session() -> Result<pedelec::Session, pedelec::Error> {
 
 // The MCP server (`--mcp`, `--mcp-http`) also serves `count_to`: a long call that reports
 // its progress (`notifications/progress`, when the client asked for it), can be cancelled,
-// and runs as a task for clients of the tasks extension; and `reset_counter`, which asks
-// the user first (`ctx.elicit`) and has an icon.
+// and runs as a task for clients of the tasks extension; `reset_counter`, which asks the
+// user first (`ctx.elicit`) and has an icon; and `set_counter`, which runs only once the
+// user approves the call (`#[tool(approval)]`).
 
 /// The arguments of `count_to`.
 #[derive(Debug, Deserialize, ToolArgs)]
@@ -215,8 +216,23 @@ async fn reset_counter(ctx: ToolCallContext) -> Result<String, ToolError> {
     })
 }
 
-/// The session served over MCP: the demo session's tools, plus `count_to` and
-/// `reset_counter`.
+/// The arguments of `set_counter`.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct SetCounterArgs {
+    /// The counter's new value.
+    value: i64,
+}
+
+/// Set the counter to a value, once the user approves the call.
+#[tool(approval)]
+async fn set_counter(args: SetCounterArgs, ctx: ToolCallContext) -> Result<String, ToolError> {
+    let counter = ctx.state::<Counter>()?;
+    counter.add(args.value - counter.get());
+    Ok(format!("set to {}", args.value))
+}
+
+/// The session served over MCP: the demo session's tools, plus `count_to`,
+/// `reset_counter` and `set_counter`.
 ///
 /// # Errors
 /// When the skill set is invalid (it is not).
@@ -226,6 +242,7 @@ pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
     tools.push(pedelec::ToolDefinition::of::<render_page>());
     tools.push(pedelec::ToolDefinition::of::<count_to>());
     tools.push(pedelec::ToolDefinition::of::<reset_counter>());
+    tools.push(pedelec::ToolDefinition::of::<set_counter>());
     pedelec::Session::builder(skills)
         .state(Counter::default())
         .create()

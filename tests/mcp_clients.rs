@@ -791,8 +791,8 @@ fn check_features(report: &Value, tasks: bool) {
 
     // The question, as the client was asked it: the message and the form's schema.
     let asked = report["asked"].as_array().expect("asked");
-    assert_eq!(asked.len(), 3, "{report}");
-    for question in asked {
+    assert_eq!(asked.len(), 6, "{report}");
+    for question in &asked[..3] {
         assert_eq!(question["message"], "Reset the counter to 0?", "{question}");
         let schema = &question["requestedSchema"];
         assert_eq!(schema["type"], "object", "{question}");
@@ -823,6 +823,30 @@ fn check_features(report: &Value, tasks: bool) {
     );
     assert_eq!(
         report["after_reset"]["structuredContent"]["counter"], 0,
+        "{report}"
+    );
+    // `set_counter` waits for approval: the person is shown the tool and its args, and
+    // the handler runs exactly for the approval (the counter is 7, not 8 or 9).
+    for (question, value) in asked[3..].iter().zip(7..) {
+        let message = question["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("`set_counter`") && message.contains(&format!("\"value\": {value}")),
+            "{question}"
+        );
+        assert_eq!(
+            question["requestedSchema"]["properties"]["approve"]["type"], "boolean",
+            "{question}"
+        );
+    }
+    let approved = report["approved"].as_array().expect("approved");
+    assert_eq!(approved[0]["isError"], false, "{report}");
+    assert_eq!(approved[0]["content"][0]["text"], "set to 7", "{report}");
+    for denied in &approved[1..] {
+        let error = error_of(denied, "a call not approved");
+        assert_eq!(error["code"], "TOOL_APPROVAL_DENIED", "{denied}");
+    }
+    assert_eq!(
+        report["after_set"]["structuredContent"]["counter"], 7,
         "{report}"
     );
 

@@ -87,7 +87,7 @@ async function overHttp(url, headers, statuses) {
 // Icons in `tools/list`, and `reset_counter` asking the user (`elicitation/create`, the SDK
 // being on 2025-11-25) answered accept, decline, cancel.
 async function features(transport) {
-  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"]];
+  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"], ["accept", { approve: true }], ["decline"], ["cancel"]];
   const asked = [];
   const client = new Client({ name: "pedelec-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {

@@ -163,9 +163,17 @@ class Tasks(ClientExtension):
 
 
 async def features(target):
-    """Icons in `tools/list`, `reset_counter` answered accept / decline / cancel, and
+    """Icons in `tools/list`, `reset_counter` and `set_counter`'s approval answered accept /
+    decline / cancel, and
     `count_to` as a task: completed, then cancelled."""
-    plan = [("accept", {"confirm": True}), ("decline", None), ("cancel", None)]
+    plan = [
+        ("accept", {"confirm": True}),
+        ("decline", None),
+        ("cancel", None),
+        ("accept", {"approve": True}),
+        ("decline", None),
+        ("cancel", None),
+    ]
     asked = []
 
     async def elicit(context, params):
@@ -208,6 +216,8 @@ async def features_with(target, mode, elicit, tasks, report):
         report["before_reset"] = await call("update_counter", {"delta": 5})
         report["elicited"] = [await call("reset_counter", {}) for _ in range(3)]
         report["after_reset"] = await call("get_current_page", {})
+        report["approved"] = [await call("set_counter", {"value": 7 + i}) for i in range(3)]
+        report["after_set"] = await call("get_current_page", {})
         report["task"] = await call("count_to", {"n": 60})
         tasks.cancel_next = True
         report["task_cancelled"] = await call("count_to", {"n": 100000})

@@ -82,7 +82,7 @@ async function features(where, target, rest) {
   const transport = where === "stdio"
     ? new StdioClientTransport({ command: target, args: rest, env: process.env })
     : new StreamableHTTPClientTransport(new URL(target), { requestInit: { headers: auth } });
-  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"]];
+  const plan = [["accept", { confirm: true }], ["decline"], ["cancel"], ["accept", { approve: true }], ["decline"], ["cancel"]];
   const asked = [];
   const client = new Client(clientInfo, { capabilities, versionNegotiation: { mode: { pin: PROTOCOL } } });
   client.setRequestHandler("elicitation/create", async (request) => {

@@ -1,7 +1,8 @@
 // The part of the `features` scenario both TypeScript SDKs (v1 in client.mjs, v2 in
 // client_v2.mjs) run the same way, with a connected `client`: icons in `tools/list`, and
-// `reset_counter` asking the user three times (the answers come from the client's
-// `elicitation/create` handler), between calls that show the counter's value.
+// `reset_counter` asking the user three times, then `set_counter` waiting three times for
+// the user's approval (the answers come from the client's `elicitation/create` handler:
+// accept, decline, cancel), between calls that show the counter's value.
 
 export const failure = (e) => `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 
@@ -23,4 +24,7 @@ export async function elicitationAndIcons(client, report) {
   report.elicited = [];
   for (let i = 0; i < 3; i++) report.elicited.push(await call("reset_counter", {}));
   report.after_reset = await call("get_current_page", {});
+  report.approved = [];
+  for (let i = 0; i < 3; i++) report.approved.push(await call("set_counter", { value: 7 + i }));
+  report.after_set = await call("get_current_page", {});
 }
