@@ -34,7 +34,7 @@
 
 pub use pedelec_core::{
     bridge, call, context, contract, error, export, manifest, output, schema, search, session,
-    skills, tool,
+    skills, store, tool,
 };
 
 pub use pedelec_core::{

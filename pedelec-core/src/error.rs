@@ -41,11 +41,13 @@ pub enum ErrorCode {
     ToolApprovalRequired,
     /// The approval was refused; the handler did not run.
     ToolApprovalDenied,
+    /// An idempotency key was used again with other args (`#[tool(exactly_once)]`).
+    ToolIdempotencyConflict,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidInput,
         ErrorCode::ToolArgsInvalid,
         ErrorCode::ToolHandlerNotFound,
@@ -59,6 +61,7 @@ impl ErrorCode {
         ErrorCode::IoFailed,
         ErrorCode::ToolApprovalRequired,
         ErrorCode::ToolApprovalDenied,
+        ErrorCode::ToolIdempotencyConflict,
     ];
 
     /// The code on the wire (`"TOOL_TIMEOUT"`, …).
@@ -78,6 +81,7 @@ impl ErrorCode {
             ErrorCode::IoFailed => "IO_FAILED",
             ErrorCode::ToolApprovalRequired => "TOOL_APPROVAL_REQUIRED",
             ErrorCode::ToolApprovalDenied => "TOOL_APPROVAL_DENIED",
+            ErrorCode::ToolIdempotencyConflict => "TOOL_IDEMPOTENCY_CONFLICT",
         }
     }
 }

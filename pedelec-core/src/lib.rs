@@ -36,6 +36,8 @@ pub mod call;
 
 pub mod tool;
 
+pub mod store;
+
 pub mod manifest;
 
 pub mod search;

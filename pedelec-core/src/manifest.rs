@@ -44,20 +44,26 @@ impl SerializableToolManifest {
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> String {
-        use sha2::Digest as _;
-        use std::fmt::Write as _;
         // Through a `Value` first: a number that is not finite becomes `null`, as in the
         // manifest's own JSON, so canonicalizing cannot fail.
         let value = serde_json::to_value(self).expect("a manifest entry is a JSON object");
-        let canonical = serde_json_canonicalizer::to_vec(&value)
-            .expect("a JSON value holds only finite numbers and string keys");
-        let digest = sha2::Sha256::digest(&canonical);
-        let mut hex = String::with_capacity(64);
-        for byte in digest {
-            let _ = write!(hex, "{byte:02x}");
-        }
-        hex
+        json_digest(&value)
     }
+}
+
+/// The SHA-256 (64 lowercase hex digits) of a JSON value's RFC 8785 canonical form: a
+/// tool's fingerprint, and how an exactly-once call's args are compared.
+pub(crate) fn json_digest(value: &serde_json::Value) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let canonical = serde_json_canonicalizer::to_vec(value)
+        .expect("a JSON value holds only finite numbers and string keys");
+    let digest = sha2::Sha256::digest(&canonical);
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 /// The normalized skills payload sent through the bridge: `{guidance, tools}`.

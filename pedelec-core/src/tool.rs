@@ -76,6 +76,10 @@ pub trait Tool: Send + Sync + 'static {
     /// or `#[tool(approval = path)]` for some calls: see [`needs_approval`](Self::needs_approval)).
     /// Approval runs after validation, just before the handler (DESIGN §14).
     const APPROVAL: bool = false;
+    /// Whether a call made with an idempotency key runs at most once (`#[tool(exactly_once)]`;
+    /// DESIGN §13): a retry with the same key gets the first call's answer, across every
+    /// replica sharing the session's store. Not the MCP `idempotent` hint.
+    const EXACTLY_ONCE: bool = false;
     /// The argument struct (its schema is the tool's argsSchema).
     type Args: ToolArgsRoot + DeserializeOwned + Send + 'static;
     /// What a successful call returns.
@@ -277,6 +281,7 @@ pub struct ToolDefinition {
     defer: bool,
     version: u32,
     approval: Option<ApprovalCheck>,
+    exactly_once: bool,
 }
 
 /// Which calls of a tool need approval: every call, or those a compile-time tool's
@@ -351,6 +356,7 @@ impl ToolDefinition {
             defer: false,
             version: 1,
             approval: None,
+            exactly_once: false,
         }
     }
 
@@ -381,6 +387,7 @@ impl ToolDefinition {
             ToolHandler::of_tool::<T>(),
         )
         .with_approval_check(T::APPROVAL.then_some(ApprovalCheck::When(approval_of::<T>)))
+        .with_exactly_once(T::EXACTLY_ONCE)
     }
 
     fn of_parts(parts: &ToolParts, args_schema: ToolArgsSchema, handler: ToolHandler) -> Self {
@@ -401,7 +408,22 @@ impl ToolDefinition {
             defer: parts.defer,
             version: parts.version,
             approval: None,
+            exactly_once: false,
         }
+    }
+
+    /// Sets whether a call made with an idempotency key runs at most once
+    /// (`#[tool(exactly_once)]`): a retry with the same key gets the first call's answer.
+    #[must_use]
+    pub const fn with_exactly_once(mut self, exactly_once: bool) -> Self {
+        self.exactly_once = exactly_once;
+        self
+    }
+
+    /// Whether calls with an idempotency key run at most once.
+    #[must_use]
+    pub const fn exactly_once(&self) -> bool {
+        self.exactly_once
     }
 
     const fn with_approval_check(mut self, approval: Option<ApprovalCheck>) -> Self {
@@ -776,6 +798,7 @@ impl fmt::Debug for ToolDefinition {
             .field("defer", &self.defer)
             .field("version", &self.version)
             .field("approval", &self.approval.is_some())
+            .field("exactly_once", &self.exactly_once)
             .finish()
     }
 }

@@ -88,6 +88,28 @@ impl Tree {
     }
 }
 
+/// Installs Redis (idempotent) and writes `target/debs/redis-server`, a script that starts
+/// it with its libraries (the store tests run it: `redis-server --port N …`).
+pub fn install_redis(root: &Path) -> Result<PathBuf, String> {
+    let tree = install(root, REDIS)?;
+    let script = debs_dir(root).join("redis-server");
+    let text = format!(
+        "#!/bin/sh\n# Written by `cargo xtask redis`: Debian's {} from {}.\nLD_LIBRARY_PATH={} exec {} \"$@\"\n",
+        REDIS.0,
+        tree.root.display(),
+        tree.library_path(),
+        tree.bin("usr/bin/redis-server").display()
+    );
+    std::fs::write(&script, text).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("cannot make {} executable: {e}", script.display()))?;
+    }
+    Ok(script)
+}
+
 /// `<target dir>/debs`.
 pub fn debs_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

@@ -22,6 +22,7 @@ pub const LAYERS: &[&str] = &[
     "context",
     "call",
     "tool",
+    "store",
     "search",
     "skills",
     "contract",

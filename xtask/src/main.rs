@@ -71,6 +71,8 @@ tasks:
                    MCP over HTTP under load: pedelec's McpHttp, rmcp's own server and
                    a bare axum floor (counter), or the TM Dev Lab v2 tools against Redis
                    (tmdevlab); interleaved rounds, medians, ratios; --profile: perf
+  redis            Redis 7 (Debian's, pinned) under target/debs/, and the script the
+                   store tests start it with (target/debs/redis-server)
   replicas [--calls N] [--failover N]
                    three McpHttp counters behind nginx (Debian's, under target/debs/):
                    calls spread over all three; then one replica killed mid-run: every
@@ -102,6 +104,9 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&root, &rest),
         Some("load") => load::run(&root, &rest),
         Some("replicas") => replicas::run(&root, &rest),
+        Some("redis") => debs::install_redis(&root).map(|script| {
+            println!("redis: {}", script.display());
+        }),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

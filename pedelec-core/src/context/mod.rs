@@ -22,7 +22,9 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-pub(crate) use approval::{APPROVAL_KEY, ApproverFn};
+#[cfg(feature = "mcp")]
+pub(crate) use approval::APPROVAL_KEY;
+pub(crate) use approval::ApproverFn;
 pub use approval::{Approval, ApprovalFuture, ApprovalRequest, Approver};
 pub use caller::Caller;
 use cancel::CancelFlag;
@@ -110,6 +112,8 @@ struct ContextInner {
     caller: Option<Arc<Caller>>,
     /// The call's own approver (`CallOptions::approver`).
     approver: Option<ApproverFn>,
+    /// The call's idempotency key (`CallOptions::idempotency_key`).
+    idempotency_key: Option<Arc<str>>,
 }
 
 /// A call's channel to its client.
@@ -130,6 +134,7 @@ pub(crate) struct CallParts {
     pub(crate) client: Option<ClientFn>,
     pub(crate) caller: Option<Arc<Caller>>,
     pub(crate) approver: Option<ApproverFn>,
+    pub(crate) idempotency_key: Option<Arc<str>>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -169,6 +174,7 @@ impl ToolCallContext {
                 client: None,
                 caller: None,
                 approver: None,
+                idempotency_key: None,
             },
             tool_name.into(),
             state,
@@ -188,6 +194,7 @@ impl ToolCallContext {
             client,
             caller,
             approver,
+            idempotency_key,
         } = parts;
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -205,6 +212,7 @@ impl ToolCallContext {
                 client,
                 caller,
                 approver,
+                idempotency_key,
             }),
         }
     }
@@ -238,6 +246,7 @@ impl ToolCallContext {
         reused.client = parts.client;
         reused.caller = parts.caller;
         reused.approver = parts.approver;
+        reused.idempotency_key = parts.idempotency_key;
         self
     }
 
@@ -259,6 +268,7 @@ impl ToolCallContext {
         inner.client = None;
         inner.caller = None;
         inner.approver = None;
+        inner.idempotency_key = None;
         Some(self)
     }
 
@@ -520,6 +530,13 @@ impl ToolCallContext {
         self.inner.caller.as_deref()
     }
 
+    /// The call's idempotency key (`CallOptions::idempotency_key`, MCP's
+    /// `_meta["dev.pedelec/idempotencyKey"]`, the HTTP `Idempotency-Key` header), if any.
+    #[must_use]
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.inner.idempotency_key.as_deref()
+    }
+
     /// The session's shared state of type `T`.
     ///
     /// # Errors
@@ -663,6 +680,7 @@ mod tests {
             client: None,
             caller: None,
             approver: None,
+            idempotency_key: None,
         }
     }
 

@@ -5,16 +5,12 @@
 //! to ask (`TOOL_APPROVAL_REQUIRED`) drops the handler unpolled. Every request and decision
 //! is a [`SessionEvent`].
 
-use std::any::Any;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Weak;
-use std::task::{Context, Poll, ready};
 
+use super::behind::Behind;
 use super::dispatch::{Shared, ToolEntry};
 use super::events::SessionEvent;
-use crate::call::encode::Encoded;
-use crate::call::handler::{Handler, HandlerFuture, Out};
+use crate::call::handler::{HandlerFuture, Out};
 use crate::context::{Approval, ApprovalRequest, ToolCallContext};
 use crate::error::{ErrorCode, ToolError};
 use crate::schema::decode::ArgsIn;
@@ -54,10 +50,7 @@ impl Shared {
             },
         )?;
         let approval = decide(self.this.clone(), ctx, request, self.approver.clone());
-        Ok(Box::pin(Approved {
-            approval: Some(Box::pin(approval)),
-            inner,
-        }))
+        Ok(Behind::wrap(approval, inner))
     }
 
     fn event(&self, event: impl FnOnce() -> SessionEvent) {
@@ -102,33 +95,5 @@ async fn decide(
             ErrorCode::ToolApprovalDenied,
             format!("the call of `{tool}` was not approved: {reason}"),
         )),
-    }
-}
-
-/// A handler behind its approval: the approval is awaited first, and the handler is
-/// polled only once it approves (dropped unpolled otherwise).
-struct Approved {
-    approval: Option<Decision>,
-    inner: HandlerFuture,
-}
-
-/// The decision on a call, awaited before its handler.
-type Decision = Pin<Box<dyn Future<Output = Result<(), ToolError>> + Send>>;
-
-impl Future for Approved {
-    type Output = Result<Encoded, ToolError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if let Some(approval) = &mut self.approval {
-            ready!(approval.as_mut().poll(cx))?;
-            self.approval = None;
-        }
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-impl Handler for Approved {
-    fn restart(self: Pin<&mut Self>, _next: &mut dyn Any) -> bool {
-        false
     }
 }

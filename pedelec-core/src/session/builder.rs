@@ -39,6 +39,7 @@ pub struct SessionBuilder<N = String> {
     pub(super) tool_layers: Vec<(String, LayerFn)>,
     pub(super) rate_limit: Option<RateLimit>,
     pub(super) approver: Option<crate::context::ApproverFn>,
+    pub(super) store: Option<Arc<dyn crate::store::Store>>,
 }
 
 impl<N> SessionBuilder<N> {
@@ -133,6 +134,17 @@ impl<N> SessionBuilder<N> {
         self
     }
 
+    /// Where what replicas must agree on lives (DESIGN §13): the rate limit's budgets (one
+    /// per caller across every replica sharing the store) and the answers of
+    /// `#[tool(exactly_once)]` calls. [`Memory`](crate::store::Memory) (one process) unless
+    /// set; [`Redis`](crate::store) (feature `redis`) to share it. A store that fails makes
+    /// the calls that need it fail at once (`IO_FAILED`), never hang.
+    #[must_use]
+    pub fn store(mut self, store: impl crate::store::Store) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
     /// Who approves calls of tools that need it (`#[tool(approval)]`; DESIGN §14), on every
     /// path: in process, in provider loops and over MCP (where, without one, the person at
     /// the client is asked). A call's own `CallOptions::approver` comes first. Without
@@ -195,6 +207,7 @@ impl<N> SessionBuilder<N> {
                 concurrency: def.max_concurrency().map(ConcurrencyLimit::new),
                 layers: None,
                 approval: def.approval_check(),
+                exactly_once: def.exactly_once(),
             });
         }
         let mut tool_layers: Vec<Vec<LayerFn>> = tools.iter().map(|_| Vec::new()).collect();
@@ -235,6 +248,10 @@ impl<N> SessionBuilder<N> {
                 shutdown: super::shutdown::new_state(),
                 rate_limit: self.rate_limit.map(RateLimiter::new),
                 approver: self.approver,
+                shares_limits: self.store.is_some(),
+                store: self
+                    .store
+                    .unwrap_or_else(|| Arc::new(crate::store::Memory::new())),
                 layers,
                 layered,
                 this: this.clone(),

@@ -54,6 +54,7 @@ pub struct CallOptions {
     client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
     approver: Option<ApproverFn>,
+    idempotency_key: Option<Arc<str>>,
 }
 
 impl CallOptions {
@@ -126,6 +127,16 @@ impl CallOptions {
         self
     }
 
+    /// The call's idempotency key: for a tool declared `#[tool(exactly_once)]`, the first
+    /// call with a key runs, a concurrent one waits for its answer, a later one gets it
+    /// (scoped by the caller's subject and the tool); the same key with other args is
+    /// `TOOL_IDEMPOTENCY_CONFLICT`.
+    #[must_use]
+    pub fn idempotency_key(mut self, key: impl Into<Arc<str>>) -> Self {
+        self.idempotency_key = Some(key.into());
+        self
+    }
+
     /// The caller, if one was given.
     pub(crate) fn caller_ref(&self) -> Option<&Caller> {
         self.caller.as_deref()
@@ -142,6 +153,7 @@ impl CallOptions {
             client: self.client,
             caller: self.caller,
             approver: self.approver,
+            idempotency_key: self.idempotency_key,
         }
     }
 }
@@ -155,6 +167,7 @@ impl fmt::Debug for CallOptions {
             .field("client_channel", &self.client.is_some())
             .field("caller", &self.caller)
             .field("approver", &self.approver.is_some())
+            .field("idempotency_key", &self.idempotency_key)
             .finish()
     }
 }
@@ -320,6 +333,7 @@ impl<N> Session<N> {
             client: options.client,
             caller: options.caller,
             approver: options.approver,
+            idempotency_key: options.idempotency_key,
         };
         let shared = self.shared.clone();
         let name: Box<str> = name.into();

@@ -18,10 +18,11 @@ use tokio::time::Instant;
 use tower_service::Service;
 
 use super::admission::{check_scopes, hold};
+use super::behind::Behind;
 use super::concurrency::{ConcurrencyLimit, Permit};
 use super::events::{EventHub, SessionEvent};
 use super::layers::{BoxFuture, ToolService, call_through};
-use super::rate::RateLimiter;
+use super::rate::{RateLimiter, admit_shared};
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
 use crate::call::args::{CompiledArgs, args_error};
@@ -61,6 +62,8 @@ pub(super) struct ToolEntry {
     pub(super) layers: Option<ToolService>,
     /// Which calls need approval (`#[tool(approval)]`).
     pub(super) approval: Option<ApprovalCheck>,
+    /// `#[tool(exactly_once)]`.
+    pub(super) exactly_once: bool,
 }
 
 impl ToolEntry {
@@ -94,6 +97,10 @@ pub(super) struct Shared {
     pub(super) rate_limit: Option<RateLimiter>,
     /// `SessionBuilder::approver`.
     pub(super) approver: Option<ApproverFn>,
+    /// Where what replicas share lives (`SessionBuilder::store`; `Memory` by default).
+    pub(super) store: Arc<dyn crate::store::Store>,
+    /// Whether the rate limit's budgets live in `store` (one was given) rather than here.
+    pub(super) shares_limits: bool,
     /// The session's layers around every call (`SessionBuilder::layer`).
     pub(super) layers: Option<ToolService>,
     /// Whether a call may need a layer: session layers, or any tool's `layer_for`.
@@ -112,6 +119,7 @@ pub(super) struct CallSetup {
     pub(super) client: Option<ClientFn>,
     pub(super) caller: Option<Arc<Caller>>,
     pub(super) approver: Option<ApproverFn>,
+    pub(super) idempotency_key: Option<Arc<str>>,
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
@@ -290,6 +298,7 @@ impl Shared {
             client,
             caller,
             approver,
+            idempotency_key,
         } = setup;
         let tool = self.tool(name);
         let unknown_name: Arc<str>;
@@ -312,6 +321,7 @@ impl Shared {
             client,
             caller,
             approver,
+            idempotency_key,
         };
         // The context and handler future of the last call, reused (see `spare`).
         let (spare, recycled, mut spare_future) = self.spare.take();
@@ -366,29 +376,57 @@ impl Shared {
         out: Out<'_>,
         permit: &mut Option<Permit>,
     ) -> Result<HandlerFuture, ToolError> {
-        self.admit(tool, &ctx)?;
-        if self.layered {
-            return self.start_layered(tool, name, args, ctx, out);
-        }
         if let Some(tool) = tool {
-            *permit = hold(&tool.name, tool.concurrency.as_ref())?;
+            if !tool.scopes.is_empty() {
+                check_scopes(&tool.name, &tool.scopes, ctx.caller())?;
+            }
+            // An idempotent retry is answered before it costs any budget (DESIGN §13).
+            if tool.exactly_once && ctx.idempotency_key().is_some() {
+                return self.start_once(tool, name, args, ctx, out);
+            }
         }
-        self.resolve(tool, name, args, ctx, out)
+        let started = self.start_admitted(tool, name, args, ctx, out, permit)?;
+        Ok(started)
     }
 
-    /// Steps 1 and 2 of the call policy, on every path: the tool's scopes, then the
-    /// session's rate limit (a refused call uses no budget).
-    #[inline]
-    fn admit(&self, tool: Option<&ToolEntry>, ctx: &ToolCallContext) -> Result<(), ToolError> {
-        if let Some(tool) = tool
-            && !tool.scopes.is_empty()
-        {
-            check_scopes(&tool.name, &tool.scopes, ctx.caller())?;
-        }
-        match &self.rate_limit {
-            Some(limiter) => limiter.admit(ctx.caller(), ctx.started()),
-            None => Ok(()),
-        }
+    /// Steps 2 on, once the scopes passed: the rate limit (a refused call uses no budget),
+    /// the tool's concurrency, then the layers or the resolved handler.
+    pub(super) fn start_admitted(
+        &self,
+        tool: Option<&ToolEntry>,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        out: Out<'_>,
+        permit: &mut Option<Permit>,
+    ) -> Result<HandlerFuture, ToolError> {
+        let shared_limit = match &self.rate_limit {
+            Some(limiter) if self.shares_limits => Some(limiter.limit),
+            Some(limiter) => {
+                limiter.admit(ctx.caller(), ctx.started())?;
+                None
+            }
+            None => None,
+        };
+        let caller = shared_limit.map(|_| ctx.caller().cloned());
+        let started = if self.layered {
+            self.start_layered(tool, name, args, ctx, out)?
+        } else {
+            if let Some(tool) = tool {
+                *permit = hold(&tool.name, tool.concurrency.as_ref())?;
+            }
+            self.resolve(tool, name, args, ctx, out)?
+        };
+        Ok(match (shared_limit, caller) {
+            (Some(limit), Some(caller)) => {
+                let store = self.store.clone();
+                Behind::wrap(
+                    async move { admit_shared(&*store, limit, caller.as_ref()).await },
+                    started,
+                )
+            }
+            _ => started,
+        })
     }
 
     /// A call through the layers: its args as a value (text is parsed first), passed to the

@@ -69,6 +69,7 @@ const TOOL_KEYS: &[&str] = &[
     "defer",
     "version",
     "approval",
+    "exactlyOnce",
 ];
 
 impl SkillsInput<String> {
@@ -82,8 +83,9 @@ impl SkillsInput<String> {
     /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
     /// valid for the argsSchema), `defer` (`true` for a tool left out of the lists a model
     /// sees until a search loads it), `version` (the contract version, an integer from 1,
-    /// the default; see `pedelec::contract`) and `approval` (`true` for a tool whose every
-    /// call waits for a person's approval). None of them is sent to Core.
+    /// the default; see `pedelec::contract`), `approval` (`true` for a tool whose every
+    /// call waits for a person's approval) and `exactlyOnce` (`true` for a tool whose calls
+    /// with an idempotency key run at most once). None of them is sent to Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -284,7 +286,8 @@ fn read_tool(
         .with_examples(options.examples)
         .with_defer(options.defer)
         .with_version(options.version)
-        .with_approval(options.approval);
+        .with_approval(options.approval)
+        .with_exactly_once(options.exactly_once);
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -308,6 +311,7 @@ struct Options {
     defer: bool,
     version: u32,
     approval: bool,
+    exactly_once: bool,
 }
 
 impl Default for Options {
@@ -321,6 +325,7 @@ impl Default for Options {
             defer: false,
             version: 1,
             approval: false,
+            exactly_once: false,
         }
     }
 }
@@ -447,6 +452,18 @@ fn read_options(
             format!(
                 "`approval` must be `true` (every call waits for a person's approval) or \
                  `false`, not {}",
+                describe(other)
+            ),
+        ),
+    }
+    match obj.get("exactlyOnce") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(once)) => options.exactly_once = *once,
+        Some(other) => problem(
+            "exactlyOnce",
+            format!(
+                "`exactlyOnce` must be `true` (a call with an idempotency key runs at most \
+                 once) or `false`, not {}",
                 describe(other)
             ),
         ),

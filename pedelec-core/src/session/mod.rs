@@ -25,6 +25,7 @@
 
 mod admission;
 mod approval;
+mod behind;
 mod builder;
 mod calls;
 mod concurrency;
@@ -32,6 +33,7 @@ mod dispatch;
 mod events;
 mod input;
 mod layers;
+mod once;
 mod rate;
 mod shutdown;
 mod spare;
@@ -191,6 +193,7 @@ impl<N> Session<N> {
             tool_layers: Vec::new(),
             rate_limit: None,
             approver: None,
+            store: None,
         }
     }
 

@@ -49,6 +49,35 @@ impl RateLimit {
     }
 }
 
+/// Step 2 through a shared store (`SessionBuilder::store`): one budget per caller across
+/// every replica that shares it.
+pub(super) async fn admit_shared(
+    store: &dyn crate::store::Store,
+    limit: RateLimit,
+    caller: Option<&Caller>,
+) -> Result<(), ToolError> {
+    let subject = caller.map_or("", Caller::subject);
+    match store
+        .take(&format!("caller:{subject}"), limit.calls, limit.per)
+        .await
+    {
+        Ok(None) => Ok(()),
+        Ok(Some(wait)) => Err(over_rate_limit(
+            caller,
+            u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1),
+        )),
+        Err(e) => Err(store_failed(&e)),
+    }
+}
+
+/// `IO_FAILED` for a store that did not answer (the call was not run).
+pub(super) fn store_failed(error: &crate::store::StoreError) -> ToolError {
+    ToolError::with_code(
+        ErrorCode::IoFailed,
+        format!("{error}; the call was not run"),
+    )
+}
+
 /// One caller's bucket.
 #[derive(Clone, Copy)]
 struct Bucket {
@@ -58,7 +87,8 @@ struct Bucket {
 
 /// The buckets of a session's [`RateLimit`], by subject.
 pub(super) struct RateLimiter {
-    limit: RateLimit,
+    /// The limit (a shared store applies it too).
+    pub(super) limit: RateLimit,
     buckets: Mutex<Buckets>,
 }
 

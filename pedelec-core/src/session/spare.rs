@@ -110,6 +110,7 @@ mod tests {
             client: None,
             caller: None,
             approver: None,
+            idempotency_key: None,
         }
     }
 

@@ -120,6 +120,7 @@ fn policy_and_mcp_keys() {
             defer,
             version = 2u32,
             approval = large_update,
+            exactly_once,
         ),
         quote! {
             /// Update the visible counter by delta.

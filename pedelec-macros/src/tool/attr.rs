@@ -40,6 +40,7 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
     ("task", Some("optional"), "optional"),
     ("defer", None, ""),
     ("approval", None, ""),
+    ("exactly_once", None, ""),
     ("version", Some("2"), "2"),
     ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
@@ -63,6 +64,10 @@ const HINTS: &[(&str, bool)] = &[
 
 /// The validated keys. A key whose value is wrong is recorded as an error and left `None`.
 #[derive(Default)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "each flag is one `#[tool]` key, read as written"
+)]
 pub struct ToolAttr {
     /// `name = "…"`, valid under the Pedelec rule.
     pub name: Option<LitStr>,
@@ -98,6 +103,8 @@ pub struct ToolAttr {
     pub version: Option<LitInt>,
     /// `approval` (every call), or `approval = path` (the calls the function picks).
     pub approval: Option<ApprovalAttr>,
+    /// `exactly_once`: a call with an idempotency key runs at most once.
+    pub exactly_once: bool,
 }
 
 /// `approval`, as written.
@@ -156,6 +163,11 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
         }
         if key == "defer" {
             attr.defer = flag_value(&entry, "defer", false, "the default", errors) == Some(true);
+            continue;
+        }
+        if key == "exactly_once" {
+            attr.exactly_once =
+                flag_value(&entry, "exactly_once", false, "the default", errors) == Some(true);
             continue;
         }
         if key == "approval" {

@@ -217,6 +217,11 @@ fn options(tool: &Tool) -> TokenStream {
             const VERSION: ::core::primitive::u32 = #version;
         });
     }
+    if tool.exactly_once {
+        out.extend(quote!(
+            const EXACTLY_ONCE: ::core::primitive::bool = true;
+        ));
+    }
     match &tool.approval {
         None => {}
         Some(super::attr::ApprovalAttr::Always) => out.extend(quote! {

@@ -40,6 +40,8 @@ pub struct Tool<'a> {
     pub version: Option<LitInt>,
     /// `approval`, when set.
     pub approval: Option<super::attr::ApprovalAttr>,
+    /// `exactly_once`.
+    pub exactly_once: bool,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -123,6 +125,7 @@ impl<'a> Tool<'a> {
             defer: attr.defer,
             version: attr.version,
             approval: attr.approval,
+            exactly_once: attr.exactly_once,
             call: signature(item, errors),
         }
     }

@@ -216,6 +216,14 @@ pub(super) async fn call_tool(
     if let Some(caller) = &x.caller {
         options = options.caller(caller.clone());
     }
+    // `_meta`'s idempotency key, else the HTTP request's `Idempotency-Key` header.
+    if let Some(key) = meta
+        .idempotency_key
+        .as_deref()
+        .or(x.idempotency_key.as_deref())
+    {
+        options = options.idempotency_key(key);
+    }
     let span = meta
         .traceparent
         .as_ref()

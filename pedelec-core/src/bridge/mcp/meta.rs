@@ -67,6 +67,8 @@ pub(crate) struct Meta {
     pub(crate) progress_token: Option<Box<RawValue>>,
     /// `traceparent`, when it is a valid W3C trace parent.
     pub(crate) traceparent: Option<TraceParent>,
+    /// `dev.pedelec/idempotencyKey`, when a string (`#[tool(exactly_once)]`).
+    pub(crate) idempotency_key: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +85,8 @@ struct RawMeta<'a> {
     traceparent: Option<&'a RawValue>,
     #[serde(borrow)]
     tracestate: Option<&'a RawValue>,
+    #[serde(rename = "dev.pedelec/idempotencyKey", borrow)]
+    idempotency_key: Option<&'a RawValue>,
 }
 
 impl Meta {
@@ -119,6 +123,9 @@ impl Meta {
             traceparent: string(read.traceparent)
                 .and_then(Result::ok)
                 .and_then(|t| TraceParent::parse(&t, tracestate)),
+            idempotency_key: string(read.idempotency_key)
+                .and_then(Result::ok)
+                .filter(|k| !k.is_empty()),
         })
     }
 

@@ -131,6 +131,9 @@ pub(crate) struct Exchange {
     /// Who makes the request's calls: the HTTP request's authenticated caller, or the
     /// stdio connection's (`Mcp::caller`); `None`: anonymous.
     pub(crate) caller: Option<Arc<Caller>>,
+    /// The HTTP request's `Idempotency-Key` header (IETF httpapi draft), for the call it
+    /// carries (`#[tool(exactly_once)]`).
+    pub(crate) idempotency_key: Option<Box<str>>,
 }
 
 /// Whether a caller may see a tool that requires `scopes` (`tools/list`): a tool without

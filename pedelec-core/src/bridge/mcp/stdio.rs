@@ -431,6 +431,7 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             link: self.link.clone(),
             cancellation: Some(cancel),
             caller: self.caller.clone(),
+            idempotency_key: None,
         };
         let server = self.server.clone();
         let inflight = self.inflight.clone();

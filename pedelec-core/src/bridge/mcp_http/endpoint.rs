@@ -128,6 +128,7 @@ impl Endpoint {
             link: link.clone(),
             cancellation: None,
             caller,
+            idempotency_key: super::gate::idempotency_key(&parts.headers),
         };
         answer(self.gate.server.clone(), message, link, exchange).await
     }

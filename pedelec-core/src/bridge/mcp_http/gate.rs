@@ -415,3 +415,11 @@ fn header_agrees(value: &serde_json::Value, header: &str) -> bool {
         _ => false,
     }
 }
+
+/// The `Idempotency-Key` header (IETF httpapi draft: a string, usually quoted), for the
+/// call the request carries (`#[tool(exactly_once)]`).
+pub(super) fn idempotency_key(headers: &HeaderMap) -> Option<Box<str>> {
+    let value = headers.get("idempotency-key")?.to_str().ok()?;
+    let key = value.trim().trim_matches('"');
+    (!key.is_empty()).then(|| Box::from(key))
+}

@@ -134,6 +134,10 @@ impl Adapter {
                 .get::<axum::http::request::Parts>()
                 .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
                 .cloned(),
+            idempotency_key: context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| super::gate::idempotency_key(&parts.headers)),
         };
         let reply = {
             let handled = self.server.handle(&message, &exchange);

@@ -1,0 +1,331 @@
+//! One service on many machines (DESIGN §13): `#[tool(exactly_once)]` calls with an
+//! idempotency key run once, across every session ("replica") sharing a store; rate budgets
+//! are one per caller across them; a store that fails makes the calls that need it fail
+//! fast. Each test runs on `store::Memory` and, with the `redis` feature, on a real Redis 7
+//! (`cargo xtask redis` installs it under `target/`; without it these print a notice and
+//! skip, or fail when `CI` is set).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use pedelec::context::Caller;
+use pedelec::session::RateLimit;
+use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture};
+use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolResult, skills, tool};
+use serde::Deserialize;
+use serde_json::json;
+
+static CHARGES: AtomicUsize = AtomicUsize::new(0);
+static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct ChargeArgs {
+    /// Cents to charge.
+    cents: u64,
+}
+
+/// Charge a card (slowly).
+#[tool(exactly_once)]
+async fn charge(args: ChargeArgs) -> String {
+    CHARGES.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    format!("charged {}", args.cents)
+}
+
+/// Say hello.
+#[tool]
+async fn hello() -> &'static str {
+    "hello"
+}
+
+skills![guidance = "Payments.", tools = [charge, hello]];
+
+fn replica(store: Arc<dyn Store>) -> Session<ToolName> {
+    Session::builder(ToolName::skills())
+        .store(store)
+        .create()
+        .unwrap()
+}
+
+fn keyed(key: &str) -> CallOptions {
+    CallOptions::new()
+        .caller(Caller::new("alice"))
+        .idempotency_key(key)
+}
+
+fn code(result: &ToolResult) -> Option<ErrorCode> {
+    match result {
+        ToolResult::Ok(_) => None,
+        ToolResult::Err(e) => Some(e.code()),
+    }
+}
+
+/// The stores each test runs on: in memory, and a real Redis when there is one.
+async fn stores() -> Vec<(&'static str, Arc<dyn Store>)> {
+    let mut stores: Vec<(&'static str, Arc<dyn Store>)> = vec![("memory", Arc::new(Memory::new()))];
+    if let Some(redis) = redis::store().await {
+        stores.push(("redis", redis));
+    }
+    stores
+}
+
+#[tokio::test]
+async fn a_key_runs_once_and_its_retries_get_the_answer_on_every_replica() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let (a, b) = (replica(store.clone()), replica(store.clone()));
+        let key = format!("k-{name}-{}", std::process::id());
+        let before = CHARGES.load(Ordering::SeqCst);
+        // Two replicas at once: one runs, the other waits for its answer.
+        let (first, second) = tokio::join!(
+            a.call_with("charge", json!({"cents": 500}), keyed(&key)),
+            b.call_with("charge", json!({"cents": 500}), keyed(&key)),
+        );
+        assert_eq!(first, ToolResult::Ok(json!("charged 500")), "{name}");
+        assert_eq!(second, first, "{name}");
+        // Later, on either: the kept answer, nothing runs.
+        let later = b
+            .call_with("charge", json!({"cents": 500}), keyed(&key))
+            .await;
+        assert_eq!(later, first, "{name}");
+        assert_eq!(CHARGES.load(Ordering::SeqCst), before + 1, "{name}");
+        // The same key with other args: a conflict.
+        let other = a
+            .call_with("charge", json!({"cents": 900}), keyed(&key))
+            .await;
+        assert_eq!(
+            code(&other),
+            Some(ErrorCode::ToolIdempotencyConflict),
+            "{name}"
+        );
+        // Another caller's key of the same name is another key; no key, no deduplication.
+        let bob = a
+            .call_with(
+                "charge",
+                json!({"cents": 500}),
+                CallOptions::new()
+                    .caller(Caller::new("bob"))
+                    .idempotency_key(key.as_str()),
+            )
+            .await;
+        assert!(bob.is_ok(), "{name}: {bob:?}");
+        let _ = a.call("charge", json!({"cents": 500})).await;
+        assert_eq!(CHARGES.load(Ordering::SeqCst), before + 3, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn rate_budgets_are_shared_and_a_kept_answer_costs_none() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let limited = |store: Arc<dyn Store>| {
+            Session::builder(ToolName::skills())
+                .store(store)
+                .rate_limit(RateLimit::per_caller(2, Duration::from_hours(1)))
+                .create()
+                .unwrap()
+        };
+        let (a, b) = (limited(store.clone()), limited(store.clone()));
+        let caller = Caller::new(format!("carol-{name}-{}", std::process::id()));
+        let as_carol = || CallOptions::new().caller(caller.clone());
+        let key = format!("rate-{name}-{}", std::process::id());
+        // One call on each replica: the shared budget of two is spent.
+        let keyed_call = a
+            .call_with(
+                "charge",
+                json!({"cents": 1}),
+                as_carol().idempotency_key(key.as_str()),
+            )
+            .await;
+        assert!(keyed_call.is_ok(), "{name}: {keyed_call:?}");
+        assert!(b.call_with("hello", json!({}), as_carol()).await.is_ok());
+        let refused = a.call_with("hello", json!({}), as_carol()).await;
+        assert_eq!(code(&refused), Some(ErrorCode::ToolRateLimited), "{name}");
+        let ToolResult::Err(e) = &refused else {
+            unreachable!()
+        };
+        assert!(
+            e.details()
+                .is_some_and(|d| d["retryAfterMs"].as_u64() > Some(0))
+        );
+        // The keyed call again: its kept answer, with no budget left.
+        let again = b
+            .call_with(
+                "charge",
+                json!({"cents": 1}),
+                as_carol().idempotency_key(key.as_str()),
+            )
+            .await;
+        assert_eq!(again, keyed_call, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_call_whose_replica_stopped_is_never_run_again() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let key = format!("lost-{name}-{}", std::process::id());
+        // A replica claimed the key and stopped before answering (its lease is short here).
+        let args = json!({"cents": 7});
+        let fingerprint = {
+            use sha2::Digest;
+            let canonical = serde_json_canonicalizer::to_string(&args).unwrap();
+            sha2::Sha256::digest(canonical.as_bytes())
+                .iter()
+                .fold(String::new(), |mut hex, b| {
+                    use std::fmt::Write as _;
+                    let _ = write!(hex, "{b:02x}");
+                    hex
+                })
+        };
+        let claimed = store
+            .claim(
+                &format!("charge:alice:{key}"),
+                &fingerprint,
+                Duration::from_millis(100),
+            )
+            .await
+            .unwrap();
+        assert_eq!(claimed, Claim::First, "{name}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = CHARGES.load(Ordering::SeqCst);
+        let retry = replica(store.clone())
+            .call_with("charge", args, keyed(&key))
+            .await;
+        let ToolResult::Err(e) = &retry else {
+            panic!("{name}: {retry:?}")
+        };
+        assert!(e.message().contains("outcome"), "{name}: {}", e.message());
+        assert_eq!(CHARGES.load(Ordering::SeqCst), before, "{name}");
+    }
+}
+
+/// A store that is down: every operation fails.
+struct Down;
+
+impl Store for Down {
+    fn take(&self, _: &str, _: u32, _: Duration) -> StoreFuture<'_, Option<Duration>> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn claim(&self, _: &str, _: &str, _: Duration) -> StoreFuture<'_, Claim> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn finish(&self, _: &str, _: &str, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+    fn release(&self, _: &str) -> StoreFuture<'_, ()> {
+        Box::pin(async { Err(StoreError::new("connection refused")) })
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_is_down_fails_the_calls_that_need_it_and_no_other() {
+    let _lock = LOCK.lock().await;
+    let session = Session::builder(ToolName::skills())
+        .store(Down)
+        .rate_limit(RateLimit::per_caller(5, Duration::from_mins(1)))
+        .create()
+        .unwrap();
+    let before = CHARGES.load(Ordering::SeqCst);
+    let started = Instant::now();
+    let keyed_call = session
+        .call_with("charge", json!({"cents": 1}), keyed("k"))
+        .await;
+    assert_eq!(
+        code(&keyed_call),
+        Some(ErrorCode::IoFailed),
+        "{keyed_call:?}"
+    );
+    let limited = session.call("hello", json!({})).await;
+    assert_eq!(code(&limited), Some(ErrorCode::IoFailed), "{limited:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(CHARGES.load(Ordering::SeqCst), before);
+    // Without a rate limit, a call without a key needs no store.
+    let plain = replica(Arc::new(Down)).call("hello", json!({})).await;
+    assert_eq!(plain, ToolResult::Ok(json!("hello")));
+}
+
+/// A real Redis, started for these tests from what `cargo xtask redis` installed.
+mod redis {
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, OnceLock};
+    use std::time::Duration;
+
+    use pedelec::store::Store;
+
+    struct Server {
+        child: Child,
+        url: String,
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+        }
+    }
+
+    fn script() -> std::path::PathBuf {
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+            std::path::PathBuf::from,
+        );
+        target.join("debs/redis-server")
+    }
+
+    /// The server, started once for the whole test binary (`None` without Redis).
+    fn server() -> Option<&'static str> {
+        static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+        SERVER
+            .get_or_init(|| {
+                let script = script();
+                if !script.exists() {
+                    let notice = format!(
+                        "Redis is not installed ({} is missing): run `cargo xtask redis`",
+                        script.display()
+                    );
+                    assert!(std::env::var_os("CI").is_none(), "{notice}");
+                    eprintln!("note: {notice}; the Redis half of these tests is skipped");
+                    return None;
+                }
+                let port = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .map(|a| a.port())
+                    .expect("a free port");
+                let child = Command::new(&script)
+                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                    .args(["--save", "", "--appendonly", "no"])
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("redis-server starts");
+                for _ in 0..200 {
+                    if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                Some(Server {
+                    child,
+                    url: format!("redis://127.0.0.1:{port}"),
+                })
+            })
+            .as_ref()
+            .map(|s| s.url.as_str())
+    }
+
+    #[cfg(feature = "redis")]
+    pub async fn store() -> Option<Arc<dyn Store>> {
+        let url = server()?;
+        let store = pedelec::store::Redis::connect(url)
+            .await
+            .expect("the test's Redis answers")
+            .prefix(format!("test-{}:", std::process::id()));
+        Some(Arc::new(store))
+    }
+
+    #[cfg(not(feature = "redis"))]
+    pub async fn store() -> Option<Arc<dyn Store>> {
+        let _ = server;
+        None
+    }
+}
