@@ -68,6 +68,7 @@ const TOOL_KEYS: &[&str] = &[
     "examples",
     "defer",
     "version",
+    "callers",
 ];
 
 impl SkillsInput<String> {
@@ -80,8 +81,10 @@ impl SkillsInput<String> {
     /// `https:` URL or a `data:` URI of an image), `taskSupport` (`"forbidden"`,
     /// `"optional"` or `"required"`), `examples` (an array of argument objects, each
     /// valid for the argsSchema), `defer` (`true` for a tool left out of the lists a model
-    /// sees until a search loads it) and `version` (the contract version, an integer from 1,
-    /// the default; see `pedelec::contract`). None of them is sent to Core.
+    /// sees until a search loads it), `version` (the contract version, an integer from 1,
+    /// the default; see `pedelec::contract`) and `callers` (`["direct"]`, `["program"]` or
+    /// both: who may call the tool, exported as `allowed_callers`). None of them is sent to
+    /// Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -282,6 +285,9 @@ fn read_tool(
         .with_examples(options.examples)
         .with_defer(options.defer)
         .with_version(options.version);
+    if let Some(callers) = options.callers {
+        def = def.with_callers(callers);
+    }
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -304,6 +310,7 @@ struct Options {
     examples: Vec<Str>,
     defer: bool,
     version: u32,
+    callers: Option<crate::tool::Callers>,
 }
 
 impl Default for Options {
@@ -316,6 +323,7 @@ impl Default for Options {
             examples: Vec::new(),
             defer: false,
             version: 1,
+            callers: None,
         }
     }
 }
@@ -459,6 +467,28 @@ fn read_options(
             ),
         ),
     }
+    match obj.get("callers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(names)) => {
+            let strings: Option<Vec<&str>> = names.iter().map(Value::as_str).collect();
+            let read = match strings {
+                Some(strings) => crate::tool::Callers::from_names(strings),
+                None => Err("`callers` lists strings, like `[\"direct\", \"program\"]`".to_owned()),
+            };
+            match read {
+                Ok(callers) => options.callers = Some(callers),
+                Err(message) => problem("callers", message),
+            }
+        }
+        Some(other) => problem(
+            "callers",
+            format!(
+                "`callers` must be an array of `\"direct\"` and `\"program\"`, like \
+                 `[\"direct\", \"program\"]`, not {}",
+                describe(other)
+            ),
+        ),
+    }
     options
 }
 
@@ -589,6 +619,40 @@ mod tests {
             text.contains("tools[0].name: `search_tools` is reserved")
                 && text.contains("tools[1].name: `run_code` is reserved"),
             "{text}"
+        );
+    }
+
+    /// `callers` is read into the definition (not Core's manifest); bad lists are problems.
+    #[test]
+    fn callers_are_read_into_the_definition() {
+        use crate::tool::Callers;
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
+            tool(json!({"callers": ["program"]})),
+            tool(json!({"name": "ping", "callers": ["direct", "program"]})),
+            tool(json!({"name": "pong"})),
+        ]}))
+        .unwrap();
+        assert_eq!(skills.tools()[0].declared_callers(), Some(Callers::PROGRAM));
+        assert_eq!(skills.tools()[1].declared_callers(), Some(Callers::BOTH));
+        assert_eq!(skills.tools()[2].declared_callers(), None);
+        assert_eq!(skills.tools()[2].callers(), Callers::BOTH);
+        let manifest = serde_json::to_value(skills.manifest()).unwrap();
+        assert!(manifest["tools"][0].get("callers").is_none());
+        assert_eq!(
+            problems(vec![
+                tool(json!({"callers": ["programmatic"]})),
+                tool(json!({"name": "b", "callers": []})),
+                tool(json!({"name": "c", "callers": ["direct", "direct"]})),
+                tool(json!({"name": "d", "callers": "direct"})),
+            ]),
+            [
+                "tools[0].callers: unknown caller \"programmatic\"; expected \"direct\" (the \
+                 model) or \"program\" (a program the model wrote)",
+                "tools[1].callers: no caller: list `direct`, `program` or both",
+                "tools[2].callers: duplicate caller \"direct\": list each caller once",
+                "tools[3].callers: `callers` must be an array of `\"direct\"` and `\"program\"`, \
+                 like `[\"direct\", \"program\"]`, not a string",
+            ]
         );
     }
 
