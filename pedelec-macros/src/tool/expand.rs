@@ -217,6 +217,17 @@ fn options(tool: &Tool) -> TokenStream {
             const VERSION: ::core::primitive::u32 = #version;
         });
     }
+    if let Some(callers) = tool.callers {
+        let callers = match callers {
+            (true, true) => quote!(BOTH),
+            (true, false) => quote!(DIRECT),
+            _ => quote!(PROGRAM),
+        };
+        out.extend(quote! {
+            const CALLERS: #Private::Option<#Private::Callers> =
+                #Private::Some(#Private::Callers::#callers);
+        });
+    }
     out
 }
 

@@ -38,6 +38,8 @@ pub struct Tool<'a> {
     pub defer: bool,
     /// `version`, when set.
     pub version: Option<LitInt>,
+    /// `callers`, when set: `(direct, program)`.
+    pub callers: Option<(bool, bool)>,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -120,6 +122,7 @@ impl<'a> Tool<'a> {
             examples: attr.examples,
             defer: attr.defer,
             version: attr.version,
+            callers: attr.callers,
             call: signature(item, errors),
         }
     }
