@@ -620,10 +620,16 @@ fn callers(value: &TokenStream, errors: &mut Errors) -> Option<(bool, bool)> {
     let group = match (tokens.next(), tokens.next()) {
         (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => g,
         _ => {
-            let message = match syn::parse2::<Ident>(value.clone()) {
-                Ok(word) if names.contains(&word.unraw().to_string().as_str()) => format!(
-                    "`callers` is a list: write `callers = [{}]`",
-                    word.unraw()
+            let message = match (
+                syn::parse2::<Ident>(value.clone()),
+                syn::parse2::<Lit>(value.clone()),
+            ) {
+                (Ok(word), _) if names.contains(&word.unraw().to_string().as_str()) => {
+                    format!("`callers` is a list: write `callers = [{}]`", word.unraw())
+                }
+                (_, Ok(Lit::Str(s))) if names.contains(&s.value().as_str()) => format!(
+                    "`callers` is a list of bare words: write `callers = [{}]`",
+                    s.value()
                 ),
                 _ => format!("`callers` must be a list of callers in brackets, {HELP}"),
             };
@@ -641,7 +647,9 @@ fn callers(value: &TokenStream, errors: &mut Errors) -> Option<(bool, bool)> {
     if items.is_empty() {
         errors.at(
             &group,
-            format!("`callers` is empty: a tool nobody may call is never called; list who may, {HELP}"),
+            format!(
+                "`callers` is empty: a tool nobody may call is never called; list who may, {HELP}"
+            ),
         );
         return None;
     }
