@@ -1712,7 +1712,11 @@ fn cache_control_marks_the_last_declared_tool() {
     );
     let skills = SkillsInput::new("g", vec![now, deferred]);
     let options = ExportOptions::default().cache_control(CacheControl::EphemeralOneHour);
-    let tools = skills.export(Target::Anthropic, options).unwrap().tools().clone();
+    let tools = skills
+        .export(Target::Anthropic, options)
+        .unwrap()
+        .tools()
+        .clone();
     let marked: Vec<_> = tools
         .as_array()
         .unwrap()
@@ -1739,7 +1743,12 @@ fn cache_control_marks_the_last_declared_tool() {
         [None, None, Some(json!({"type": "ephemeral", "ttl": "1h"}))]
     );
     // Other targets have no such field.
-    for target in [Target::OpenAiChat, Target::OpenAiResponses, Target::Gemini, Target::Mcp] {
+    for target in [
+        Target::OpenAiChat,
+        Target::OpenAiResponses,
+        Target::Gemini,
+        Target::Mcp,
+    ] {
         let text = skills.export(target, options).unwrap().tools().to_string();
         assert!(!text.contains("cache_control"), "{target}: {text}");
     }
@@ -1753,7 +1762,9 @@ fn decode_call_reports_a_program_caller() {
     let responses = Programs::skills()
         .export(Target::OpenAiResponses, options)
         .unwrap();
-    let anthropic = Programs::skills().export(Target::Anthropic, options).unwrap();
+    let anthropic = Programs::skills()
+        .export(Target::Anthropic, options)
+        .unwrap();
     let args = json!({"invoice_id": "INV-1"});
     let program = ProviderCaller::Program {
         id: "call_program_1".into(),
@@ -1834,7 +1845,10 @@ async fn program_calls_run_like_direct_ones() {
         "input": {"invoice_id": "INV-7"},
         "caller": {"type": "code_execution_20260120", "tool_id": "srvtoolu_1"}});
     let answer = session.call_provider(&anthropic, &payload).await;
-    assert_eq!(answer["content"], "{\"ok\":true,\"value\":[\"Bike\",\"Bell\"]}");
+    assert_eq!(
+        answer["content"],
+        "{\"ok\":true,\"value\":[\"Bike\",\"Bell\"]}"
+    );
     let result = session
         .call("billing.lines", json!({"invoice_id": "INV-7"}))
         .await;
@@ -1864,6 +1878,9 @@ fn mcp_results_carry_structured_content() {
     );
     let answer = export.encode_result(&call("billing.lines"), &ToolResult::Ok(json!(["a"])));
     assert_eq!(answer["structuredContent"], json!({"result": ["a"]}));
-    let answer = export.encode_result(&call("billing.lines"), &ToolResult::Err(ToolError::new("x")));
+    let answer = export.encode_result(
+        &call("billing.lines"),
+        &ToolResult::Err(ToolError::new("x")),
+    );
     assert!(answer.get("structuredContent").is_none());
 }

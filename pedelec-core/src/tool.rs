@@ -262,6 +262,10 @@ impl fmt::Display for TaskSupport {
 /// assert_eq!(Callers::from_names(["program"]), Ok(Callers::PROGRAM));
 /// assert_eq!(Callers::PROGRAM.names().collect::<Vec<_>>(), ["program"]);
 /// ```
+#[allow(
+    clippy::doc_markdown,
+    reason = "provider names (OpenAI) are prose here, not code"
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Callers {
     direct: bool,
@@ -601,8 +605,8 @@ impl ToolDefinition {
         self.version
     }
 
-    /// Declares who may call the tool (`#[tool(callers = [...])]`): exported as OpenAI's
-    /// and Anthropic's `allowed_callers`. A tool that programs only may call is still
+    /// Declares who may call the tool (`#[tool(callers = [...])]`): exported as the
+    /// providers' `allowed_callers` (see [`Callers`]). A tool that programs only may call is still
     /// callable in process ([`Session::call`](crate::Session::call)).
     #[must_use]
     pub const fn with_callers(mut self, callers: Callers) -> Self {

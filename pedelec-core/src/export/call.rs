@@ -208,10 +208,7 @@ impl<N> Export<N> {
                 &format!("/caller/{id_key}"),
                 format!("the `{kind}` caller has no string `{id_key}`"),
             )),
-            _ => Err(self.malformed(
-                "/caller/type",
-                "`caller` has no string `type`".to_owned(),
-            )),
+            _ => Err(self.malformed("/caller/type", "`caller` has no string `type`".to_owned())),
         }
     }
 

@@ -96,7 +96,9 @@ use crate::tool::Callers;
 /// use pedelec_core::{SkillsInput, ToolArgsSchema, ToolDefinition};
 /// use serde_json::json;
 ///
-/// let schema = ToolArgsSchema::from_json(&json!({"type": "object", "properties": {}}))?;
+/// let schema = ToolArgsSchema::from_json(
+///     &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+/// )?;
 /// let skills = SkillsInput::new("Count.", vec![
 ///     ToolDefinition::new("read_counter", "Read the counter.", schema.clone()),
 ///     ToolDefinition::new("reset_counter", "Reset the counter.", schema),

@@ -651,7 +651,7 @@ mod tests {
                 "tools[1].callers: no caller: list `direct`, `program` or both",
                 "tools[2].callers: duplicate caller \"direct\": list each caller once",
                 "tools[3].callers: `callers` must be an array of `\"direct\"` and `\"program\"`, \
-                 like `[\"direct\", \"program\"]`, not a string",
+                 like `[\"direct\", \"program\"]`, not a string (\"direct\")",
             ]
         );
     }
