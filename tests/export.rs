@@ -19,7 +19,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use pedelec::context::Caller;
-use pedelec::export::{Choice, Export, ExportOptions, ProviderCall, Target};
+use pedelec::export::{
+    CacheControl, Choice, Export, ExportOptions, ProviderCall, ProviderCaller, Search, Target,
+};
 use pedelec::manifest::SerializableSkillsManifest;
 use pedelec::{
     CallOptions, SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult,
@@ -212,11 +214,7 @@ fn golden<N>(set: &str, skills: &SkillsInput<N>) {
             }
             let export = skills.export(target, options(strict)).unwrap();
             let mut without_examples = export.tools().clone();
-            for declaration in without_examples.as_array_mut().unwrap() {
-                if let Some(d) = declaration.as_object_mut() {
-                    d.remove("input_examples");
-                }
-            }
+            strip_definition_fields(&mut without_examples);
             assert_eq!(
                 manifest.export(target, options(strict)).unwrap().tools(),
                 &without_examples
@@ -226,6 +224,33 @@ fn golden<N>(set: &str, skills: &SkillsInput<N>) {
             let suffix = if strict { "" } else { "-lax" };
             let path = format!("{GOLDEN}/{set}/{target}{suffix}.json");
             expect_test::expect_file![path].assert_eq(&text);
+        }
+    }
+}
+
+/// Removes what only a `ToolDefinition` carries (examples, output schemas, callers) from
+/// an export's `tools`, leaving what the manifest's export has.
+fn strip_definition_fields(tools: &mut Value) {
+    const KEYS: [&str; 6] = [
+        "input_examples",
+        "output_schema",
+        "responseJsonSchema",
+        "response",
+        "outputSchema",
+        "allowed_callers",
+    ];
+    for declaration in tools.as_array_mut().unwrap() {
+        if let Some(d) = declaration.as_object_mut() {
+            for key in KEYS {
+                d.remove(key);
+            }
+            if let Some(Value::Array(inner)) = d.get_mut("functionDeclarations") {
+                for f in inner {
+                    for key in KEYS {
+                        f.as_object_mut().unwrap().remove(key);
+                    }
+                }
+            }
         }
     }
 }
@@ -677,6 +702,7 @@ fn decoding_each_providers_payload() {
                 id: Some("call_1".into()),
                 name: "nav.open_url".into(),
                 args: json!({"url": "https://example.com"}),
+                caller: ProviderCaller::Direct,
             },
             "{target}"
         );
@@ -880,6 +906,7 @@ fn results_encode_in_each_providers_form() {
         id: Some("c1".into()),
         name: "nav.open_url".into(),
         args: json!({}),
+        caller: ProviderCaller::Direct,
     };
     let mut out = String::new();
     for target in Target::ALL {
@@ -1568,4 +1595,292 @@ fn random_recursive_instances_round_trip_through_every_target_that_takes_them() 
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Programmatic callers, output schemas and Anthropic's request options (DESIGN §14).
+
+/// An invoice's totals.
+#[derive(Debug, serde::Serialize, pedelec::ToolOutput)]
+struct Totals {
+    /// Net amount, in cents.
+    net_cents: i64,
+    /// ISO 4217 currency code.
+    currency: String,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct InvoiceArgs {
+    /// The invoice, like `INV-1042`.
+    #[arg(pattern = "^INV-[0-9]+$")]
+    invoice_id: String,
+}
+
+/// Read an invoice's totals.
+#[tool(name = "billing.totals", read_only, callers = [direct, program])]
+fn totals(args: InvoiceArgs) -> Totals {
+    let _ = args;
+    Totals {
+        net_cents: 1200,
+        currency: "EUR".into(),
+    }
+}
+
+/// List an invoice's line descriptions (for programs that sum many invoices).
+#[tool(name = "billing.lines", read_only, callers = [program])]
+fn lines(args: InvoiceArgs) -> Vec<String> {
+    let _ = args;
+    vec!["Bike".into(), "Bell".into()]
+}
+
+/// Void an invoice (asked for by the model itself, never from a program).
+#[tool(name = "billing.void", destructive, callers = [direct])]
+fn void_invoice(args: InvoiceArgs) -> bool {
+    let _ = args;
+    true
+}
+
+/// Ping (no `callers`: both may call it, and no export says so).
+#[tool]
+fn ping() -> String {
+    "pong".into()
+}
+
+skills![
+    pub enum Programs,
+    guidance = "Invoices, read by the model or by programs it writes.",
+    tools = [totals, lines, void_invoice, ping],
+];
+
+/// Every target's export of a set with `callers`, output schemas, a cache breakpoint and
+/// eager input streaming: each field where the target's reference documents it.
+#[test]
+fn callers_and_output_schemas_goldens() {
+    let options = ExportOptions::default()
+        .cache_control(CacheControl::Ephemeral)
+        .eager_input_streaming(true);
+    for target in Target::ALL {
+        let export = Programs::skills().export(target, options).unwrap();
+        let mut text = serde_json::to_string_pretty(export.tools()).unwrap();
+        text.push('\n');
+        expect_test::expect_file![format!("{GOLDEN}/callers/{target}.json")].assert_eq(&text);
+    }
+}
+
+#[test]
+fn callers_reach_the_definition() {
+    use pedelec::tool::Callers;
+    let skills = Programs::skills();
+    let declared: Vec<_> = skills
+        .tools()
+        .iter()
+        .map(ToolDefinition::declared_callers)
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            Some(Callers::BOTH),
+            Some(Callers::PROGRAM),
+            Some(Callers::DIRECT),
+            None
+        ]
+    );
+    assert_eq!(skills.tools()[3].callers(), Callers::BOTH);
+    assert_eq!(<lines as pedelec::Tool>::CALLERS, Some(Callers::PROGRAM));
+}
+
+/// The cache breakpoint goes on the last tool the request declares: with provider search,
+/// the search tool (the deferred tools before it are not in the prompt).
+#[test]
+fn cache_control_marks_the_last_declared_tool() {
+    let deferred = ToolDefinition::new(
+        "later",
+        "A tool loaded by search.",
+        ToolArgsSchema::from_json(
+            &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        )
+        .unwrap(),
+    )
+    .with_defer(true);
+    let now = ToolDefinition::new(
+        "now",
+        "A tool declared in full.",
+        ToolArgsSchema::from_json(
+            &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        )
+        .unwrap(),
+    );
+    let skills = SkillsInput::new("g", vec![now, deferred]);
+    let options = ExportOptions::default().cache_control(CacheControl::EphemeralOneHour);
+    let tools = skills
+        .export(Target::Anthropic, options)
+        .unwrap()
+        .tools()
+        .clone();
+    let marked: Vec<_> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.get("cache_control").cloned())
+        .collect();
+    assert_eq!(
+        marked,
+        [None, Some(json!({"type": "ephemeral", "ttl": "1h"}))]
+    );
+    let tools = skills
+        .export(Target::Anthropic, options.search(Search::Provider))
+        .unwrap()
+        .tools()
+        .clone();
+    let marked: Vec<_> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.get("cache_control").cloned())
+        .collect();
+    assert_eq!(
+        marked,
+        [None, None, Some(json!({"type": "ephemeral", "ttl": "1h"}))]
+    );
+    // Other targets have no such field.
+    for target in [
+        Target::OpenAiChat,
+        Target::OpenAiResponses,
+        Target::Gemini,
+        Target::Mcp,
+    ] {
+        let text = skills.export(target, options).unwrap().tools().to_string();
+        assert!(!text.contains("cache_control"), "{target}: {text}");
+    }
+}
+
+/// `decode_call` reports who called: a program's calls carry its id (OpenAI Responses
+/// `caller_id`, Anthropic `tool_id`); a call without a caller, or a direct one, is direct.
+#[test]
+fn decode_call_reports_a_program_caller() {
+    let options = ExportOptions::default();
+    let responses = Programs::skills()
+        .export(Target::OpenAiResponses, options)
+        .unwrap();
+    let anthropic = Programs::skills()
+        .export(Target::Anthropic, options)
+        .unwrap();
+    let args = json!({"invoice_id": "INV-1"});
+    let program = ProviderCaller::Program {
+        id: "call_program_1".into(),
+    };
+    let cases = [
+        (
+            &responses,
+            json!({"type": "function_call", "call_id": "call_2", "name": "billing_totals",
+                   "arguments": args.to_string(),
+                   "caller": {"type": "program", "caller_id": "call_program_1"}}),
+            program.clone(),
+        ),
+        (
+            &responses,
+            json!({"type": "function_call", "call_id": "call_2", "name": "billing_totals",
+                   "arguments": args.to_string(), "caller": {"type": "direct"}}),
+            ProviderCaller::Direct,
+        ),
+        (
+            &responses,
+            json!({"type": "function_call", "call_id": "call_2", "name": "billing_totals",
+                   "arguments": args.to_string()}),
+            ProviderCaller::Direct,
+        ),
+        (
+            &anthropic,
+            json!({"type": "tool_use", "id": "toolu_2", "name": "billing_totals", "input": args,
+                   "caller": {"type": "code_execution_20260120", "tool_id": "srvtoolu_1"}}),
+            ProviderCaller::Program {
+                id: "srvtoolu_1".into(),
+            },
+        ),
+        (
+            &anthropic,
+            json!({"type": "tool_use", "id": "toolu_2", "name": "billing_totals", "input": args,
+                   "caller": {"type": "direct"}}),
+            ProviderCaller::Direct,
+        ),
+    ];
+    for (export, payload, caller) in cases {
+        let call = export.decode_call(&payload).unwrap();
+        assert_eq!(call.caller, caller, "{payload}");
+        assert_eq!((call.name.as_str(), &call.args), ("billing.totals", &args));
+    }
+    let message = |export: &Export<Programs>, payload: Value| {
+        export.decode_call(&payload).unwrap_err().to_string()
+    };
+    expect_test::expect![[r#"OpenAI Responses (openai-responses): /caller/caller_id: the `program` caller has no string `caller_id`; expected one `function_call` output item, like `{"type": "function_call", "call_id": "call_…", "name": "…", "arguments": "{…}"}` (rule `payload`)"#]]
+        .assert_eq(&message(&responses, json!({"type": "function_call", "call_id": "c", "name": "billing_totals", "arguments": "{}", "caller": {"type": "program"}})));
+    expect_test::expect![[r#"Anthropic Messages (anthropic): /caller: `caller` must be an object, got a string; expected one `tool_use` content block, like `{"type": "tool_use", "id": "toolu_…", "name": "…", "input": {…}}` (rule `payload`)"#]]
+        .assert_eq(&message(&anthropic, json!({"type": "tool_use", "id": "t", "name": "billing_totals", "input": {}, "caller": "code_execution"})));
+}
+
+/// A program's call runs like any other (the quick routes ignore `caller`), and a tool only
+/// programs may call is still callable in process.
+#[tokio::test]
+async fn program_calls_run_like_direct_ones() {
+    let session = pedelec::Session::builder(Programs::skills())
+        .create()
+        .unwrap();
+    let responses = Programs::skills()
+        .export(Target::OpenAiResponses, ExportOptions::default())
+        .unwrap();
+    let payload = json!({"type": "function_call", "call_id": "call_2", "name": "billing_lines",
+        "arguments": "{\"invoice_id\":\"INV-7\"}",
+        "caller": {"type": "program", "caller_id": "call_program_1"}});
+    let expected = json!({"type": "function_call_output", "call_id": "call_2",
+        "output": "{\"ok\":true,\"value\":[\"Bike\",\"Bell\"]}"});
+    assert_eq!(session.call_provider(&responses, &payload).await, expected);
+    let raw = session
+        .call_provider_raw(&responses, &payload.to_string())
+        .await;
+    assert_eq!(serde_json::from_str::<Value>(&raw).unwrap(), expected);
+    let anthropic = Programs::skills()
+        .export(Target::Anthropic, ExportOptions::default())
+        .unwrap();
+    let payload = json!({"type": "tool_use", "id": "toolu_2", "name": "billing_lines",
+        "input": {"invoice_id": "INV-7"},
+        "caller": {"type": "code_execution_20260120", "tool_id": "srvtoolu_1"}});
+    let answer = session.call_provider(&anthropic, &payload).await;
+    assert_eq!(
+        answer["content"],
+        "{\"ok\":true,\"value\":[\"Bike\",\"Bell\"]}"
+    );
+    let result = session
+        .call("billing.lines", json!({"invoice_id": "INV-7"}))
+        .await;
+    assert_eq!(result, ToolResult::Ok(json!(["Bike", "Bell"])));
+}
+
+/// MCP lists the `outputSchema` and answers `structuredContent` by it (wrapped as
+/// `{"result": …}` for a result that is not an object).
+#[test]
+fn mcp_results_carry_structured_content() {
+    let export = Programs::skills()
+        .export(Target::Mcp, ExportOptions::default())
+        .unwrap();
+    let call = |name: &str| ProviderCall {
+        id: None,
+        name: name.into(),
+        args: json!({}),
+        caller: ProviderCaller::Direct,
+    };
+    let answer = export.encode_result(
+        &call("billing.totals"),
+        &ToolResult::Ok(json!({"net_cents": 1, "currency": "EUR"})),
+    );
+    assert_eq!(
+        answer["structuredContent"],
+        json!({"net_cents": 1, "currency": "EUR"})
+    );
+    let answer = export.encode_result(&call("billing.lines"), &ToolResult::Ok(json!(["a"])));
+    assert_eq!(answer["structuredContent"], json!({"result": ["a"]}));
+    let answer = export.encode_result(
+        &call("billing.lines"),
+        &ToolResult::Err(ToolError::new("x")),
+    );
+    assert!(answer.get("structuredContent").is_none());
 }

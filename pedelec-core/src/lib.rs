@@ -87,7 +87,7 @@ pub mod __private {
     pub use crate::skills::{
         InSkillSet, IncludedIn, SkillSet, SkillsIndex, SkillsInput, UnknownToolName,
     };
-    pub use crate::tool::{TaskSupport, Tool, ToolDefinition};
+    pub use crate::tool::{Callers, TaskSupport, Tool, ToolDefinition};
     pub use crate::{ToolCallContext, ToolError};
     pub use pedelec_rules::provider::Provider;
 

@@ -62,6 +62,11 @@ pub trait Tool: Send + Sync + 'static {
     /// tightened, …): a contract check (`pedelec::contract`) lets a breaking change pass only
     /// when the version went up. Not sent to Core.
     const VERSION: u32 = 1;
+    /// Who may call the tool (`#[tool(callers = [direct, program])]`): the model directly,
+    /// a program the model wrote (code mode, a provider's programmatic tool calling), or
+    /// both. `None`, the default, means not declared: both may, and exports send no
+    /// `allowed_callers` (the provider's default). Not sent to Core.
+    const CALLERS: Option<Callers> = None;
     /// The tool's fingerprint: 64 lowercase hex digits, the SHA-256 of the RFC 8785
     /// canonical JSON of its manifest entry (what Core receives: name, description,
     /// argsSchema, timeout; [`SerializableToolManifest::fingerprint`]). Equal on every build
@@ -258,6 +263,101 @@ impl fmt::Display for TaskSupport {
     }
 }
 
+/// Who may call a tool (`#[tool(callers = [direct, program])]`, DESIGN §14): the model
+/// directly (`direct`), a program the model wrote (`program`: pedelec's code mode, OpenAI's
+/// and Anthropic's programmatic tool calling), or both ([`Callers::BOTH`], the default).
+///
+/// Exports send it as `allowed_callers`: OpenAI Responses `"direct"` and `"programmatic"`;
+/// Anthropic `"direct"` and `"code_execution_20260521"` (the newest code execution tool,
+/// which the request must then include). Other targets have no such field.
+///
+/// ```
+/// use pedelec_core::tool::Callers;
+/// assert!(Callers::BOTH.direct() && Callers::BOTH.program());
+/// assert_eq!(Callers::from_names(["program"]), Ok(Callers::PROGRAM));
+/// assert_eq!(Callers::PROGRAM.names().collect::<Vec<_>>(), ["program"]);
+/// ```
+#[allow(
+    clippy::doc_markdown,
+    reason = "provider names (OpenAI) are prose here, not code"
+)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Callers {
+    direct: bool,
+    program: bool,
+}
+
+impl Callers {
+    /// The model, directly (a tool call in its answer).
+    pub const DIRECT: Callers = Callers {
+        direct: true,
+        program: false,
+    };
+    /// A program the model wrote, only.
+    pub const PROGRAM: Callers = Callers {
+        direct: false,
+        program: true,
+    };
+    /// Both (the default).
+    pub const BOTH: Callers = Callers {
+        direct: true,
+        program: true,
+    };
+    /// The names, as `#[tool(callers = [...])]` and the JSON key `callers` write them.
+    pub const NAMES: [&'static str; 2] = ["direct", "program"];
+
+    /// Whether the model may call the tool directly.
+    #[must_use]
+    pub const fn direct(self) -> bool {
+        self.direct
+    }
+
+    /// Whether a program the model wrote may call the tool.
+    #[must_use]
+    pub const fn program(self) -> bool {
+        self.program
+    }
+
+    /// The callers' names (`direct`, `program`), in that order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        [self.direct, self.program]
+            .into_iter()
+            .zip(Callers::NAMES)
+            .filter_map(|(on, name)| on.then_some(name))
+    }
+
+    /// The callers named (`direct`, `program`), each once, at least one.
+    ///
+    /// # Errors
+    /// A message saying what is wrong: an unknown name, a name given twice, no name.
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Callers, String> {
+        let mut callers = Callers {
+            direct: false,
+            program: false,
+        };
+        for name in names {
+            let slot = match name {
+                "direct" => &mut callers.direct,
+                "program" => &mut callers.program,
+                other => {
+                    return Err(format!(
+                        "unknown caller {other:?}; expected \"direct\" (the model) or \"program\" \
+                         (a program the model wrote)"
+                    ));
+                }
+            };
+            if *slot {
+                return Err(format!("duplicate caller {name:?}: list each caller once"));
+            }
+            *slot = true;
+        }
+        if !callers.direct && !callers.program {
+            return Err("no caller: list `direct`, `program` or both".to_owned());
+        }
+        Ok(callers)
+    }
+}
+
 /// A tool as the runtime sees it: the `defineTool()` equivalent. Name, description,
 /// argsSchema, optional timeout, optional inline handler.
 ///
@@ -282,6 +382,7 @@ pub struct ToolDefinition {
     version: u32,
     approval: Option<ApprovalCheck>,
     exactly_once: bool,
+    callers: Option<Callers>,
 }
 
 /// Which calls of a tool need approval: every call, or those a compile-time tool's
@@ -330,6 +431,7 @@ struct ToolParts {
     examples: &'static [&'static str],
     defer: bool,
     version: u32,
+    callers: Option<Callers>,
 }
 
 impl ToolDefinition {
@@ -357,6 +459,7 @@ impl ToolDefinition {
             version: 1,
             approval: None,
             exactly_once: false,
+            callers: None,
         }
     }
 
@@ -381,6 +484,7 @@ impl ToolDefinition {
                     examples: T::EXAMPLES,
                     defer: T::DEFER,
                     version: T::VERSION,
+                    callers: T::CALLERS,
                 }
             },
             T::ARGS_SCHEMA,
@@ -409,6 +513,7 @@ impl ToolDefinition {
             version: parts.version,
             approval: None,
             exactly_once: false,
+            callers: parts.callers,
         }
     }
 
@@ -595,6 +700,31 @@ impl ToolDefinition {
     #[must_use]
     pub const fn version(&self) -> u32 {
         self.version
+    }
+
+    /// Declares who may call the tool (`#[tool(callers = [...])]`): exported as the
+    /// providers' `allowed_callers` (see [`Callers`]). A tool that programs only may call is still
+    /// callable in process ([`Session::call`](crate::Session::call)).
+    #[must_use]
+    pub const fn with_callers(mut self, callers: Callers) -> Self {
+        self.callers = Some(callers);
+        self
+    }
+
+    /// Who may call the tool: as declared, or [`Callers::BOTH`] when not declared.
+    #[must_use]
+    pub const fn callers(&self) -> Callers {
+        match self.callers {
+            Some(callers) => callers,
+            None => Callers::BOTH,
+        }
+    }
+
+    /// Who may call the tool, when declared (`None`: not declared; exports then send no
+    /// `allowed_callers`, and the providers' default is direct calls only).
+    #[must_use]
+    pub const fn declared_callers(&self) -> Option<Callers> {
+        self.callers
     }
 
     /// Sets the example arguments, each a JSON object as text (checked against the
@@ -799,6 +929,7 @@ impl fmt::Debug for ToolDefinition {
             .field("version", &self.version)
             .field("approval", &self.approval.is_some())
             .field("exactly_once", &self.exactly_once)
+            .field("callers", &self.callers)
             .finish()
     }
 }

@@ -26,6 +26,28 @@ pub struct ProviderCall {
     pub name: String,
     /// The arguments (a JSON object).
     pub args: Value,
+    /// Who made the call: the model, or a program it wrote (OpenAI Responses
+    /// `caller: {"type": "program", "caller_id": …}`, Anthropic `caller: {"type":
+    /// "code_execution_…", "tool_id": …}`). Every other target's calls are direct.
+    pub caller: ProviderCaller,
+}
+
+/// Who made a provider tool call ([`ProviderCall::caller`]): the model directly, or a
+/// program it wrote and the provider runs (programmatic tool calling; a tool allows it with
+/// `#[tool(callers = [direct, program])]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProviderCaller {
+    /// The model, in its answer (a call without a `caller`, or `{"type": "direct"}`).
+    #[default]
+    Direct,
+    /// A program: `id` is the provider's id of the program's own item (OpenAI's
+    /// `caller_id`, the call id of the program item; Anthropic's `tool_id`, the
+    /// `srvtoolu_…` id of the code execution call).
+    Program {
+        /// The program's id.
+        id: String,
+    },
 }
 
 /// What a payload of each target looks like, for messages.
@@ -71,6 +93,7 @@ struct Parts<'a> {
     /// (`billing_refund_invoice`).
     name: std::borrow::Cow<'a, str>,
     args: Value,
+    caller: ProviderCaller,
 }
 
 impl<N> Export<N> {
@@ -154,7 +177,39 @@ impl<N> Export<N> {
             id: parts.id.map(str::to_owned),
             name: self.names[index].0.clone(),
             args,
+            caller: parts.caller,
         })
+    }
+
+    /// The payload's `caller` (OpenAI Responses, Anthropic): none, `null` or `{"type":
+    /// "direct"}` is the model; any other type with the program's id at `id_key`
+    /// (`caller_id`, `tool_id`) is a program.
+    fn caller(
+        &self,
+        object: &Map<String, Value>,
+        id_key: &str,
+    ) -> Result<ProviderCaller, ExportError> {
+        let caller = match object.get("caller") {
+            None | Some(Value::Null) => return Ok(ProviderCaller::Direct),
+            Some(Value::Object(caller)) => caller,
+            Some(other) => {
+                return Err(self.malformed(
+                    "/caller",
+                    format!("`caller` must be an object, got {}", kind_of(other)),
+                ));
+            }
+        };
+        match (caller.get("type"), caller.get(id_key)) {
+            (Some(Value::String(kind)), _) if kind == "direct" => Ok(ProviderCaller::Direct),
+            (Some(Value::String(_)), Some(Value::String(id))) => {
+                Ok(ProviderCaller::Program { id: id.clone() })
+            }
+            (Some(Value::String(kind)), _) => Err(self.malformed(
+                &format!("/caller/{id_key}"),
+                format!("the `{kind}` caller has no string `{id_key}`"),
+            )),
+            _ => Err(self.malformed("/caller/type", "`caller` has no string `type`".to_owned())),
+        }
     }
 
     const fn args_pointer(&self) -> &'static str {
@@ -243,6 +298,7 @@ impl<N> Export<N> {
                     id: optional_id(object, "id")?,
                     name: name.into(),
                     args,
+                    caller: ProviderCaller::Direct,
                 })
             }
             Target::OpenAiResponses => {
@@ -264,6 +320,7 @@ impl<N> Export<N> {
                     id: optional_id(object, "call_id")?,
                     name,
                     args,
+                    caller: self.caller(object, "caller_id")?,
                 })
             }
             Target::Anthropic => {
@@ -274,6 +331,7 @@ impl<N> Export<N> {
                     id: optional_id(object, "id")?,
                     name: name.into(),
                     args,
+                    caller: self.caller(object, "tool_id")?,
                 })
             }
             Target::Gemini | Target::GeminiOpenApi => {
@@ -294,6 +352,7 @@ impl<N> Export<N> {
                     id: optional_id(call, "id")?,
                     name: name.into(),
                     args,
+                    caller: ProviderCaller::Direct,
                 })
             }
             Target::Mcp => {
@@ -311,6 +370,7 @@ impl<N> Export<N> {
                     id,
                     name: name.into(),
                     args,
+                    caller: ProviderCaller::Direct,
                 })
             }
         }
@@ -359,11 +419,26 @@ impl<N> Export<N> {
                 );
                 json!({ "functionResponse": response })
             }
-            Target::Mcp => json!({
-                "content": [{"type": "text", "text": text()}],
-                "isError": !result.is_ok(),
-            }),
+            Target::Mcp => {
+                let mut message = json!({
+                    "content": [{"type": "text", "text": text()}],
+                    "isError": !result.is_ok(),
+                });
+                // A tool listed with an `outputSchema` answers `structuredContent` by it.
+                if let ToolResult::Ok(value) = result
+                    && let Some(output) = self.output_of(&call.name)
+                {
+                    message["structuredContent"] = output.structured_content(value.clone());
+                }
+                message
+            }
         }
+    }
+
+    /// The output schema a tool's MCP export lists (none for MCP content blocks).
+    fn output_of(&self, tool_name: &str) -> Option<&crate::output::OutputSchema> {
+        let index = self.names.iter().position(|(t, _)| t == tool_name)?;
+        self.outputs[index].as_ref().filter(|o| !o.is_content())
     }
 
     /// The call a payload that failed to decode is answered as: whatever id and name can
@@ -398,6 +473,7 @@ impl<N> Export<N> {
             id,
             name,
             args: Value::Null,
+            caller: ProviderCaller::Direct,
         }
     }
 }
@@ -801,6 +877,7 @@ impl<N> Session<N> {
                 id: search.id,
                 name: call,
                 args: Value::Null,
+                caller: ProviderCaller::Direct,
             };
             return export.encode_result(&call, &result);
         }

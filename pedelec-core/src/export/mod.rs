@@ -68,7 +68,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-pub use call::ProviderCall;
+pub use call::{ProviderCall, ProviderCaller};
 pub use choice::Choice;
 pub use error::ExportError;
 pub(crate) use error::problem;
@@ -80,17 +80,45 @@ pub use target::Target;
 
 use crate::error::Problem;
 use crate::manifest::SerializableSkillsManifest;
+use crate::output::OutputSchema;
 use crate::schema::{Str, ToolArgsSchema};
 use crate::skills::SkillsInput;
+use crate::tool::Callers;
 
 /// How to export: strict by default where the provider has a strict mode (OpenAI,
 /// Anthropic), `ExportOptions::default().strict(false)` opts out; every tool in full by
 /// default, `.search(Search::Provider)` or `.search(Search::Client)` defers the tools
-/// marked `#[tool(defer)]`.
+/// marked `#[tool(defer)]`; Anthropic's request options `.cache_control(…)` and
+/// `.eager_input_streaming(…)` (other targets have no such fields and leave them out).
+///
+/// ```
+/// use pedelec_core::export::{CacheControl, ExportOptions, Target};
+/// use pedelec_core::{SkillsInput, ToolArgsSchema, ToolDefinition};
+/// use serde_json::json;
+///
+/// let schema = ToolArgsSchema::from_json(
+///     &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+/// )?;
+/// let skills = SkillsInput::new("Count.", vec![
+///     ToolDefinition::new("read_counter", "Read the counter.", schema.clone()),
+///     ToolDefinition::new("reset_counter", "Reset the counter.", schema),
+/// ]);
+/// let options = ExportOptions::default()
+///     .cache_control(CacheControl::EphemeralOneHour)
+///     .eager_input_streaming(true);
+/// let export = skills.export(Target::Anthropic, options)?;
+/// assert_eq!(export.tools()[0]["eager_input_streaming"], json!(true));
+/// // The cache breakpoint is on the last tool: it caches every tool before it too.
+/// assert!(export.tools()[0].get("cache_control").is_none());
+/// assert_eq!(export.tools()[1]["cache_control"], json!({"type": "ephemeral", "ttl": "1h"}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportOptions {
     strict: bool,
     search: Search,
+    cache_control: Option<CacheControl>,
+    eager_input_streaming: Option<bool>,
 }
 
 impl Default for ExportOptions {
@@ -98,6 +126,8 @@ impl Default for ExportOptions {
         ExportOptions {
             strict: true,
             search: Search::Off,
+            cache_control: None,
+            eager_input_streaming: None,
         }
     }
 }
@@ -128,6 +158,69 @@ impl ExportOptions {
     pub const fn search_mode(&self) -> Search {
         self.search
     }
+
+    /// Anthropic prompt caching: a `cache_control` breakpoint on the last tool of the
+    /// request (the last one not deferred, with search), which caches the whole tool list
+    /// (Anthropic's tools come first in the cached prefix). No other target has the field.
+    #[must_use]
+    pub const fn cache_control(mut self, cache_control: CacheControl) -> Self {
+        self.cache_control = Some(cache_control);
+        self
+    }
+
+    /// The cache breakpoint asked for, if any.
+    #[must_use]
+    pub const fn cache_control_mode(&self) -> Option<CacheControl> {
+        self.cache_control
+    }
+
+    /// Anthropic's per-tool `eager_input_streaming`: `true` streams each tool's input as
+    /// it is generated (fine-grained tool streaming: a streamed input may be partial or
+    /// invalid JSON until it ends), `false` turns it off even under the beta header. Unset,
+    /// the field is left out (Anthropic's default). No other target has the field.
+    #[must_use]
+    pub const fn eager_input_streaming(mut self, eager: bool) -> Self {
+        self.eager_input_streaming = Some(eager);
+        self
+    }
+
+    /// The `eager_input_streaming` asked for, if any.
+    #[must_use]
+    pub const fn eager_input_streaming_mode(&self) -> Option<bool> {
+        self.eager_input_streaming
+    }
+}
+
+/// An Anthropic prompt-cache breakpoint ([`ExportOptions::cache_control`]): the request's
+/// `cache_control` (`{"type": "ephemeral", "ttl"?: "5m" | "1h"}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CacheControl {
+    /// `{"type": "ephemeral"}`: cached for Anthropic's default time (5 minutes).
+    Ephemeral,
+    /// `{"type": "ephemeral", "ttl": "1h"}`: cached for an hour.
+    EphemeralOneHour,
+}
+
+impl CacheControl {
+    /// The request's `cache_control` value.
+    #[must_use]
+    pub fn to_json(self) -> Value {
+        match self {
+            CacheControl::Ephemeral => serde_json::json!({"type": "ephemeral"}),
+            CacheControl::EphemeralOneHour => serde_json::json!({"type": "ephemeral", "ttl": "1h"}),
+        }
+    }
+}
+
+/// What a tool carries beyond Core's manifest entry (from its `ToolDefinition`), for the
+/// exports that send it.
+#[derive(Clone, Copy, Default)]
+struct Extras<'a> {
+    examples: &'a [Str],
+    deferred: bool,
+    callers: Option<Callers>,
+    output: Option<OutputSchema>,
 }
 
 /// A skill set exported for one provider: the request's `tools`, the name map, and what
@@ -162,6 +255,8 @@ pub struct Export<N = String> {
     namespace_of: Vec<Option<usize>>,
     /// Client search: the index over the tools, in the skill set's order.
     index: Option<crate::search::Index>,
+    /// Per tool: its output schema (MCP answers a result's `structuredContent` by it).
+    outputs: Vec<Option<OutputSchema>>,
     names_of: std::marker::PhantomData<fn() -> N>,
 }
 
@@ -177,7 +272,7 @@ impl SerializableSkillsManifest {
     /// The manifest carries no examples (Core's manifest has exactly the seed's keys):
     /// export the [`SkillsInput`] to send them too.
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
-        Export::new(self, &[], &[], &[], target, options)
+        Export::new(self, &[], &[], target, options)
     }
 }
 
@@ -213,35 +308,27 @@ impl<N> SkillsInput<N> {
     /// As `SerializableSkillsManifest::export`, and, for Anthropic, an example that is not a
     /// JSON object valid for its tool's argsSchema (rule `input-example`).
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export<N>, ExportError> {
-        let examples: Vec<&[Str]> = self
+        let extras: Vec<Extras<'_>> = self
             .tools()
             .iter()
-            .map(crate::ToolDefinition::examples)
-            .collect();
-        let deferred: Vec<bool> = self
-            .tools()
-            .iter()
-            .map(crate::ToolDefinition::defer)
+            .map(|tool| Extras {
+                examples: tool.examples(),
+                deferred: tool.defer(),
+                callers: tool.declared_callers(),
+                output: tool.output_schema().copied(),
+            })
             .collect();
         let described = self.namespaces();
-        Export::new(
-            &self.manifest(),
-            &examples,
-            &deferred,
-            described,
-            target,
-            options,
-        )
+        Export::new(&self.manifest(), &extras, described, target, options)
     }
 }
 
 impl<N> Export<N> {
-    /// `examples[i]`: the examples of the `i`-th tool, `deferred[i]` whether it is deferred
-    /// (none, and not, past the end); `described`: the namespaces' guidance.
+    /// `extras[i]`: what the `i`-th tool carries beyond its manifest entry (nothing past
+    /// the end); `described`: the namespaces' guidance.
     fn new(
         manifest: &SerializableSkillsManifest,
-        examples: &[&[Str]],
-        deferred: &[bool],
+        extras: &[Extras<'_>],
         described: &[(Str, Str)],
         target: Target,
         options: ExportOptions,
@@ -250,9 +337,10 @@ impl<N> Export<N> {
         let strict = options.strict && provider.has_strict_mode();
         let mut problems = Vec::new();
         let names = names::map(provider, manifest, &mut problems);
-        let deferred: Vec<bool> = (0..manifest.tools.len())
-            .map(|i| deferred.get(i).copied().unwrap_or(false))
+        let extras: Vec<Extras<'_>> = (0..manifest.tools.len())
+            .map(|i| extras.get(i).copied().unwrap_or_default())
             .collect();
+        let deferred: Vec<bool> = extras.iter().map(|e| e.deferred).collect();
         let search = if deferred.contains(&true) {
             options.search.on(target)
         } else {
@@ -303,11 +391,7 @@ impl<N> Export<N> {
                 &mut problems,
             );
             let examples = if target::has_examples(target) {
-                input_examples(
-                    tool,
-                    examples.get(i).copied().unwrap_or_default(),
-                    &mut problems,
-                )
+                input_examples(tool, extras[i].examples, &mut problems)
             } else {
                 Vec::new()
             };
@@ -315,7 +399,7 @@ impl<N> Export<N> {
                 Some(k) => &search::inner_name(provider_name, &namespaces[k].name),
                 None => provider_name,
             };
-            declarations.push(target::declaration(
+            let mut declaration = target::declaration(
                 target,
                 strict,
                 declared_name,
@@ -327,7 +411,19 @@ impl<N> Export<N> {
                         Some(crate::schema::AdditionalProperties::Schema(_))
                     ),
                 examples,
-            ));
+            );
+            target::add_fields(
+                target,
+                &mut declaration,
+                &target::Fields {
+                    callers: extras[i].callers,
+                    output: extras[i]
+                        .output
+                        .and_then(|output| target::output_schema(target, &output)),
+                    eager_input_streaming: options.eager_input_streaming,
+                },
+            );
+            declarations.push(declaration);
         }
         let search_schema = (search != Search::Off).then(|| {
             let json = crate::search::tools::search_tools_schema(target == Target::Mcp);
@@ -373,6 +469,7 @@ impl<N> Export<N> {
             namespaces,
             namespace_of,
             index: (search == Search::Client).then(|| crate::search::Index::of(manifest)),
+            outputs: extras.iter().map(|e| e.output).collect(),
             names_of: std::marker::PhantomData,
         };
         export.tools = match search_schema {
@@ -383,6 +480,11 @@ impl<N> Export<N> {
             }
             _ => target::tools(target, declarations),
         };
+        if target == Target::Anthropic
+            && let Some(cache_control) = options.cache_control
+        {
+            target::mark_last_for_cache(&mut export.tools, cache_control);
+        }
         Ok(export)
     }
 

@@ -11,6 +11,10 @@ use std::str::FromStr;
 use pedelec_rules::provider::Provider;
 use serde_json::{Map, Value, json};
 
+use super::CacheControl;
+use crate::output::OutputSchema;
+use crate::tool::Callers;
+
 /// A model API (or MCP) to export a skill set for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -180,5 +184,157 @@ pub(crate) fn tools(target: Target, declarations: Vec<Value>) -> Value {
             json!([{ "functionDeclarations": declarations }])
         }
         _ => Value::Array(declarations),
+    }
+}
+
+/// What a tool's declaration carries beyond its name, description and argsSchema, each
+/// sent only where the target has the field (see [`add_fields`]).
+pub(crate) struct Fields {
+    /// `#[tool(callers = [...])]`, when declared.
+    pub(crate) callers: Option<Callers>,
+    /// The output schema in the target's form ([`output_schema`]).
+    pub(crate) output: Option<Value>,
+    /// [`ExportOptions::eager_input_streaming`](super::ExportOptions::eager_input_streaming).
+    pub(crate) eager_input_streaming: Option<bool>,
+}
+
+/// Anthropic's name for a program caller: the newest code execution tool's type
+/// (`anthropic` SDK, `types/tool_param.py`, `allowed_callers`: `direct`,
+/// `code_execution_20250825`, `code_execution_20260120`, `code_execution_20260521`).
+pub(crate) const ANTHROPIC_PROGRAM_CALLER: &str = "code_execution_20260521";
+
+/// OpenAI Responses' name for a program caller (`openai` SDK,
+/// `types/responses/function_tool_param.py`, `allowed_callers`: `direct`, `programmatic`).
+pub(crate) const OPENAI_PROGRAM_CALLER: &str = "programmatic";
+
+/// Adds `fields` to a declaration made by [`declaration`]: `allowed_callers` (OpenAI
+/// Responses, Anthropic), the output schema (OpenAI Responses `output_schema`, Gemini
+/// `responseJsonSchema`, Gemini OpenAPI `response`, MCP `outputSchema`), and
+/// `eager_input_streaming` (Anthropic). Chat Completions' `FunctionDefinition` has none of
+/// these fields.
+pub(crate) fn add_fields(target: Target, declaration: &mut Value, fields: &Fields) {
+    let Some(d) = declaration.as_object_mut() else {
+        return;
+    };
+    if let Some(callers) = fields.callers {
+        let program = match target {
+            Target::OpenAiResponses => Some(OPENAI_PROGRAM_CALLER),
+            Target::Anthropic => Some(ANTHROPIC_PROGRAM_CALLER),
+            _ => None,
+        };
+        if let Some(program) = program {
+            let names: Vec<Value> = callers
+                .names()
+                .map(|name| match name {
+                    "program" => program.into(),
+                    direct => direct.into(),
+                })
+                .collect();
+            d.insert("allowed_callers".into(), Value::Array(names));
+        }
+    }
+    if let Some(output) = &fields.output {
+        let key = match target {
+            Target::OpenAiResponses => Some("output_schema"),
+            Target::Gemini => Some("responseJsonSchema"),
+            Target::GeminiOpenApi => Some("response"),
+            Target::Mcp => Some("outputSchema"),
+            Target::OpenAiChat | Target::Anthropic => None,
+        };
+        if let Some(key) = key {
+            d.insert(key.into(), output.clone());
+        }
+    }
+    if target == Target::Anthropic
+        && let Some(eager) = fields.eager_input_streaming
+    {
+        d.insert("eager_input_streaming".into(), Value::Bool(eager));
+    }
+}
+
+/// A tool's output schema in `target`'s form, where the target documents one:
+///
+/// - MCP: the `outputSchema` of `tools/list` ([`OutputSchema::to_json`]), which the
+///   result's `structuredContent` follows;
+/// - OpenAI Responses (`output_schema`, "the JSON value encoded in string outputs"), Gemini
+///   (`responseJsonSchema`): the schema of what the result message carries, the pedelec
+///   result object `{"ok": true, "value": …}` or `{"ok": false, "error": …}`, its `value`
+///   the tool's output schema;
+/// - Gemini OpenAPI (`response`): that object in the OpenAPI subset, transformed as the
+///   argsSchema is; left out when the subset cannot say it (a recursive output);
+/// - Chat Completions and Anthropic: none (their tool declarations have no such field).
+///
+/// A result that is MCP content blocks ([`OutputSchema::is_content`]) has no output schema.
+pub(crate) fn output_schema(target: Target, output: &OutputSchema) -> Option<Value> {
+    if output.is_content() {
+        return None;
+    }
+    match target {
+        Target::Mcp => Some(output.to_json()),
+        Target::OpenAiResponses | Target::Gemini => Some(result_schema(output.node().to_json())),
+        Target::GeminiOpenApi => {
+            let json = result_schema(output.node().to_json());
+            let schema = crate::schema::ToolArgsSchema::from_json(&json).ok()?;
+            let mut problems = Vec::new();
+            let exported = super::transform::schema(
+                Provider::GeminiOpenApi,
+                false,
+                &json,
+                schema.node(),
+                "",
+                &mut problems,
+            );
+            problems.is_empty().then_some(exported)
+        }
+        Target::OpenAiChat | Target::Anthropic => None,
+    }
+}
+
+/// The schema of the pedelec result object whose `value` `value` describes. The value's
+/// `$defs` move to the root, where its `$ref`s (`#/$defs/…`) point.
+fn result_schema(mut value: Value) -> Value {
+    let defs = value.as_object_mut().and_then(|v| {
+        v.shift_remove("$schema");
+        v.shift_remove("$defs")
+    });
+    let mut schema = json!({
+        "type": "object",
+        "description": "The result: `{\"ok\": true, \"value\": …}` when the call succeeded, \
+                        `{\"ok\": false, \"error\": {\"code\": …, \"message\": …}}` when it failed.",
+        "properties": {
+            "ok": {"type": "boolean", "description": "Whether the call succeeded."},
+            "value": value,
+            "error": {
+                "type": "object",
+                "description": "Why the call failed (`details`, when present, says more).",
+                "properties": {
+                    "code": {"type": "string", "description": "The error code, like `TOOL_ARGS_INVALID`."},
+                    "message": {"type": "string"}
+                },
+                "required": ["code", "message"]
+            }
+        },
+        "required": ["ok"],
+        "additionalProperties": false
+    });
+    if let Some(defs) = defs {
+        schema["$defs"] = defs;
+    }
+    schema
+}
+
+/// Sets `cache_control` on the last declaration of an Anthropic request's `tools` that is
+/// not deferred (`defer_loading: true`): a breakpoint there caches every tool before it.
+pub(crate) fn mark_last_for_cache(tools: &mut Value, cache_control: CacheControl) {
+    let Some(tools) = tools.as_array_mut() else {
+        return;
+    };
+    if let Some(last) = tools
+        .iter_mut()
+        .rev()
+        .find(|d| d.get("defer_loading") != Some(&Value::Bool(true)))
+        && let Some(d) = last.as_object_mut()
+    {
+        d.insert("cache_control".into(), cache_control.to_json());
     }
 }

@@ -70,6 +70,7 @@ const TOOL_KEYS: &[&str] = &[
     "version",
     "approval",
     "exactlyOnce",
+    "callers",
 ];
 
 impl SkillsInput<String> {
@@ -84,8 +85,10 @@ impl SkillsInput<String> {
     /// valid for the argsSchema), `defer` (`true` for a tool left out of the lists a model
     /// sees until a search loads it), `version` (the contract version, an integer from 1,
     /// the default; see `pedelec::contract`), `approval` (`true` for a tool whose every
-    /// call waits for a person's approval) and `exactlyOnce` (`true` for a tool whose calls
-    /// with an idempotency key run at most once). None of them is sent to Core.
+    /// call waits for a person's approval), `exactlyOnce` (`true` for a tool whose calls
+    /// with an idempotency key run at most once) and `callers` (`["direct"]`,
+    /// `["program"]` or both: who may call the tool, exported as `allowed_callers`). None
+    /// of them is sent to Core.
     ///
     /// # Errors
     /// One `INVALID_INPUT` [`Error`] listing every problem, each with its path
@@ -288,6 +291,9 @@ fn read_tool(
         .with_version(options.version)
         .with_approval(options.approval)
         .with_exactly_once(options.exactly_once);
+    if let Some(callers) = options.callers {
+        def = def.with_callers(callers);
+    }
     if let Some(ms) = timeout_ms {
         def = def.with_timeout_ms(ms);
     }
@@ -312,6 +318,7 @@ struct Options {
     version: u32,
     approval: bool,
     exactly_once: bool,
+    callers: Option<crate::tool::Callers>,
 }
 
 impl Default for Options {
@@ -326,6 +333,7 @@ impl Default for Options {
             version: 1,
             approval: false,
             exactly_once: false,
+            callers: None,
         }
     }
 }
@@ -493,6 +501,28 @@ fn read_options(
             ),
         ),
     }
+    match obj.get("callers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(names)) => {
+            let strings: Option<Vec<&str>> = names.iter().map(Value::as_str).collect();
+            let read = match strings {
+                Some(strings) => crate::tool::Callers::from_names(strings),
+                None => Err("`callers` lists strings, like `[\"direct\", \"program\"]`".to_owned()),
+            };
+            match read {
+                Ok(callers) => options.callers = Some(callers),
+                Err(message) => problem("callers", message),
+            }
+        }
+        Some(other) => problem(
+            "callers",
+            format!(
+                "`callers` must be an array of `\"direct\"` and `\"program\"`, like \
+                 `[\"direct\", \"program\"]`, not {}",
+                describe(other)
+            ),
+        ),
+    }
     options
 }
 
@@ -623,6 +653,40 @@ mod tests {
             text.contains("tools[0].name: `search_tools` is reserved")
                 && text.contains("tools[1].name: `run_code` is reserved"),
             "{text}"
+        );
+    }
+
+    /// `callers` is read into the definition (not Core's manifest); bad lists are problems.
+    #[test]
+    fn callers_are_read_into_the_definition() {
+        use crate::tool::Callers;
+        let skills = SkillsInput::from_json(&json!({"guidance": "g", "tools": [
+            tool(json!({"callers": ["program"]})),
+            tool(json!({"name": "ping", "callers": ["direct", "program"]})),
+            tool(json!({"name": "pong"})),
+        ]}))
+        .unwrap();
+        assert_eq!(skills.tools()[0].declared_callers(), Some(Callers::PROGRAM));
+        assert_eq!(skills.tools()[1].declared_callers(), Some(Callers::BOTH));
+        assert_eq!(skills.tools()[2].declared_callers(), None);
+        assert_eq!(skills.tools()[2].callers(), Callers::BOTH);
+        let manifest = serde_json::to_value(skills.manifest()).unwrap();
+        assert!(manifest["tools"][0].get("callers").is_none());
+        assert_eq!(
+            problems(vec![
+                tool(json!({"callers": ["programmatic"]})),
+                tool(json!({"name": "b", "callers": []})),
+                tool(json!({"name": "c", "callers": ["direct", "direct"]})),
+                tool(json!({"name": "d", "callers": "direct"})),
+            ]),
+            [
+                "tools[0].callers: unknown caller \"programmatic\"; expected \"direct\" (the \
+                 model) or \"program\" (a program the model wrote)",
+                "tools[1].callers: no caller: list `direct`, `program` or both",
+                "tools[2].callers: duplicate caller \"direct\": list each caller once",
+                "tools[3].callers: `callers` must be an array of `\"direct\"` and `\"program\"`, \
+                 like `[\"direct\", \"program\"]`, not a string (\"direct\")",
+            ]
         );
     }
 

@@ -17,12 +17,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::dispatch::{Shared, ToolEntry};
+use super::rate::store_failed;
 use crate::call::encode::Encoded;
 use crate::call::handler::{HandlerFuture, Out, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::schema::decode::ArgsIn;
-use super::rate::store_failed;
 use crate::store::{Claim, Store};
 
 /// How long a kept answer serves retries.
@@ -31,7 +31,6 @@ const RETENTION: Duration = Duration::from_hours(24);
 const LEASE_GRACE: Duration = Duration::from_secs(5);
 /// How often a duplicate looks for the answer of the call that runs.
 const POLL: Duration = Duration::from_millis(20);
-
 
 /// Whether an error says the handler did not run (its retry may run).
 fn did_not_run(error: &ToolError) -> bool {

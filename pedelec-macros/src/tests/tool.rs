@@ -131,6 +131,22 @@ fn policy_and_mcp_keys() {
     );
 }
 
+/// `callers`: one constant, `Callers::PROGRAM` here (`BOTH` and `DIRECT` for the other
+/// lists).
+#[test]
+fn callers_key() {
+    tool(
+        "tool_callers",
+        quote!(read_only, callers = [program]),
+        quote! {
+            /// List an invoice's lines.
+            fn list_lines(args: InvoiceArgs) -> Vec<String> {
+                args.lines
+            }
+        },
+    );
+}
+
 /// The body is emitted as written, token for token (it is not parsed); a body with inner
 /// attributes takes syn's full parse, and comes out the same.
 #[test]

@@ -42,6 +42,7 @@ const TOOL_KEYS: &[(&str, Option<&str>, &str)] = &[
     ("approval", None, ""),
     ("exactly_once", None, ""),
     ("version", Some("2"), "2"),
+    ("callers", Some("[direct, program]"), "[direct, program]"),
     ("example", Some("r#\"{…}\"#"), "r#\"{\"delta\": 2}\"#"),
 ];
 
@@ -105,6 +106,9 @@ pub struct ToolAttr {
     pub approval: Option<ApprovalAttr>,
     /// `exactly_once`: a call with an idempotency key runs at most once.
     pub exactly_once: bool,
+    /// `callers = [direct, program]`: who may call the tool, each at most once, at least
+    /// one; `(direct, program)`, or `None` when not given or wrong.
+    pub callers: Option<(bool, bool)>,
 }
 
 /// `approval`, as written.
@@ -215,6 +219,7 @@ pub fn parse(args: TokenStream, fn_name: Option<&str>, errors: &mut Errors) -> T
             "icon" => attr.icon = icon(value, errors),
             "task" => attr.task = task(value, errors),
             "version" => attr.version = version(value, errors),
+            "callers" => attr.callers = callers(value, errors),
             "example" => attr.examples.extend(example_args(value, errors)),
             "input" => errors.at(
                 &entry.key,
@@ -660,6 +665,105 @@ fn task(value: &TokenStream, errors: &mut Errors) -> Option<&'static str> {
             None
         }
     }
+}
+
+/// The callers `callers = [...]` may name, and what each means.
+const CALLERS: [(&str, &str); 2] = [
+    ("direct", "the model, in its answer"),
+    ("program", "a program the model wrote"),
+];
+
+/// `callers = [direct, program]`: bare words in brackets, each one of [`CALLERS`], none
+/// twice, at least one; `(direct, program)`.
+fn callers(value: &TokenStream, errors: &mut Errors) -> Option<(bool, bool)> {
+    const HELP: &str = "like `callers = [direct, program]` (the model, or a program it wrote), \
+                        or remove `callers` for both";
+    let names: Vec<&str> = CALLERS.iter().map(|(name, _)| *name).collect();
+    let mut tokens = value.clone().into_iter();
+    let group = match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => g,
+        _ => {
+            let message = match (
+                syn::parse2::<Ident>(value.clone()),
+                syn::parse2::<Lit>(value.clone()),
+            ) {
+                (Ok(word), _) if names.contains(&word.unraw().to_string().as_str()) => {
+                    format!("`callers` is a list: write `callers = [{}]`", word.unraw())
+                }
+                (_, Ok(Lit::Str(s))) if names.contains(&s.value().as_str()) => format!(
+                    "`callers` is a list of bare words: write `callers = [{}]`",
+                    s.value()
+                ),
+                _ => format!("`callers` must be a list of callers in brackets, {HELP}"),
+            };
+            errors.at(value, message);
+            return None;
+        }
+    };
+    let parser = |input: ParseStream| {
+        syn::punctuated::Punctuated::<TokenStream, Token![,]>::parse_terminated_with(
+            input,
+            until_comma,
+        )
+    };
+    let items = errors.handle(parser.parse2(group.stream()))?;
+    if items.is_empty() {
+        errors.at(
+            &group,
+            format!(
+                "`callers` is empty: a tool nobody may call is never called; list who may, {HELP}"
+            ),
+        );
+        return None;
+    }
+    let (mut direct, mut program) = (None::<Ident>, None::<Ident>);
+    let mut ok = true;
+    for item in items {
+        let Ok(ident) = syn::parse2::<Ident>(item.clone()) else {
+            let message = match syn::parse2::<Lit>(item.clone()) {
+                Ok(Lit::Str(s)) if names.contains(&s.value().as_str()) => format!(
+                    "a caller is a bare word, not a string: write `{}`",
+                    s.value()
+                ),
+                _ => format!("a caller is {}, {HELP}", one_of(&names)),
+            };
+            errors.at(&item, message);
+            ok = false;
+            continue;
+        };
+        let word = ident.unraw().to_string();
+        let slot = match word.as_str() {
+            "direct" => &mut direct,
+            "program" => &mut program,
+            other => {
+                let message = match did_you_mean(other, &names) {
+                    Some(meant) => format!("unknown caller `{other}`; did you mean `{meant}`?"),
+                    None => format!(
+                        "unknown caller `{other}`; expected {} ({})",
+                        one_of(&names),
+                        CALLERS
+                            .iter()
+                            .map(|(name, what)| format!("`{name}`: {what}"))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                };
+                errors.at(&ident, message);
+                ok = false;
+                continue;
+            }
+        };
+        if slot.is_some() {
+            errors.at(
+                &ident,
+                format!("duplicate caller `{word}`: it is already listed; list each caller once"),
+            );
+            ok = false;
+            continue;
+        }
+        *slot = Some(ident);
+    }
+    ok.then_some((direct.is_some(), program.is_some()))
 }
 
 /// `example = r#"{"delta": 2}"#`: a string literal holding a JSON object.

@@ -248,6 +248,17 @@ fn options(tool: &Tool) -> TokenStream {
             });
         }
     }
+    if let Some(callers) = tool.callers {
+        let callers = match callers {
+            (true, true) => quote!(BOTH),
+            (true, false) => quote!(DIRECT),
+            _ => quote!(PROGRAM),
+        };
+        out.extend(quote! {
+            const CALLERS: #Private::Option<#Private::Callers> =
+                #Private::Some(#Private::Callers::#callers);
+        });
+    }
     out
 }
 

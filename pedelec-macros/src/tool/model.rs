@@ -42,6 +42,8 @@ pub struct Tool<'a> {
     pub approval: Option<super::attr::ApprovalAttr>,
     /// `exactly_once`.
     pub exactly_once: bool,
+    /// `callers`, when set: `(direct, program)`.
+    pub callers: Option<(bool, bool)>,
     /// How the tool is called; `None` when the signature is not a tool's (the fallback
     /// then emits a stub call).
     pub call: Option<Call<'a>>,
@@ -126,6 +128,7 @@ impl<'a> Tool<'a> {
             version: attr.version,
             approval: attr.approval,
             exactly_once: attr.exactly_once,
+            callers: attr.callers,
             call: signature(item, errors),
         }
     }

@@ -26,6 +26,7 @@ impl ::pedelec::__private::Tool for update_counter {
     ];
     const DEFER: ::core::primitive::bool = true;
     const VERSION: ::core::primitive::u32 = 2;
+    const EXACTLY_ONCE: ::core::primitive::bool = true;
     const APPROVAL: ::core::primitive::bool = true;
     fn needs_approval(
         __pedelec_args: &Self::Args,
