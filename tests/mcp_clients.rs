@@ -497,6 +497,7 @@ fn check_oauth(report: &Value, resource: &str) {
             "get_current_page",
             "render_page",
             "reset_counter",
+            "set_counter",
             "update_counter"
         ],
         "{writer}"
@@ -524,7 +525,8 @@ fn check_oauth(report: &Value, resource: &str) {
             "count_to",
             "get_current_page",
             "render_page",
-            "reset_counter"
+            "reset_counter",
+            "set_counter"
         ],
         "the reader does not see update_counter: {reader}"
     );
