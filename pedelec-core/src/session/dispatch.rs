@@ -385,12 +385,12 @@ impl Shared {
                 return self.start_once(tool, name, args, ctx, out);
             }
         }
-        let started = self.start_admitted(tool, name, args, ctx, out, permit)?;
-        Ok(started)
+        self.start_admitted(tool, name, args, ctx, out, permit)
     }
 
     /// Steps 2 on, once the scopes passed: the rate limit (a refused call uses no budget),
     /// the tool's concurrency, then the layers or the resolved handler.
+    #[inline]
     pub(super) fn start_admitted(
         &self,
         tool: Option<&ToolEntry>,
