@@ -115,6 +115,14 @@ impl Caller {
         required.iter().all(|s| self.holds(s.as_ref()))
     }
 
+    /// Whether `caller` (`None`: anonymous) may call a tool requiring `scopes`: a tool
+    /// without scopes is open to every caller, one with scopes to a caller holding them all
+    /// (an anonymous caller holds none). What `tools/list` and searches show follows it.
+    #[must_use]
+    pub fn may_call<S: AsRef<str>>(caller: Option<&Caller>, scopes: &[S]) -> bool {
+        scopes.is_empty() || caller.is_some_and(|c| c.holds_all(scopes))
+    }
+
     /// The scopes of `required` the caller does not hold, in their order.
     #[must_use]
     pub fn missing<'a, S: AsRef<str>>(&self, required: &'a [S]) -> Vec<&'a str> {

@@ -530,6 +530,11 @@ impl ToolCallContext {
         self.inner.caller.as_deref()
     }
 
+    /// The caller, shared (what the call keeps beyond its own context).
+    pub(crate) fn caller_arc(&self) -> Option<Arc<Caller>> {
+        self.inner.caller.clone()
+    }
+
     /// The call's idempotency key (`CallOptions::idempotency_key`, MCP's
     /// `_meta["dev.pedelec/idempotencyKey"]`, the HTTP `Idempotency-Key` header), if any.
     #[must_use]

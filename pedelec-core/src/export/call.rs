@@ -307,7 +307,8 @@ impl<N> Export<N> {
                 let name = match object.get("namespace") {
                     None | Some(Value::Null) => name.into(),
                     Some(_) => {
-                        format!("{}_{name}", string(object, "namespace", "/namespace")?).into()
+                        super::names::namespaced(string(object, "namespace", "/namespace")?, name)
+                            .into()
                     }
                 };
                 let args = match object.get("arguments") {
@@ -455,7 +456,7 @@ impl<N> Export<N> {
             Target::OpenAiResponses => (
                 pick(&["/call_id"]),
                 match (pick(&["/namespace"]), pick(&["/name"])) {
-                    (Some(space), Some(name)) => Some(format!("{space}_{name}")),
+                    (Some(space), Some(name)) => Some(super::names::namespaced(&space, &name)),
                     (_, name) => name,
                 },
             ),

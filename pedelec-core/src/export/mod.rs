@@ -396,7 +396,7 @@ impl<N> Export<N> {
                 Vec::new()
             };
             let declared_name = match namespace_of[i] {
-                Some(k) => &search::inner_name(provider_name, &namespaces[k].name),
+                Some(k) => &names::inner_name(provider_name, &namespaces[k].name),
                 None => provider_name,
             };
             let mut declaration = target::declaration(

@@ -21,6 +21,22 @@ pub(crate) fn provider_name(provider: Provider, name: &str) -> String {
         .collect()
 }
 
+/// The provider name of the function `name` of the OpenAI Responses namespace `space` (a
+/// call names both): `billing` and `refund_invoice` are `billing_refund_invoice`, as the
+/// export names the tool `billing.refund_invoice`. [`inner_name`] is its inverse.
+pub(crate) fn namespaced(space: &str, name: &str) -> String {
+    format!("{space}_{name}")
+}
+
+/// The name of a namespaced tool inside its OpenAI namespace: its provider name after the
+/// namespace (`billing_refund_invoice` in `billing` is `refund_invoice`).
+pub(crate) fn inner_name(provider_name: &str, namespace: &str) -> String {
+    provider_name
+        .get(namespace.len() + 1..)
+        .unwrap_or(provider_name)
+        .to_owned()
+}
+
 /// `(tool name, provider name)` for every tool, recording invalid names and collisions.
 pub(crate) fn map(
     provider: Provider,

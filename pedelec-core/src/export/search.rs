@@ -18,6 +18,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::names::namespaced;
 use super::{Export, Target};
 use crate::search::tools::{
     CALL_TOOL, CALL_TOOL_DESCRIPTION, SEARCH_TOOLS, call_tool_schema, search_tools_description,
@@ -112,15 +113,6 @@ pub(super) fn namespaces(
         };
     }
     (spaces, of)
-}
-
-/// The inner name of a namespaced tool for OpenAI: its name after the namespace, mapped as
-/// every OpenAI name is (`.` → `_`).
-pub(super) fn inner_name(provider_name: &str, namespace: &str) -> String {
-    provider_name
-        .get(namespace.len() + 1..)
-        .unwrap_or(provider_name)
-        .to_owned()
 }
 
 /// `declaration` with `defer_loading: true` when `deferred`.
@@ -358,7 +350,7 @@ impl<N> Export<N> {
                             let space = entry["name"].as_str().unwrap_or_default();
                             for member in entry["tools"].as_array().into_iter().flatten() {
                                 if let Some(name) = member["name"].as_str() {
-                                    names.push(format!("{space}_{name}"));
+                                    names.push(namespaced(space, name));
                                 }
                             }
                         }

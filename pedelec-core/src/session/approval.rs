@@ -33,12 +33,7 @@ impl Shared {
         if !check.needed(&args, ctx.caller()) {
             return self.handler(tool, name, ArgsIn::Value(args), ctx, out);
         }
-        let request = ApprovalRequest::new(
-            ctx.call_id(),
-            name,
-            args.clone(),
-            ctx.caller().cloned().map(std::sync::Arc::new),
-        );
+        let request = ApprovalRequest::new(ctx.call_id(), name, args.clone(), ctx.caller_arc());
         let inner = self.handler(
             tool,
             name,

@@ -209,8 +209,8 @@ impl<N> Session<N> {
     /// answers is limited by this (DESIGN §12: only the tools the caller may call).
     pub(crate) fn may_call(&self, name: &str, caller: Option<&crate::context::Caller>) -> bool {
         self.shared
-            .tool_entry(name)
-            .is_some_and(|t| t.scopes.is_empty() || caller.is_some_and(|c| c.holds_all(&t.scopes)))
+            .tool(name)
+            .is_some_and(|t| crate::context::Caller::may_call(caller, &t.scopes))
     }
 
     /// The skill set's tool definitions, in its order: everything known about each tool,

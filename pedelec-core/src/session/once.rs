@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::dispatch::{Shared, ToolEntry};
 use super::rate::store_failed;
@@ -74,8 +73,8 @@ impl Shared {
         let name: Arc<str> = Arc::from(name);
         let store = self.store.clone();
         Ok(start_in(out, async move {
-            if let Some(answer) = wait_for_claim(&*store, &key, &fingerprint, lease).await? {
-                return answer;
+            if let Some(kept) = wait_for_claim(&*store, &key, &fingerprint, lease).await? {
+                return kept.into_result();
             }
             let Some(shared) = session.upgrade() else {
                 return Err(super::dispatch::session_gone());
@@ -101,7 +100,7 @@ impl Shared {
                         .map_err(|e| store_failed(&e))?;
                 }
             }
-            result.map(|value| RawValue::from_string(value.to_string()).ok())
+            result
         }))
     }
 
@@ -112,7 +111,7 @@ impl Shared {
         args: Value,
         ctx: ToolCallContext,
     ) -> Result<Value, ToolError> {
-        let tool = self.tool_entry(name);
+        let tool = self.tool(name);
         let mut permit = None;
         let started = self.start_admitted(
             tool,
@@ -131,15 +130,14 @@ impl Shared {
     }
 }
 
-/// Claims `key`: `None` when this call runs, else the answer to give (a kept one, or why
-/// not).
-#[allow(clippy::type_complexity, reason = "the kept answer, or this call runs")]
+/// Claims `key`: `None` when this call runs, the kept answer of the call that had it, or
+/// why neither.
 async fn wait_for_claim(
     store: &dyn Store,
     key: &str,
     fingerprint: &str,
     lease: Duration,
-) -> Result<Option<Result<Option<Box<RawValue>>, ToolError>>, ToolError> {
+) -> Result<Option<ToolResult>, ToolError> {
     let conflict = || {
         ToolError::with_code(
             ErrorCode::ToolIdempotencyConflict,
@@ -163,13 +161,9 @@ async fn wait_for_claim(
                 return Err(conflict());
             }
             Claim::Answered { answer, .. } => {
-                let result: ToolResult = serde_json::from_str(&answer).map_err(|e| {
+                return serde_json::from_str(&answer).map(Some).map_err(|e| {
                     ToolError::new(format!("the kept answer of this call is unreadable: {e}"))
-                })?;
-                return Ok(Some(match result {
-                    ToolResult::Ok(value) => Ok(RawValue::from_string(value.to_string()).ok()),
-                    ToolResult::Err(e) => Err(e),
-                }));
+                });
             }
             Claim::Unknown { .. } => {
                 return Err(ToolError::new(

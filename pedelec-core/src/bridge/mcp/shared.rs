@@ -136,12 +136,11 @@ pub(crate) struct Exchange {
     pub(crate) idempotency_key: Option<Box<str>>,
 }
 
-/// Whether a caller may see a tool that requires `scopes` (`tools/list`): a tool without
-/// scopes is open to every caller, one with scopes to a caller holding them all (an
-/// anonymous caller holds none). A call of a tool not listed is refused all the same
+/// Whether a caller may see a tool that requires `scopes` (`tools/list`): as it may call it
+/// ([`Caller::may_call`]). A call of a tool not listed is refused all the same
 /// (`TOOL_FORBIDDEN`; over HTTP with OAuth, `403 insufficient_scope`).
 pub(crate) fn may_list<S: AsRef<str>>(caller: Option<&Caller>, scopes: &[S]) -> bool {
-    scopes.is_empty() || caller.is_some_and(|c| c.holds_all(scopes))
+    Caller::may_call(caller, scopes)
 }
 
 /// The answer to a request: a whole JSON-RPC response and the HTTP status it goes with.
