@@ -33,8 +33,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use pedelec_core::{
-    bridge, call, context, contract, error, export, manifest, output, schema, search, session,
-    skills, store, tool,
+    bridge, call, code, context, contract, error, export, manifest, output, schema, search,
+    session, skills, store, tool,
 };
 
 pub use pedelec_core::{

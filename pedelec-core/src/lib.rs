@@ -20,6 +20,7 @@
 //! | [`skills`] | skill sets: [`SkillsInput`], the `ToolName` enum's traits |
 //! | [`contract`] | a skill set checked against its lock file: breaking and compatible changes |
 //! | [`session`] | [`Session`]: handlers, dispatch, timeouts, shutdown, events |
+//! | [`code`] | code mode: `search_tools` and `run_code`, programs in a sandbox (feature `code-mode`) |
 //! | [`export`] | provider exports (OpenAI, Anthropic, Gemini, MCP) and call adapters |
 //! | [`bridge`] | transports: JSON Lines, MCP |
 
@@ -47,6 +48,8 @@ pub mod skills;
 pub mod contract;
 
 pub mod session;
+
+pub mod code;
 
 pub mod export;
 

@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 
 use crate::error::ToolError;
 use crate::output::{OutputSchema, ToolOutput};
+use crate::schema::typescript::{self, Out};
 use crate::skills::{InSkillSet, IncludedIn, SkillSet, UnknownToolName};
 use crate::tool::ToolDefinition;
 
@@ -284,6 +285,83 @@ pub const fn set_tool<P, S: IncludedIn<P>>(i: usize) -> S {
 #[must_use]
 pub const fn set_namespace<P, S: IncludedIn<P>>() -> Option<&'static str> {
     S::NAMESPACE
+}
+
+/// The code-mode signatures of the included set `S` (its `SIGNATURES`).
+#[must_use]
+pub const fn set_signatures<P, S: IncludedIn<P>>() -> &'static [&'static str] {
+    S::SIGNATURES
+}
+
+/// The length of the tool `T`'s code-mode signature (see [`signature`]).
+#[must_use]
+pub const fn signature_len<T: crate::Tool>() -> usize {
+    let mut out = Out::measure();
+    code_signature::<T>(&mut out);
+    out.len()
+}
+
+/// The tool `T`'s code-mode signature as the bytes of a `[u8; LEN]` (`LEN` from
+/// [`signature_len`]): the declarations of its recursive types, then `(args: {…}):
+/// Promise<…>` (`SkillSet::SIGNATURES`).
+#[must_use]
+pub const fn signature<T: crate::Tool, const LEN: usize>() -> [u8; LEN] {
+    let mut buf = [0; LEN];
+    code_signature::<T>(&mut Out::into(&mut buf));
+    buf
+}
+
+const fn code_signature<T: crate::Tool>(out: &mut Out<'_>) {
+    let args = const { &<T::Args as crate::ToolArgs>::SCHEMA };
+    let output = match T::OUTPUT_SCHEMA {
+        Some(schema) if !schema.is_content() => Some(schema.node()),
+        _ => None,
+    };
+    typescript::declarations(args, output, out);
+    typescript::signature(args, output, out);
+}
+
+pub use crate::schema::typescript::text as signature_text;
+
+/// The tool `$tool`'s code-mode signature as a `&'static str`, by `const` evaluation: what
+/// `skills![]` writes once per tool into `SkillSet::SIGNATURES` (its two `const` steps,
+/// measure then render, in one place).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pedelec_signature {
+    ($tool:ty) => {{
+        const TEXT: &[::core::primitive::u8] = &$crate::__private::signature::<
+            $tool,
+            { $crate::__private::signature_len::<$tool>() },
+        >();
+        $crate::__private::signature_text(TEXT)
+    }};
+}
+pub use crate::__pedelec_signature as signature_of;
+
+/// The signatures of a composed set (`N` tools): each part's (an included set's, then its
+/// own tools'), as `(tool count, signatures)`; a part without them (a set implemented by
+/// hand) leaves its tools' entries empty, rendered when the session is created.
+#[must_use]
+pub const fn join_signatures<const N: usize>(
+    parts: &[(usize, &[&'static str])],
+) -> [&'static str; N] {
+    let mut all = [""; N];
+    let mut i = 0;
+    let mut k = 0;
+    while k < parts.len() {
+        let (count, signatures) = parts[k];
+        let mut j = 0;
+        while j < count && i < N {
+            if signatures.len() == count {
+                all[i] = signatures[j];
+            }
+            i += 1;
+            j += 1;
+        }
+        k += 1;
+    }
+    all
 }
 
 /// The skill set `S` with its names forgotten, to compose it into another.

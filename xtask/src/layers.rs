@@ -28,6 +28,7 @@ pub const LAYERS: &[&str] = &[
     "contract",
     "macro_support",
     "session",
+    "code",
     "export",
     "bridge",
 ];

@@ -17,12 +17,11 @@
 //! *narrow* the type's schema: `#[arg(maximum = 1000)]` on a type whose schema already says
 //! `maximum: 255` would replace the bound and describe values the type cannot deserialize.
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use pedelec_rules::{Number, constraint};
 
-use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str, cow_slice};
+use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str, cow_slice, str_of};
 
 /// `description` (a field's doc comment or `#[arg(description = "…")]`): replaces the type's.
 #[must_use]
@@ -169,7 +168,7 @@ pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
     );
     if let Some(own) = &schema.format {
         assert!(
-            pedelec_rules::str_eq(cow_str(own), format),
+            pedelec_rules::str_eq(str_of(own), format),
             "the field type's schema already has another `format`"
         );
     }
@@ -260,13 +259,6 @@ pub const fn default(schema: SchemaNode, value: Literal) -> SchemaNode {
 
 // ----- checks -----
 
-const fn cow_str(s: &Str) -> &str {
-    match s {
-        Cow::Borrowed(s) => s,
-        Cow::Owned(s) => s.as_str(),
-    }
-}
-
 const fn schema_ref(r: &SchemaRef) -> &SchemaNode {
     match r {
         SchemaRef::Static(node) => node,
@@ -280,7 +272,7 @@ const fn literal_eq(a: &Literal, b: &Literal) -> bool {
         (Literal::Null, Literal::Null) => true,
         (Literal::Bool(a), Literal::Bool(b)) => *a == *b,
         (Literal::Num(a), Literal::Num(b)) => matches!(a.exact_cmp(*b), Some(Ordering::Equal)),
-        (Literal::Str(a), Literal::Str(b)) => pedelec_rules::str_eq(cow_str(a), cow_str(b)),
+        (Literal::Str(a), Literal::Str(b)) => pedelec_rules::str_eq(str_of(a), str_of(b)),
         (Literal::Array(a), Literal::Array(b)) => {
             let (a, b) = (cow_slice(a), cow_slice(b));
             if a.len() != b.len() {
@@ -302,7 +294,7 @@ const fn literal_eq(a: &Literal, b: &Literal) -> bool {
             }
             let mut i = 0;
             while i < a.len() {
-                match entry(b, cow_str(&a[i].0)) {
+                match entry(b, str_of(&a[i].0)) {
                     Some(value) if literal_eq(&a[i].1, value) => {}
                     _ => return false,
                 }
@@ -317,7 +309,7 @@ const fn literal_eq(a: &Literal, b: &Literal) -> bool {
 const fn entry<'a>(entries: &'a [(Str, Literal)], key: &str) -> Option<&'a Literal> {
     let mut i = 0;
     while i < entries.len() {
-        if pedelec_rules::str_eq(cow_str(&entries[i].0), key) {
+        if pedelec_rules::str_eq(str_of(&entries[i].0), key) {
             return Some(&entries[i].1);
         }
         i += 1;
@@ -362,7 +354,7 @@ const fn validate(schema: &SchemaNode, value: &Literal) -> Result<(), &'static s
         return Ok(());
     };
     match (kind, value) {
-        (super::SchemaKind::String, Literal::Str(s)) => validate_string(schema, cow_str(s)),
+        (super::SchemaKind::String, Literal::Str(s)) => validate_string(schema, str_of(s)),
         (super::SchemaKind::String, _) => {
             Err("`default` must be a string: the field's schema is a string")
         }
@@ -462,7 +454,7 @@ const fn validate_object(
     let mut i = 0;
     while i < properties.len() {
         let property = &properties[i];
-        match entry(entries, cow_str(&property.name)) {
+        match entry(entries, str_of(&property.name)) {
             Some(value) => {
                 if let Err(message) = validate(&property.schema, value) {
                     return Err(message);
@@ -477,11 +469,11 @@ const fn validate_object(
     }
     let mut i = 0;
     while i < entries.len() {
-        let key = cow_str(&entries[i].0);
+        let key = str_of(&entries[i].0);
         let mut known = false;
         let mut j = 0;
         while j < properties.len() {
-            if pedelec_rules::str_eq(cow_str(&properties[j].name), key) {
+            if pedelec_rules::str_eq(str_of(&properties[j].name), key) {
                 known = true;
             }
             j += 1;
@@ -507,6 +499,7 @@ const fn validate_object(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
     use crate::schema::{Property, ToolArgs};
     use serde_json::json;
 

@@ -11,7 +11,7 @@
 
 use pedelec_rules::mcp_header::same_header;
 
-use super::node::{AdditionalProperties, SchemaNode, Str, branches, deref, properties};
+use super::node::{AdditionalProperties, SchemaNode, branches, deref, properties, str_of};
 
 /// Why the `x-mcp-header` annotations of the argsSchema `root` break MCP's rules, or
 /// `None` when they keep them (or there are none).
@@ -147,14 +147,6 @@ const fn anywhere(node: &SchemaNode) -> bool {
         i += 1;
     }
     false
-}
-
-#[allow(clippy::ptr_arg, reason = "`Cow::deref` is not `const`")]
-const fn str_of(s: &Str) -> &str {
-    match s {
-        std::borrow::Cow::Borrowed(s) => s,
-        std::borrow::Cow::Owned(s) => s.as_str(),
-    }
 }
 
 /// One argument mirrored into a header: where it is in the arguments, and the header.

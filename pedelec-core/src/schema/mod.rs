@@ -17,6 +17,7 @@ mod options;
 mod parse;
 mod shortcuts;
 pub(crate) mod tape;
+pub(crate) mod typescript;
 mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
@@ -25,6 +26,7 @@ pub use args::{Recursive, SelfRef, recursive};
 pub use compiled::CompiledSchema;
 pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
+pub(crate) use json::did_you_mean;
 pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,

@@ -225,6 +225,15 @@ pub(crate) const fn deref(r: &SchemaRef) -> &SchemaNode {
     }
 }
 
+/// A [`Str`] in a `const fn` (where `Deref` is not `const`).
+#[allow(clippy::ptr_arg, reason = "`Cow::deref` is not `const`")]
+pub(crate) const fn str_of(s: &Str) -> &str {
+    match s {
+        Cow::Borrowed(s) => s,
+        Cow::Owned(s) => s.as_str(),
+    }
+}
+
 /// A `Cow` slice in a `const fn` (where `Deref` is not `const`).
 #[allow(
     clippy::ptr_arg,

@@ -13,6 +13,7 @@ use super::concurrency::ConcurrencyLimit;
 use super::dispatch::{Dispatch, Endpoint};
 use super::dispatch::{Shared, ToolEntry};
 use super::layers::{LayerFn, ToolLayer, ToolService, layer_fn, stack};
+use super::mount::{Mount, SessionLink};
 use super::rate::{RateLimit, RateLimiter};
 use super::{Session, events, input};
 
@@ -20,6 +21,7 @@ use crate::call::args::CompiledArgs;
 use crate::context::StateMap;
 use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
+use crate::tool::ToolDefinition;
 
 /// Creates a session with default options: `Session::builder(skills).create()`.
 ///
@@ -40,6 +42,7 @@ pub struct SessionBuilder<N = String> {
     pub(super) rate_limit: Option<RateLimit>,
     pub(super) approver: Option<crate::context::ApproverFn>,
     pub(super) store: Option<Arc<dyn crate::store::Store>>,
+    pub(super) mounts: Vec<Box<dyn Mount>>,
 }
 
 impl<N> SessionBuilder<N> {
@@ -155,6 +158,16 @@ impl<N> SessionBuilder<N> {
         self
     }
 
+    /// Mounts tools beside the skill set's (code mode, remote servers).
+    #[cfg_attr(
+        not(feature = "code-mode"),
+        allow(dead_code, reason = "what code mode mounts")
+    )]
+    pub(crate) fn mount(mut self, mount: impl Mount) -> Self {
+        self.mounts.push(Box::new(mount));
+        self
+    }
+
     /// Creates the session (the seed's `createSession()`): checks every tool, compiles the
     /// argsSchemas, keeps the inline handlers and builds the manifest.
     ///
@@ -168,14 +181,27 @@ impl<N> SessionBuilder<N> {
         if !problems.is_empty() {
             return Err(Error::invalid_input(problems));
         }
-        let manifest = self.skills.manifest();
+        let mut manifest = self.skills.manifest();
+        let mut definitions = self.skills.tools().to_vec();
+        let link = SessionLink::default();
+        let mut problems = Vec::new();
+        for mount in self.mounts {
+            match mount.tools(self.skills.tools(), &link) {
+                Ok(tools) => {
+                    manifest
+                        .tools
+                        .extend(tools.iter().map(ToolDefinition::manifest));
+                    definitions.extend(tools);
+                }
+                Err(mut found) => problems.append(&mut found),
+            }
+        }
         let mut by_name = HashMap::with_capacity_and_hasher(
-            self.skills.tools().len(),
+            definitions.len(),
             foldhash::fast::RandomState::default(),
         );
-        let mut tools = Vec::with_capacity(self.skills.tools().len());
-        let mut problems = Vec::new();
-        for (i, def) in self.skills.tools().iter().enumerate() {
+        let mut tools = Vec::with_capacity(definitions.len());
+        for (i, def) in definitions.iter().enumerate() {
             let name: Arc<str> = Arc::from(def.name());
             by_name.insert(Box::from(def.name()), i);
             let timeout_ms = def
@@ -237,7 +263,7 @@ impl<N> SessionBuilder<N> {
             });
             Shared {
                 manifest,
-                definitions: self.skills.tools().to_vec(),
+                definitions,
                 tools,
                 by_name,
                 fallback: RwLock::new(None),
@@ -257,6 +283,7 @@ impl<N> SessionBuilder<N> {
                 this: this.clone(),
             }
         });
+        link.set(&shared);
         Ok(Session {
             shared,
             names: PhantomData,

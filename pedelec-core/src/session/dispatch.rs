@@ -170,14 +170,8 @@ impl Shared {
     }
 
     fn did_you_mean(&self, name: &str) -> String {
-        let best = self
-            .tools
-            .iter()
-            .map(|t| (strsim::jaro_winkler(name, &t.name), &*t.name))
-            .filter(|(score, _)| *score > 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        match best {
-            Some((_, n)) => format!(" (did you mean `{n}`?)"),
+        match crate::schema::did_you_mean(name, self.tools.iter().map(|t| &*t.name)) {
+            Some(n) => format!(" (did you mean `{n}`?)"),
             None => String::new(),
         }
     }

@@ -33,6 +33,7 @@ mod dispatch;
 mod events;
 mod input;
 mod layers;
+pub(crate) mod mount;
 mod once;
 mod rate;
 mod shutdown;
@@ -194,6 +195,7 @@ impl<N> Session<N> {
             rate_limit: None,
             approver: None,
             store: None,
+            mounts: Vec::new(),
         }
     }
 
@@ -211,6 +213,22 @@ impl<N> Session<N> {
         self.shared
             .tool(name)
             .is_some_and(|t| crate::context::Caller::may_call(caller, &t.scopes))
+    }
+
+    /// Validates `args` for the tool `name` as its call would, without calling it (code mode
+    /// checks a program's call where the program makes it). A name the session does not
+    /// know passes (its call will say so).
+    #[cfg_attr(
+        not(feature = "code-mode"),
+        allow(dead_code, reason = "what code mode mounts")
+    )]
+    pub(crate) fn check_args(&self, name: &str, args: Value) -> Result<Value, ToolError> {
+        match self.shared.tool(name) {
+            Some(tool) => tool
+                .args
+                .prepare(crate::schema::decode::ArgsIn::Value(args)),
+            None => Ok(args),
+        }
     }
 
     /// The skill set's tool definitions, in its order: everything known about each tool,

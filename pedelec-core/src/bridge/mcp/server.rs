@@ -64,7 +64,12 @@ impl Server {
 
         let any_param_headers = listed.iter().any(|t| !t.param_headers.is_empty());
         let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
-        let search = (settings.search && listed.iter().any(|t| t.deferred))
+        // A session in code mode has its own `search_tools` (one per session): the bridge
+        // adds none.
+        let own_search = listed
+            .iter()
+            .any(|t| &*t.name == super::search::SEARCH_TOOLS);
+        let search = (settings.search && !own_search && listed.iter().any(|t| t.deferred))
             .then(|| Search::new(tools.clone(), Index::of(&manifest)));
         let scoped = any_scopes.then(|| tools.clone());
         let mut list = ListToolsResult::with_all_items(shown(

@@ -1,0 +1,276 @@
+//! [`CodeMode`]: the options, and the two tools it mounts on a session.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::api::{Function, functions};
+use super::sandbox::{self, Limits};
+use crate::call::handler::ToolHandler;
+use crate::context::ToolCallContext;
+use crate::error::{ErrorCode, Problem, ToolError};
+use crate::manifest::SerializableSkillsManifest;
+use crate::output::ToolAnnotations;
+use crate::schema::ToolArgsSchema;
+use crate::search::Index;
+use crate::search::tools::{RUN_CODE, SEARCH_TOOLS, read_query, search_tools_schema};
+use crate::session::SessionBuilder;
+use crate::session::mount::{Mount, SessionLink};
+use crate::skills::SkillSet;
+use crate::tool::ToolDefinition;
+
+/// Code mode's options (`SessionBuilder::code_mode`; DESIGN §15): the limits each program
+/// runs under. Every limit stops the program with an error that names it; the session and
+/// its other calls are unharmed.
+#[derive(Clone, Debug)]
+pub struct CodeMode {
+    time_limit: Duration,
+    max_calls: u32,
+    memory_limit: usize,
+    stack_limit: usize,
+    max_output: usize,
+}
+
+impl Default for CodeMode {
+    fn default() -> Self {
+        CodeMode::new()
+    }
+}
+
+impl CodeMode {
+    /// The defaults: 30 s per program, 50 tool calls, 64 MiB of memory, 256 KiB of stack,
+    /// 64 KiB of answer (what it returns and prints).
+    #[must_use]
+    pub const fn new() -> Self {
+        CodeMode {
+            time_limit: Duration::from_secs(30),
+            max_calls: 50,
+            memory_limit: 64 << 20,
+            stack_limit: 256 << 10,
+            max_output: 64 << 10,
+        }
+    }
+
+    /// How long a program may run, its tool calls included (`run_code`'s timeout; the
+    /// outer call's own deadline and cancellation stop it sooner).
+    #[must_use]
+    pub const fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = limit;
+        self
+    }
+
+    /// How many tool calls one program may make.
+    #[must_use]
+    pub const fn max_calls(mut self, max: u32) -> Self {
+        self.max_calls = max;
+        self
+    }
+
+    /// How much memory the interpreter may allocate, in bytes.
+    #[must_use]
+    pub const fn memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// How deep the program's stack may grow, in bytes (deep recursion stops there).
+    #[must_use]
+    pub const fn stack_limit(mut self, bytes: usize) -> Self {
+        self.stack_limit = bytes;
+        self
+    }
+
+    /// How large the answer may be, in bytes: the returned value's JSON and the printed
+    /// text together.
+    #[must_use]
+    pub const fn max_output(mut self, bytes: usize) -> Self {
+        self.max_output = bytes;
+        self
+    }
+}
+
+/// Where a session's tool names come from, for code mode: a `skills![]` set brings its
+/// signatures rendered at compile time (`SkillSet::SIGNATURES`); a set read at run time
+/// has them rendered when the session is created.
+pub trait CodeSignatures {
+    /// The signatures rendered at compile time, in the set's order (empty: none).
+    fn compiled() -> &'static [&'static str];
+}
+
+impl CodeSignatures for String {
+    fn compiled() -> &'static [&'static str] {
+        &[]
+    }
+}
+
+impl<N: SkillSet> CodeSignatures for N {
+    fn compiled() -> &'static [&'static str] {
+        N::SIGNATURES
+    }
+}
+
+impl<N: CodeSignatures> SessionBuilder<N> {
+    /// Turns code mode on (feature `code-mode`; DESIGN §15): the session gains
+    /// `search_tools` and `run_code` (see [`code`](crate::code)).
+    #[must_use]
+    pub fn code_mode(self, mode: CodeMode) -> Self {
+        self.mount(Mounted {
+            mode,
+            compiled: N::compiled(),
+        })
+    }
+}
+
+struct Mounted {
+    mode: CodeMode,
+    compiled: &'static [&'static str],
+}
+
+/// What both tools share: the functions, their index, the limits.
+pub(super) struct Api {
+    pub(super) functions: Vec<Function>,
+    index: Index,
+    pub(super) limits: Limits,
+    pub(super) link: SessionLink,
+}
+
+impl Mount for Mounted {
+    fn tools(
+        self: Box<Self>,
+        skills: &[ToolDefinition],
+        link: &SessionLink,
+    ) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
+        let mode = self.mode;
+        let mut problems = Vec::new();
+        if mode.time_limit.is_zero() {
+            problems.push(Problem::at(
+                String::new(),
+                "`CodeMode::time_limit` must be more than zero",
+            ));
+        }
+        if mode.max_calls == 0 {
+            problems.push(Problem::at(
+                String::new(),
+                "`CodeMode::max_calls` must be at least 1",
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let functions = functions(skills, self.compiled);
+        let manifest = SerializableSkillsManifest {
+            guidance: String::new(),
+            tools: functions
+                .iter()
+                .filter_map(|f| skills.iter().find(|d| d.name() == f.name))
+                .map(ToolDefinition::manifest)
+                .collect(),
+        };
+        let api = Arc::new(Api {
+            index: Index::of(&manifest),
+            functions,
+            limits: Limits {
+                time: mode.time_limit,
+                max_calls: mode.max_calls,
+                memory: mode.memory_limit,
+                stack: mode.stack_limit,
+                max_output: mode.max_output,
+            },
+            link: link.clone(),
+        });
+        let schema = |json: &Value| {
+            ToolArgsSchema::from_json(json)
+                .map_err(|e| vec![Problem::at(String::new(), format!("code mode: {e}"))])
+        };
+        let search = schema(&search_tools_schema(true))?;
+        let run = schema(&run_code_schema())?;
+        Ok(vec![
+            search_tool(api.clone(), search),
+            run_tool(api, &mode, run),
+        ])
+    }
+}
+
+fn search_tool(api: Arc<Api>, schema: ToolArgsSchema) -> ToolDefinition {
+    ToolDefinition::new(SEARCH_TOOLS, SEARCH_DESCRIPTION, schema)
+        .with_annotations(
+            ToolAnnotations::NONE
+                .with_read_only(true)
+                .with_open_world(false),
+        )
+        .with_callers(crate::tool::Callers::DIRECT)
+        .with_handler(ToolHandler::json(
+            move |args: Value, ctx: ToolCallContext| {
+                let api = api.clone();
+                async move { search(&api, &args, &ctx) }
+            },
+        ))
+}
+
+/// `run_code`'s input schema.
+fn run_code_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "The program: the body of an async JavaScript function. \
+                                `await` each tool call; `return` the answer (JSON)."
+            }
+        },
+        "required": ["code"],
+        "additionalProperties": false
+    })
+}
+
+fn run_tool(api: Arc<Api>, mode: &CodeMode, schema: ToolArgsSchema) -> ToolDefinition {
+    // The program's own clock stops it first, with a message that says so; the call's
+    // timeout is the backstop.
+    let timeout = mode.time_limit + Duration::from_secs(1);
+    ToolDefinition::new(RUN_CODE, RUN_DESCRIPTION, schema)
+        .with_timeout_ms(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+        .with_callers(crate::tool::Callers::DIRECT)
+        .with_handler(ToolHandler::json(
+            move |args: Value, ctx: ToolCallContext| {
+                let api = api.clone();
+                async move {
+                    let code = args.get("code").and_then(Value::as_str).unwrap_or("");
+                    sandbox::run(&api, code, ctx).await
+                }
+            },
+        ))
+}
+
+const SEARCH_DESCRIPTION: &str = "Find the functions a `run_code` program can call: describe \
+     what you want to do, and get the TypeScript declarations of the tools that match, best \
+     first.";
+
+const RUN_DESCRIPTION: &str = "Run a short JavaScript program that calls tools, instead of \
+     calling them one by one: each tool is an async function (`await \
+     billing.refund_invoice({invoiceId: \"A1\"})`; `tools[\"any-name\"](…)` reaches any name), \
+     whose declaration `search_tools` gives. The code is the body of an async function: \
+     `return` the answer (a JSON value); `console.log` prints. A failed call throws an Error \
+     with `code` and `message`. No files, network, clock or modules.";
+
+/// `search_tools`' answer: `{"tools": [{"name", "declaration"}]}`, best first, among the
+/// functions the caller may call.
+fn search(api: &Api, args: &Value, ctx: &ToolCallContext) -> Result<Value, ToolError> {
+    let query = read_query(&args.to_string())
+        .map_err(|m| ToolError::with_code(ErrorCode::ToolArgsInvalid, m))?;
+    let session = api.link.session();
+    let found: Vec<Value> = api
+        .index
+        .ranked(&query.query)
+        .into_iter()
+        .filter_map(|(position, _)| api.functions.get(position))
+        .filter(|f| {
+            session
+                .as_ref()
+                .is_some_and(|s| s.may_call(&f.name, ctx.caller()))
+        })
+        .take(query.limit)
+        .map(|f| json!({ "name": f.name, "declaration": f.declaration }))
+        .collect();
+    Ok(json!({ "tools": found }))
+}

@@ -1,0 +1,370 @@
+//! An argsSchema as a TypeScript type, for code mode (DESIGN §15): a program sees each tool
+//! as a function `name(args: {…}): Promise<…>`, and a model reads that signature.
+//!
+//! One renderer, written as `const fn`s so that `#[tool]` renders its tool's signature at
+//! compile time (a `const`, evaluated only when code mode reads it) and a skill set read
+//! from JSON renders the same text at run time. It writes into an [`Out`]: first with no
+//! buffer, to measure, then into a buffer of exactly that length.
+//!
+//! The type is what a value must look like, not every bound: `minimum`, `pattern` and the
+//! like are left to validation, whose error names the argument.
+
+use super::node::{
+    AdditionalProperties, Literal, SchemaKind, SchemaNode, branches, cow_slice, deref, properties,
+    str_of,
+};
+use pedelec_rules::Number;
+
+/// Where the renderer writes: a buffer, or nothing (it counts).
+pub struct Out<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl<'a> Out<'a> {
+    /// Counts the bytes written, keeping none.
+    #[must_use]
+    pub const fn measure() -> Out<'static> {
+        Out {
+            buf: &mut [],
+            len: 0,
+        }
+    }
+
+    /// Writes into `buf`, which must be as long as what [`measure`](Self::measure) counted.
+    pub const fn into(buf: &'a mut [u8]) -> Out<'a> {
+        Out { buf, len: 0 }
+    }
+
+    /// How many bytes were written (or counted).
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    const fn byte(&mut self, b: u8) {
+        if self.len < self.buf.len() {
+            self.buf[self.len] = b;
+        }
+        self.len += 1;
+    }
+
+    const fn push(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            self.byte(bytes[i]);
+            i += 1;
+        }
+    }
+
+    /// `s` inside a `/** … */` comment, on one line: line breaks become spaces and `*/`
+    /// cannot end the comment early.
+    const fn comment_text(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        let mut space = false;
+        let mut started = false;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b'\n' || b == b'\r' || b == b'\t' || b == b' ' {
+                space = true;
+            } else {
+                if space && started {
+                    self.byte(b' ');
+                }
+                space = false;
+                started = true;
+                if b == b'/' && i > 0 && bytes[i - 1] == b'*' {
+                    self.byte(b'\\');
+                }
+                self.byte(b);
+            }
+            i += 1;
+        }
+    }
+
+    /// `s` as a JSON (and JavaScript) string literal.
+    const fn string_literal(&mut self, s: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let bytes = s.as_bytes();
+        self.byte(b'"');
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match b {
+                b'"' => self.push("\\\""),
+                b'\\' => self.push("\\\\"),
+                b'\n' => self.push("\\n"),
+                b'\r' => self.push("\\r"),
+                b'\t' => self.push("\\t"),
+                0..0x20 => {
+                    self.push("\\u00");
+                    self.byte(HEX[(b >> 4) as usize]);
+                    self.byte(HEX[(b & 0xf) as usize]);
+                }
+                _ => self.byte(b),
+            }
+            i += 1;
+        }
+        self.byte(b'"');
+    }
+
+    const fn integer(&mut self, negative: bool, mut n: u64) {
+        if negative {
+            self.byte(b'-');
+        }
+        let mut digits = [0u8; 20];
+        let mut count = 0;
+        loop {
+            digits[count] = b'0' + (n % 10) as u8;
+            count += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while count > 0 {
+            count -= 1;
+            self.byte(digits[count]);
+        }
+    }
+
+    /// A property name: as written when it is an identifier, quoted otherwise.
+    const fn key(&mut self, name: &str) {
+        if is_identifier(name) {
+            self.push(name);
+        } else {
+            self.string_literal(name);
+        }
+    }
+}
+
+/// Whether `name` can be written bare in JavaScript (ASCII identifiers only).
+#[must_use]
+pub const fn is_identifier(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes[0].is_ascii_digit() {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Writes a tool's signature after its name: `(args: {…}): Promise<…>` (`(): Promise<…>`
+/// for a tool without arguments), with the type
+/// declarations of its recursive types before it (`type Node = …;`, each on its own line).
+/// `output` is the output schema's node, if the tool has one.
+pub const fn signature(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
+    let closed_and_empty = properties(args).is_empty()
+        && matches!(
+            args.additional_properties,
+            Some(AdditionalProperties::Bool(false))
+        );
+    if closed_and_empty {
+        out.push("(");
+    } else {
+        out.push("(args: ");
+        ts_type(args, 1, out);
+    }
+    out.push("): Promise<");
+    match output {
+        Some(node) => ts_type(node, 1, out),
+        None => out.push("unknown"),
+    }
+    out.push(">");
+}
+
+/// Writes the declarations of the `$defs` a signature refers to (`type Node = {…};`, one
+/// per line), found on `args` and `output`; nothing for the common schema without any.
+pub const fn declarations(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
+    defs_of(args, out);
+    if let Some(node) = output {
+        defs_of(node, out);
+    }
+}
+
+const fn defs_of(node: &SchemaNode, out: &mut Out<'_>) {
+    let Some(defs) = &node.defs else {
+        return;
+    };
+    let defs = cow_slice(defs);
+    let mut i = 0;
+    while i < defs.len() {
+        out.push("type ");
+        out.push(str_of(&defs[i].name));
+        out.push(" = ");
+        ts_type(deref(&defs[i].schema), 1, out);
+        out.push(";\n");
+        i += 1;
+    }
+}
+
+/// The TypeScript type of `node`; `depth` is the indentation of the members of an object.
+const fn ts_type(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
+    if let Some(reference) = &node.reference {
+        out.push(str_of(reference));
+        return;
+    }
+    if let Some(values) = &node.enum_values {
+        let values = cow_slice(values);
+        if !values.is_empty() {
+            let mut i = 0;
+            while i < values.len() {
+                if i > 0 {
+                    out.push(" | ");
+                }
+                literal(&values[i], out);
+                i += 1;
+            }
+            return;
+        }
+    }
+    let one_of = branches(node);
+    if !one_of.is_empty() {
+        let mut i = 0;
+        while i < one_of.len() {
+            if i > 0 {
+                out.push(" | ");
+            }
+            ts_type(&one_of[i], depth, out);
+            i += 1;
+        }
+        return;
+    }
+    match node.kind {
+        Some(SchemaKind::String) => out.push("string"),
+        Some(SchemaKind::Number | SchemaKind::Integer) => out.push("number"),
+        Some(SchemaKind::Boolean) => out.push("boolean"),
+        Some(SchemaKind::Array) => match &node.items {
+            Some(items) => {
+                let items = deref(items);
+                let union = needs_parens(items);
+                out.push(if union { "Array<" } else { "" });
+                ts_type(items, depth, out);
+                out.push(if union { ">" } else { "[]" });
+            }
+            None => out.push("unknown[]"),
+        },
+        Some(SchemaKind::Object) => object(node, depth, out),
+        None => out.push("unknown"),
+    }
+}
+
+/// Whether `T[]` would misread `node`'s type (a union).
+const fn needs_parens(node: &SchemaNode) -> bool {
+    if node.reference.is_some() {
+        return false;
+    }
+    if let Some(values) = &node.enum_values {
+        return cow_slice(values).len() > 1;
+    }
+    branches(node).len() > 1
+}
+
+const fn object(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
+    let props = properties(node);
+    let extra = &node.additional_properties;
+    if props.is_empty() {
+        match extra {
+            Some(AdditionalProperties::Bool(false)) => out.push("{}"),
+            Some(AdditionalProperties::Schema(schema)) => {
+                out.push("{ [key: string]: ");
+                ts_type(deref(schema), depth, out);
+                out.push(" }");
+            }
+            _ => out.push("{ [key: string]: unknown }"),
+        }
+        return;
+    }
+    out.push("{\n");
+    let mut i = 0;
+    while i < props.len() {
+        let p = &props[i];
+        if let Some(description) = &p.schema.description {
+            indent(depth, out);
+            out.push("/** ");
+            out.comment_text(str_of(description));
+            out.push(" */\n");
+        }
+        indent(depth, out);
+        out.key(str_of(&p.name));
+        out.push(if p.required { ": " } else { "?: " });
+        ts_type(&p.schema, depth + 1, out);
+        out.push(";\n");
+        i += 1;
+    }
+    match extra {
+        Some(AdditionalProperties::Schema(schema)) => {
+            indent(depth, out);
+            out.push("[key: string]: ");
+            ts_type(deref(schema), depth + 1, out);
+            out.push(";\n");
+        }
+        Some(AdditionalProperties::Bool(true)) => {
+            indent(depth, out);
+            out.push("[key: string]: unknown;\n");
+        }
+        _ => {}
+    }
+    indent(depth - 1, out);
+    out.push("}");
+}
+
+const fn indent(depth: usize, out: &mut Out<'_>) {
+    let mut i = 0;
+    while i < depth {
+        out.push("  ");
+        i += 1;
+    }
+}
+
+const fn literal(value: &Literal, out: &mut Out<'_>) {
+    match value {
+        Literal::Null => out.push("null"),
+        Literal::Bool(true) => out.push("true"),
+        Literal::Bool(false) => out.push("false"),
+        Literal::Num(Number::Int(n)) => out.integer(*n < 0, n.unsigned_abs()),
+        Literal::Num(Number::Uint(n)) => out.integer(false, *n),
+        // A float's shortest decimal form is not `const`: its type says enough.
+        Literal::Num(Number::Float(_)) => out.push("number"),
+        Literal::Str(s) => out.string_literal(str_of(s)),
+        Literal::Array(_) => out.push("unknown[]"),
+        Literal::Object(_) => out.push("object"),
+    }
+}
+
+/// The signature of a tool whose schemas are only known at run time (a skill set read
+/// from JSON): what `SkillSet::SIGNATURES` holds, rendered by the same `const fn`s.
+#[must_use]
+#[cfg_attr(
+    not(feature = "code-mode"),
+    allow(dead_code, reason = "code mode renders")
+)]
+pub fn render(args: &SchemaNode, output: Option<&SchemaNode>) -> String {
+    let write = |out: &mut Out<'_>| {
+        declarations(args, output, out);
+        signature(args, output, out);
+    };
+    let mut counter = Out::measure();
+    write(&mut counter);
+    let mut buf = vec![0; counter.len()];
+    write(&mut Out::into(&mut buf));
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// `bytes` as text (a rendered signature is UTF-8: it copies whole strings and ASCII).
+#[must_use]
+pub const fn text(bytes: &'static [u8]) -> &'static str {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(_) => panic!("a rendered signature is UTF-8"),
+    }
+}
