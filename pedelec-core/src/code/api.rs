@@ -1,8 +1,32 @@
 //! What a program sees: each tool it may call as a function, with the TypeScript signature
 //! a model reads (`search_tools` answers it) and the path the program calls it by.
 
+use std::time::Duration;
+
 use crate::schema::typescript::{self, is_identifier};
+use crate::search::Index;
+use crate::session::mount::SessionLink;
 use crate::tool::ToolDefinition;
+
+/// What code mode's two tools share: the functions, their search index, the limits, and
+/// the way back to the session.
+pub(crate) struct Api {
+    pub(crate) functions: Vec<Function>,
+    /// Over `functions`, in the same order.
+    pub(crate) index: Index,
+    pub(crate) limits: Limits,
+    pub(crate) link: SessionLink,
+}
+
+/// The limits a program runs under (`CodeMode`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) time: Duration,
+    pub(crate) max_calls: u32,
+    pub(crate) memory: usize,
+    pub(crate) stack: usize,
+    pub(crate) max_output: usize,
+}
 
 /// A tool as a program sees it.
 #[derive(Clone, Debug)]

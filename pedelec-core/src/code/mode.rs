@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::api::{Function, functions};
-use super::sandbox::{self, Limits};
+use super::api::{Api, Limits, functions};
+use super::sandbox;
 use crate::call::handler::ToolHandler;
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, Problem, ToolError};
@@ -125,14 +125,6 @@ impl<N: CodeSignatures> SessionBuilder<N> {
 struct Mounted {
     mode: CodeMode,
     compiled: &'static [&'static str],
-}
-
-/// What both tools share: the functions, their index, the limits.
-pub(super) struct Api {
-    pub(super) functions: Vec<Function>,
-    index: Index,
-    pub(super) limits: Limits,
-    pub(super) link: SessionLink,
 }
 
 impl Mount for Mounted {

@@ -24,21 +24,10 @@ use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Promise, Run
 use serde_json::{Value, json};
 use tokio::task::AbortHandle;
 
-use super::api::path;
-use super::mode::Api;
+use super::api::{Api, Limits, path};
 use crate::context::{Caller, ToolCallContext};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::session::{CallOptions, Session};
-
-/// The limits a program runs under (`CodeMode`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Limits {
-    pub(crate) time: Duration,
-    pub(crate) max_calls: u32,
-    pub(crate) memory: usize,
-    pub(crate) stack: usize,
-    pub(crate) max_output: usize,
-}
 
 /// Why a program was stopped from outside (the interrupt handler's flag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -499,9 +499,9 @@ const fn validate_object(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::borrow::Cow;
     use crate::schema::{Property, ToolArgs};
     use serde_json::json;
+    use std::borrow::Cow;
 
     const fn strs(values: &'static [Literal]) -> Literal {
         Literal::Array(Cow::Borrowed(values))
