@@ -232,7 +232,8 @@ async fn set_counter(args: SetCounterArgs, ctx: ToolCallContext) -> Result<Strin
 }
 
 /// The session served over MCP: the demo session's tools, plus `count_to`,
-/// `reset_counter` and `set_counter`.
+/// `reset_counter` and `set_counter`, in code mode (`search_tools` finds a tool's
+/// TypeScript declaration, `run_code` runs a program that calls several: DESIGN §15).
 ///
 /// # Errors
 /// When the skill set is invalid (it is not).
@@ -245,6 +246,7 @@ pub fn mcp_session() -> Result<pedelec::Session, pedelec::Error> {
     tools.push(pedelec::ToolDefinition::of::<set_counter>());
     pedelec::Session::builder(skills)
         .state(Counter::default())
+        .code_mode(pedelec::code::CodeMode::new().time_limit(std::time::Duration::from_secs(10)))
         .create()
 }
 

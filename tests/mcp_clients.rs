@@ -497,6 +497,8 @@ fn check_oauth(report: &Value, resource: &str) {
             "get_current_page",
             "render_page",
             "reset_counter",
+            "run_code",
+            "search_tools",
             "set_counter",
             "update_counter"
         ],
@@ -526,6 +528,8 @@ fn check_oauth(report: &Value, resource: &str) {
             "get_current_page",
             "render_page",
             "reset_counter",
+            "run_code",
+            "search_tools",
             "set_counter"
         ],
         "the reader does not see update_counter: {reader}"
@@ -753,6 +757,7 @@ fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: boo
     );
     let after = &report["after_cancel"];
     assert_eq!(after["structuredContent"], json!({"value": 3}), "{after}");
+    check_code_mode(report);
 
     if let Transport::Http = transport {
         for (case, status) in [
@@ -765,6 +770,50 @@ fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: boo
             assert_eq!(seen["statuses"], json!([status]), "{case}: {seen}");
         }
     }
+}
+
+/// Code mode through the official client: `search_tools` answers `update_counter`'s
+/// TypeScript declaration; one `run_code` program makes three calls through the session
+/// and answers once; a program's bad call fails at its line, naming the argument.
+fn check_code_mode(report: &Value) {
+    let text = |result: &Value| -> Value {
+        assert_eq!(result["isError"], false, "{result}");
+        let text = result["content"][0]["text"].as_str().expect("text");
+        serde_json::from_str(text).expect("JSON")
+    };
+    let found = text(&report["code_search"]);
+    let update = found["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == "update_counter"))
+        .unwrap_or_else(|| panic!("{found}"));
+    let declaration = update["declaration"].as_str().expect("declaration");
+    assert!(
+        declaration.contains("function update_counter(args: {")
+            && declaration.contains("delta: number;")
+            && declaration.contains("}): Promise<{"),
+        "{declaration}"
+    );
+    let ran = text(&report["code_run"]);
+    let values: Vec<i64> = ran["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{ran}"))
+        .iter()
+        .filter_map(Value::as_i64)
+        .collect();
+    assert!(
+        values.len() == 3 && values[1] == values[0] + 1 && values[2] == values[1],
+        "{ran}"
+    );
+    assert_eq!(ran["output"], format!("counter {}\n", values[2]), "{ran}");
+    let failed = error_of(&report["code_error"], "code error");
+    assert_eq!(failed["details"]["line"], 2, "{failed}");
+    assert_eq!(failed["details"]["code"], "TOOL_ARGS_INVALID", "{failed}");
+    assert!(
+        failed["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/delta")),
+        "{failed}"
+    );
 }
 
 /// What the `features` scenario saw: the icon, the three answers to `reset_counter`'s

@@ -57,6 +57,20 @@ async function scenario(client) {
     report.cancelled = await call("count_to", { n: 100000 }, { signal: AbortSignal.timeout(300) });
     report.after_cancel = await call("update_counter", { delta: 1 });
   }
+  if (names.has("run_code")) {
+    // Code mode: find a tool's declaration, then one program making three calls.
+    report.code_search = await call("search_tools", { query: "change the counter", limit: 3 });
+    report.code_run = await call("run_code", {
+      code: [
+        "const a = await update_counter({ delta: 1 });",
+        "const b = await update_counter({ delta: 1 });",
+        "const page = await get_current_page();",
+        "console.log('counter', page.counter);",
+        "return [a.value, b.value, page.counter];",
+      ].join("\n"),
+    });
+    report.code_error = await call("run_code", { code: "\nawait update_counter({ delta: 'lots' });" });
+  }
   return report;
 }
 

@@ -78,6 +78,17 @@ async def scenario(session):
         # the request (stateless HTTP); the server must go on answering.
         report["cancelled"] = await call("count_to", {"n": 100000}, read_timeout_seconds=0.3)
         report["after_cancel"] = await call("update_counter", {"delta": 1})
+    if "run_code" in names:
+        # Code mode: find a tool's declaration, then one program making three calls.
+        report["code_search"] = await call("search_tools", {"query": "change the counter", "limit": 3})
+        report["code_run"] = await call("run_code", {"code": (
+            "const a = await update_counter({ delta: 1 });\n"
+            "const b = await update_counter({ delta: 1 });\n"
+            "const page = await get_current_page();\n"
+            "console.log('counter', page.counter);\n"
+            "return [a.value, b.value, page.counter];"
+        )})
+        report["code_error"] = await call("run_code", {"code": "\nawait update_counter({ delta: 'lots' });"})
     return report
 
 
