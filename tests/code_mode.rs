@@ -532,3 +532,39 @@ async fn reserved_names_and_bad_limits_are_refused_when_the_session_is_created()
     assert!(text.contains("max_calls"), "{text}");
     assert!(text.contains("time_limit"), "{text}");
 }
+
+#[tokio::test]
+async fn provider_exports_declare_the_two_functions_and_the_loop_runs_programs() {
+    use pedelec::export::{ExportOptions, Target};
+    let session = session(CodeMode::new());
+    for target in [
+        Target::OpenAiChat,
+        Target::OpenAiResponses,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Mcp,
+    ] {
+        let export = ToolName::export(target, ExportOptions::default().code_mode(true))
+            .unwrap_or_else(|e| panic!("{target:?}: {e}"));
+        let names: Vec<&str> = ["search_tools", "run_code", "crm.lookup"]
+            .into_iter()
+            .filter(|n| export.provider_name(n).is_some())
+            .collect();
+        assert_eq!(
+            names,
+            ["search_tools", "run_code", "crm.lookup"],
+            "{target:?}"
+        );
+    }
+    let export =
+        ToolName::export(Target::Anthropic, ExportOptions::default().code_mode(true)).unwrap();
+    let program = "const c = await crm.lookup({ id: 3 }); return c.name;";
+    let call = json!({"type": "tool_use", "id": "toolu_1", "name": "run_code", "input": {"code": program}});
+    let answer = session.call_provider(&export, &call).await;
+    let text: Value = serde_json::from_str(answer["content"].as_str().unwrap()).unwrap();
+    assert_eq!(text["value"]["result"], "customer 3", "{answer}");
+    let search = json!({"type": "tool_use", "id": "toolu_2", "name": "search_tools", "input": {"query": "customer"}});
+    let answer = session.call_provider(&export, &search).await;
+    let text: Value = serde_json::from_str(answer["content"].as_str().unwrap()).unwrap();
+    assert_eq!(text["value"]["tools"][0]["name"], "crm.lookup", "{answer}");
+}

@@ -45,4 +45,6 @@ mod mode;
 mod sandbox;
 
 #[cfg(feature = "code-mode")]
+pub(crate) use mode::declared;
+#[cfg(feature = "code-mode")]
 pub use mode::{CodeMode, CodeSignatures};

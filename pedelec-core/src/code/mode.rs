@@ -18,7 +18,7 @@ use crate::search::tools::{RUN_CODE, SEARCH_TOOLS, read_query, search_tools_sche
 use crate::session::SessionBuilder;
 use crate::session::mount::{Mount, SessionLink};
 use crate::skills::SkillSet;
-use crate::tool::ToolDefinition;
+use crate::tool::{Callers, ToolDefinition};
 
 /// Code mode's options (`SessionBuilder::code_mode`; DESIGN §15): the limits each program
 /// runs under. Every limit stops the program with an error that names it; the session and
@@ -171,33 +171,56 @@ impl Mount for Mounted {
             },
             link: link.clone(),
         });
-        let schema = |json: &Value| {
-            ToolArgsSchema::from_json(json)
-                .map_err(|e| vec![Problem::at(String::new(), format!("code mode: {e}"))])
-        };
-        let search = schema(&search_tools_schema(true))?;
-        let run = schema(&run_code_schema())?;
+        let [find, run] = declared(true).map_err(|e| vec![e])?;
+        let timeout = mode.time_limit + Duration::from_secs(1);
         Ok(vec![
-            search_tool(api.clone(), search),
-            run_tool(api, &mode, run),
+            find.with_handler(ToolHandler::json({
+                let api = api.clone();
+                move |args: Value, ctx: ToolCallContext| {
+                    let api = api.clone();
+                    async move { search(&api, &args, &ctx) }
+                }
+            })),
+            // The program's own clock stops it first, with a message that says so; the
+            // call's timeout is the backstop.
+            run.with_timeout_ms(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+                .with_handler(ToolHandler::json(
+                    move |args: Value, ctx: ToolCallContext| {
+                        let api = api.clone();
+                        async move {
+                            let code = args.get("code").and_then(Value::as_str).unwrap_or("");
+                            sandbox::run(&api, code, ctx).await
+                        }
+                    },
+                )),
         ])
     }
 }
 
-fn search_tool(api: Arc<Api>, schema: ToolArgsSchema) -> ToolDefinition {
-    ToolDefinition::new(SEARCH_TOOLS, SEARCH_DESCRIPTION, schema)
+/// Code mode's two tools as a model sees them (no handlers): `search_tools` (with its
+/// `limit` where `with_limit`: provider exports leave it out, so the schema is strict
+/// everywhere) and `run_code`. The session mounts them; exports declare them
+/// ([`ExportOptions::code_mode`](crate::export::ExportOptions::code_mode)).
+pub(crate) fn declared(with_limit: bool) -> Result<[ToolDefinition; 2], Problem> {
+    let schema = |json: &Value| {
+        ToolArgsSchema::from_json(json)
+            .map_err(|e| Problem::at(String::new(), format!("code mode: {e}")))
+    };
+    Ok([
+        ToolDefinition::new(
+            SEARCH_TOOLS,
+            SEARCH_DESCRIPTION,
+            schema(&search_tools_schema(with_limit))?,
+        )
         .with_annotations(
             ToolAnnotations::NONE
                 .with_read_only(true)
                 .with_open_world(false),
         )
-        .with_callers(crate::tool::Callers::DIRECT)
-        .with_handler(ToolHandler::json(
-            move |args: Value, ctx: ToolCallContext| {
-                let api = api.clone();
-                async move { search(&api, &args, &ctx) }
-            },
-        ))
+        .with_callers(Callers::DIRECT),
+        ToolDefinition::new(RUN_CODE, RUN_DESCRIPTION, schema(&run_code_schema())?)
+            .with_callers(Callers::DIRECT),
+    ])
 }
 
 /// `run_code`'s input schema.
@@ -214,24 +237,6 @@ fn run_code_schema() -> Value {
         "required": ["code"],
         "additionalProperties": false
     })
-}
-
-fn run_tool(api: Arc<Api>, mode: &CodeMode, schema: ToolArgsSchema) -> ToolDefinition {
-    // The program's own clock stops it first, with a message that says so; the call's
-    // timeout is the backstop.
-    let timeout = mode.time_limit + Duration::from_secs(1);
-    ToolDefinition::new(RUN_CODE, RUN_DESCRIPTION, schema)
-        .with_timeout_ms(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
-        .with_callers(crate::tool::Callers::DIRECT)
-        .with_handler(ToolHandler::json(
-            move |args: Value, ctx: ToolCallContext| {
-                let api = api.clone();
-                async move {
-                    let code = args.get("code").and_then(Value::as_str).unwrap_or("");
-                    sandbox::run(&api, code, ctx).await
-                }
-            },
-        ))
 }
 
 const SEARCH_DESCRIPTION: &str = "Find the functions a `run_code` program can call: describe \

@@ -83,7 +83,7 @@ use crate::manifest::SerializableSkillsManifest;
 use crate::output::OutputSchema;
 use crate::schema::{Str, ToolArgsSchema};
 use crate::skills::SkillsInput;
-use crate::tool::Callers;
+use crate::tool::{Callers, ToolDefinition};
 
 /// How to export: strict by default where the provider has a strict mode (OpenAI,
 /// Anthropic), `ExportOptions::default().strict(false)` opts out; every tool in full by
@@ -119,6 +119,7 @@ pub struct ExportOptions {
     search: Search,
     cache_control: Option<CacheControl>,
     eager_input_streaming: Option<bool>,
+    code_mode: bool,
 }
 
 impl Default for ExportOptions {
@@ -128,6 +129,7 @@ impl Default for ExportOptions {
             search: Search::Off,
             cache_control: None,
             eager_input_streaming: None,
+            code_mode: false,
         }
     }
 }
@@ -157,6 +159,25 @@ impl ExportOptions {
     #[must_use]
     pub const fn search_mode(&self) -> Search {
         self.search
+    }
+
+    /// Code mode (feature `code-mode`; DESIGN §15), for a session created with
+    /// `SessionBuilder::code_mode`: the export declares its two functions, `search_tools`
+    /// (the TypeScript declarations of the tools a program may call) and `run_code` (a
+    /// program calling them), which [`Session::call_provider`](crate::Session::call_provider)
+    /// hands to the session. Deferred tools are left out (a program reaches them; its
+    /// `search_tools` finds them), so [`search`](Self::search) does not apply.
+    #[cfg(feature = "code-mode")]
+    #[must_use]
+    pub const fn code_mode(mut self, on: bool) -> Self {
+        self.code_mode = on;
+        self
+    }
+
+    /// Whether code mode's functions are declared.
+    #[must_use]
+    pub const fn is_code_mode(&self) -> bool {
+        self.code_mode
     }
 
     /// Anthropic prompt caching: a `cache_control` breakpoint on the last tool of the
@@ -308,8 +329,39 @@ impl<N> SkillsInput<N> {
     /// As `SerializableSkillsManifest::export`, and, for Anthropic, an example that is not a
     /// JSON object valid for its tool's argsSchema (rule `input-example`).
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export<N>, ExportError> {
-        let extras: Vec<Extras<'_>> = self
+        #[cfg(feature = "code-mode")]
+        if options.code_mode {
+            return self.export_code_mode(target, options);
+        }
+        self.export_tools(self.tools(), target, options)
+    }
+
+    /// Code mode's export: the tools not deferred, then `search_tools` and `run_code`.
+    #[cfg(feature = "code-mode")]
+    fn export_code_mode(
+        &self,
+        target: Target,
+        options: ExportOptions,
+    ) -> Result<Export<N>, ExportError> {
+        let declared = crate::code::declared(false)
+            .map_err(|p| ExportError::new(target, vec![p.rule("code-mode")]))?;
+        let mut tools: Vec<ToolDefinition> = self
             .tools()
+            .iter()
+            .filter(|t| !t.defer())
+            .cloned()
+            .collect();
+        tools.extend(declared);
+        self.export_tools(&tools, target, options.search(Search::Off))
+    }
+
+    fn export_tools(
+        &self,
+        tools: &[ToolDefinition],
+        target: Target,
+        options: ExportOptions,
+    ) -> Result<Export<N>, ExportError> {
+        let extras: Vec<Extras<'_>> = tools
             .iter()
             .map(|tool| Extras {
                 examples: tool.examples(),
@@ -319,7 +371,11 @@ impl<N> SkillsInput<N> {
             })
             .collect();
         let described = self.namespaces();
-        Export::new(&self.manifest(), &extras, described, target, options)
+        let manifest = SerializableSkillsManifest {
+            guidance: self.guidance().to_owned(),
+            tools: tools.iter().map(ToolDefinition::manifest).collect(),
+        };
+        Export::new(&manifest, &extras, described, target, options)
     }
 }
 
