@@ -231,7 +231,8 @@ impl<N> Session<N> {
         }
     }
 
-    /// The skill set's tool definitions, in its order: everything known about each tool,
+    /// The skill set's tool definitions, in its order, then the tools mounted beside them
+    /// (code mode's `search_tools` and `run_code`): everything known about each tool,
     /// including what is not in Core's manifest (for bridges that list more, such as MCP).
     #[must_use]
     pub fn definitions(&self) -> &[ToolDefinition] {
