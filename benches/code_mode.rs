@@ -63,7 +63,10 @@ fn bytes(session: &Session<ToolName>, rt: &tokio::runtime::Runtime) {
     let export = ToolName::export(Target::Anthropic, ExportOptions::default().code_mode(true))
         .expect("export");
     println!("bytes between model and server (Anthropic messages), same work:");
-    println!("{:>4}  {:>10}  {:>10}  {:>6}", "N", "direct", "run_code", "ratio");
+    println!(
+        "{:>4}  {:>10}  {:>10}  {:>6}",
+        "N", "direct", "run_code", "ratio"
+    );
     for n in [1u32, 5, 20, 50] {
         let direct: usize = (1..=n)
             .map(|id| {

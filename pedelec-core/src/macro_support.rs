@@ -293,9 +293,10 @@ pub const fn set_signatures<P, S: IncludedIn<P>>() -> &'static [&'static str] {
     S::SIGNATURES
 }
 
-/// The length of the tool `T`'s code-mode signature (see [`signature`]).
+/// The length of the code-mode signature of `T`, a tool of the set `S` (see [`signature`];
+/// reached through `InSkillSet`, so an entry that is not a tool is reported once).
 #[must_use]
-pub const fn signature_len<T: crate::Tool>() -> usize {
+pub const fn signature_len<S, T: InSkillSet<S>>() -> usize {
     let mut out = Out::measure();
     code_signature::<T>(&mut out);
     out.len()
@@ -305,7 +306,7 @@ pub const fn signature_len<T: crate::Tool>() -> usize {
 /// [`signature_len`]): the declarations of its recursive types, then `(args: {…}):
 /// Promise<…>` (`SkillSet::SIGNATURES`).
 #[must_use]
-pub const fn signature<T: crate::Tool, const LEN: usize>() -> [u8; LEN] {
+pub const fn signature<S, T: InSkillSet<S>, const LEN: usize>() -> [u8; LEN] {
     let mut buf = [0; LEN];
     code_signature::<T>(&mut Out::into(&mut buf));
     buf
@@ -323,16 +324,17 @@ const fn code_signature<T: crate::Tool>(out: &mut Out<'_>) {
 
 pub use crate::schema::typescript::text as signature_text;
 
-/// The tool `$tool`'s code-mode signature as a `&'static str`, by `const` evaluation: what
+/// The code-mode signature of `$tool`, a tool of the set `$set`, as a `&'static str`, by `const` evaluation: what
 /// `skills![]` writes once per tool into `SkillSet::SIGNATURES` (its two `const` steps,
 /// measure then render, in one place).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __pedelec_signature {
-    ($tool:ty) => {{
+    ($set:ty, $tool:ty) => {{
         const TEXT: &[::core::primitive::u8] = &$crate::__private::signature::<
+            $set,
             $tool,
-            { $crate::__private::signature_len::<$tool>() },
+            { $crate::__private::signature_len::<$set, $tool>() },
         >();
         $crate::__private::signature_text(TEXT)
     }};

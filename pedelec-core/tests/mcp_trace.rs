@@ -1,6 +1,7 @@
-//! A W3C `traceparent` in a request's `_meta` becomes the parent of the call's `tool_call`
-//! span: read from the spans themselves, with a subscriber that records each span's name,
-//! fields and parent.
+//! A W3C `traceparent` in a request's `_meta` is kept on the call's `tools/call` span (the
+//! parent of the session's `execute_tool` span): read from the spans themselves, with a
+//! subscriber that records each span's name, fields and parent. (With the feature `otel`,
+//! it becomes the OpenTelemetry parent: `tests/telemetry.rs`.)
 
 mod support;
 
@@ -124,13 +125,16 @@ async fn a_traceparent_becomes_the_parent_of_the_call_span() {
     let spans = recorder.spans.lock().unwrap().clone();
     let call_span = spans
         .values()
-        .find(|s| s.name == "tool_call")
+        .find(|s| s.name == "execute_tool")
         .expect("the call's span");
     let parent = call_span
         .parent
         .and_then(|p| spans.get(&p))
         .expect("the call's span has a parent");
-    assert_eq!(parent.name, "mcp.request");
+    assert_eq!(parent.name, "tools/call");
+    assert_eq!(parent.fields["mcp.method.name"], "tools/call");
+    assert_eq!(parent.fields["gen_ai.tool.name"], "update_counter");
+    assert_eq!(call_span.fields["gen_ai.tool.name"], "update_counter");
     assert_eq!(parent.fields["traceparent"], PARENT);
     assert_eq!(
         parent.fields["trace_id"],

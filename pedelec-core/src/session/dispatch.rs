@@ -197,7 +197,16 @@ impl Shared {
         async move {
             // Entered around each poll, as `Instrument` would, without moving this
             // future's state into a wrapper (no work at all when nobody subscribes).
-            let span = tracing::info_span!("tool_call", call_id = %setup.call_id, tool = %name);
+            // OpenTelemetry's semantic conventions for a tool's execution (`otel.name` is
+            // `tracing-opentelemetry`'s name for the span's name).
+            let span = tracing::info_span!(
+                "execute_tool",
+                otel.name = %format_args!("execute_tool {name}"),
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = %name,
+                gen_ai.tool.call.id = %setup.call_id,
+                error.type = tracing::field::Empty,
+            );
             let started = Instant::now();
             if self.events.enabled() {
                 self.events.send(SessionEvent::CallStarted {
@@ -251,6 +260,7 @@ impl Shared {
                 match &result {
                     Ok(_) => tracing::debug!("tool call succeeded"),
                     Err(e) => {
+                        span.record("error.type", e.code().as_str());
                         tracing::debug!(code = %e.code(), message = e.message(), "tool call failed");
                     }
                 }

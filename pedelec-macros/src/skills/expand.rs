@@ -32,9 +32,10 @@ use crate::util::Private;
 /// `SkillSet::SIGNATURES`: each tool's code-mode signature, rendered by `const` evaluation
 /// (only where code mode reads it); a composed set joins its included sets' first.
 fn signatures(set: &SkillSet, aliases: &[syn::Ident], set_aliases: &[syn::Ident]) -> TokenStream {
+    let ident = &set.ident;
     let own = aliases.iter().map(|alias| {
         let private = Private::at(alias.span());
-        quote!(#private::signature_of!(#alias))
+        quote!(#private::signature_of!(#ident, #alias))
     });
     let own = quote!([#(#own),*]);
     let all = if set.includes.is_empty() {

@@ -37,6 +37,7 @@ use super::meta::Meta;
 use super::result::{input_request, missing_capability, write_call_result};
 use super::search::{CALL_TOOL, SEARCH_TOOLS, unwrap_call};
 use super::shared::{Exchange, Lifecycle, Reply, Server, may_list};
+use super::telemetry;
 use super::wire::{self, Message};
 use crate::context::{APPROVAL_KEY, Cancellation, InputKind, InputRequest, LogLevel};
 use crate::error::ToolError;
@@ -72,6 +73,7 @@ pub(super) async fn call_tool(
     life: &Lifecycle<'_>,
     x: &Exchange,
 ) -> Reply {
+    let started = std::time::Instant::now();
     let current = life.revision.is_current();
     let fail =
         |error: ErrorData, malformed: bool| Reply::error(Some(id), &error, current, malformed);
@@ -224,18 +226,10 @@ pub(super) async fn call_tool(
     {
         options = options.idempotency_key(key);
     }
-    let span = meta
-        .traceparent
-        .as_ref()
-        .map(|parent| match server.trace_span() {
-            Some(make) => make(parent),
-            None => tracing::info_span!(
-                "mcp.request",
-                trace_id = parent.trace_id(),
-                parent_span_id = parent.parent_id(),
-                traceparent = parent.as_str(),
-            ),
-        });
+    let outer =
+        (meta.traceparent.as_ref()).and_then(|parent| server.trace_span().map(|make| make(parent)));
+    let version = life.revision.as_str();
+    let span = telemetry::call_span(&name, id, version, meta.traceparent.as_ref(), outer);
 
     if current && declared_tasks && task_support != TaskSupport::Forbidden {
         let reply = as_task(
@@ -248,17 +242,19 @@ pub(super) async fn call_tool(
             channel.clone(),
             cancel,
             output,
-            span,
+            Some(span),
         )
         .await;
         return reply;
     }
 
     let call = server.session().call_text_with(&name, args, options);
-    let outcome = match span {
-        None => run(call, &channel).await,
-        Some(span) => run(call, &channel).instrument(span).await,
+    let outcome = run(call, &channel).instrument(span.clone()).await;
+    let error = match &outcome {
+        Outcome::Done(Err(e)) => Some(e.code()),
+        _ => None,
     };
+    telemetry::finished(&span, &name, version, error, started);
     channel.finish();
     answer(server, id, &binding, outcome, &channel, output, current)
 }

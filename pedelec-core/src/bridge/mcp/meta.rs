@@ -173,10 +173,10 @@ pub(crate) fn missing_meta_error(missing: &[&str]) -> ErrorData {
 /// A W3C trace context parent (`traceparent`, <https://www.w3.org/TR/trace-context/>) a
 /// request carried in its `_meta`: the call's span is made a child of the span it names.
 ///
-/// The MCP bridges give it to [`trace_span`](super::Mcp::trace_span) (on [`Mcp`](super::Mcp)
-/// and [`McpHttp`](crate::bridge::McpHttp)) to make the span the call's `tool_call` span
-/// runs in; by default that span is `mcp.request` with the fields `trace_id`,
-/// `parent_span_id` and `traceparent`.
+/// The call's `tools/call` span keeps it (the fields `trace_id`, `parent_span_id` and
+/// `traceparent`; with the feature `otel`, as the span's OpenTelemetry parent), and the MCP
+/// bridges give it to a [`trace_span`](super::Mcp::trace_span) hook (on [`Mcp`](super::Mcp)
+/// and [`McpHttp`](crate::bridge::McpHttp)) to make a span around the call.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TraceParent {
     text: String,

@@ -50,6 +50,7 @@ mod settings;
 pub(crate) mod shared;
 mod stdio;
 mod tasks;
+mod telemetry;
 pub(crate) mod wire;
 
 pub use meta::TraceParent;

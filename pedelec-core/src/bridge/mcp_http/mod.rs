@@ -337,10 +337,10 @@ impl McpHttp {
         self
     }
 
-    /// Makes the span a call runs in from the W3C `traceparent` its request carried in
-    /// `_meta` (the call's `tool_call` span is its child). By default an `mcp.request` span
-    /// with `trace_id`, `parent_span_id` and `traceparent` fields; with
-    /// `tracing-opentelemetry`, set the OpenTelemetry parent here (see the README).
+    /// Makes a span around a call from the W3C `traceparent` its request carried in
+    /// `_meta` (the call's `tools/call` span is its child). Without it, the `tools/call`
+    /// span keeps the parent as `trace_id`, `parent_span_id` and `traceparent` fields, and
+    /// with the feature `otel` it is the span's OpenTelemetry parent (see the README).
     #[must_use]
     pub fn trace_span(
         mut self,

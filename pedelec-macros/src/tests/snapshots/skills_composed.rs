@@ -132,7 +132,10 @@ const _: () = {
                     ::pedelec::__private::set_len::<Self, __pedelec_set_1>(),
                     ::pedelec::__private::set_signatures::<Self, __pedelec_set_1>(),
                 ),
-                (1usize, &[::pedelec::__private::signature_of!(__pedelec_tool_0)]),
+                (
+                    1usize,
+                    &[::pedelec::__private::signature_of!(ToolName, __pedelec_tool_0)],
+                ),
             ],
         );
         fn as_str(self) -> &'static ::core::primitive::str {
