@@ -568,3 +568,50 @@ async fn provider_exports_declare_the_two_functions_and_the_loop_runs_programs()
     let text: Value = serde_json::from_str(answer["content"].as_str().unwrap()).unwrap();
     assert_eq!(text["value"]["tools"][0]["name"], "crm.lookup", "{answer}");
 }
+
+/// Archive a customer (deferred: a program reaches it, `search_tools` finds it).
+#[tool(name = "crm.archive", defer)]
+async fn archive(args: LookupArgs) -> u32 {
+    args.id
+}
+
+#[tokio::test]
+async fn deferred_tools_are_found_and_called_by_programs_and_left_out_of_exports() {
+    use pedelec::export::{ExportOptions, Target};
+    let mut skills = ToolName::skills().untyped();
+    skills
+        .tools_mut()
+        .push(pedelec::ToolDefinition::of::<archive>());
+    let session = Session::builder(skills)
+        .code_mode(CodeMode::new())
+        .create()
+        .unwrap();
+    let found = ok(session
+        .call(
+            "search_tools",
+            json!({"query": "archive a customer", "limit": 1}),
+        )
+        .await);
+    assert_eq!(found["tools"][0]["name"], "crm.archive", "{found}");
+    let answer = ok(session
+        .call(
+            "run_code",
+            json!({"code": "return await crm.archive({ id: 9 });"}),
+        )
+        .await);
+    assert_eq!(answer["result"], 9);
+    let export = session_skills_export();
+    assert!(export.provider_name("crm.archive").is_none());
+    assert!(export.provider_name("crm.lookup").is_some());
+    assert!(export.provider_name("run_code").is_some());
+
+    fn session_skills_export() -> pedelec::export::Export<String> {
+        let mut skills = ToolName::skills().untyped();
+        skills
+            .tools_mut()
+            .push(pedelec::ToolDefinition::of::<archive>());
+        skills
+            .export(Target::OpenAiChat, ExportOptions::default().code_mode(true))
+            .unwrap()
+    }
+}

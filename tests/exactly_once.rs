@@ -273,37 +273,48 @@ mod redis {
         target.join("debs/redis-server")
     }
 
+    /// A Redis of the test's own on `port` (`None` without Redis installed).
+    pub fn spawn(port: u16) -> Option<Child> {
+        let script = script();
+        if !script.exists() {
+            let notice = format!(
+                "Redis is not installed ({} is missing): run `cargo xtask redis`",
+                script.display()
+            );
+            assert!(std::env::var_os("CI").is_none(), "{notice}");
+            eprintln!("note: {notice}; the Redis half of these tests is skipped");
+            return None;
+        }
+        let child = Command::new(&script)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        Some(child)
+    }
+
+    /// A port nobody listens on now.
+    pub fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port")
+    }
+
     /// The server, started once for the whole test binary (`None` without Redis).
     fn server() -> Option<&'static str> {
         static SERVER: OnceLock<Option<Server>> = OnceLock::new();
         SERVER
             .get_or_init(|| {
-                let script = script();
-                if !script.exists() {
-                    let notice = format!(
-                        "Redis is not installed ({} is missing): run `cargo xtask redis`",
-                        script.display()
-                    );
-                    assert!(std::env::var_os("CI").is_none(), "{notice}");
-                    eprintln!("note: {notice}; the Redis half of these tests is skipped");
-                    return None;
-                }
-                let port = std::net::TcpListener::bind("127.0.0.1:0")
-                    .and_then(|l| l.local_addr())
-                    .map(|a| a.port())
-                    .expect("a free port");
-                let child = Command::new(&script)
-                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                    .args(["--save", "", "--appendonly", "no"])
-                    .stdout(Stdio::null())
-                    .spawn()
-                    .expect("redis-server starts");
-                for _ in 0..200 {
-                    if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(25));
-                }
+                let port = free_port();
+                let child = spawn(port)?;
                 Some(Server {
                     child,
                     url: format!("redis://127.0.0.1:{port}"),
@@ -328,4 +339,79 @@ mod redis {
         let _ = server;
         None
     }
+}
+
+/// Redis killed mid-run, then started again on its port: meanwhile the calls that need it
+/// fail fast (`IO_FAILED`) and none runs twice; once it is back, the same session serves
+/// again without a restart (the connection is re-made).
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn redis_killed_and_restarted_mid_run_the_session_recovers() {
+    let _lock = LOCK.lock().await;
+    let port = redis::free_port();
+    let Some(mut server) = redis::spawn(port) else {
+        return;
+    };
+    let store = pedelec::store::Redis::connect(&format!("redis://127.0.0.1:{port}"))
+        .await
+        .expect("the test's Redis answers");
+    let session = Session::builder(ToolName::skills())
+        .store(store)
+        .rate_limit(RateLimit::per_caller(1_000, Duration::from_mins(1)))
+        .create()
+        .unwrap();
+    let before = CHARGES.load(Ordering::SeqCst);
+    let first = session
+        .call_with("charge", json!({"cents": 7}), keyed("restart-1"))
+        .await;
+    assert_eq!(first, ToolResult::Ok(json!("charged 7")));
+
+    server.kill().expect("Redis stops");
+    let _ = server.wait();
+    for key in ["restart-1", "restart-2"] {
+        let started = Instant::now();
+        let down = session
+            .call_with("charge", json!({"cents": 7}), keyed(key))
+            .await;
+        assert_eq!(code(&down), Some(ErrorCode::IoFailed), "{down:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    let limited = session.call("hello", json!({})).await;
+    assert_eq!(code(&limited), Some(ErrorCode::IoFailed), "{limited:?}");
+    assert_eq!(
+        CHARGES.load(Ordering::SeqCst),
+        before + 1,
+        "nothing ran while Redis was down"
+    );
+
+    let mut server = redis::spawn(port).expect("Redis starts again");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let back = loop {
+        let answer = session.call("hello", json!({})).await;
+        if answer.is_ok() || Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        back,
+        ToolResult::Ok(json!("hello")),
+        "the session serves again"
+    );
+    // A fresh Redis remembers nothing: a new key runs, once.
+    let again = session
+        .call_with("charge", json!({"cents": 8}), keyed("restart-3"))
+        .await;
+    assert_eq!(again, ToolResult::Ok(json!("charged 8")));
+    let retry = session
+        .call_with("charge", json!({"cents": 8}), keyed("restart-3"))
+        .await;
+    assert_eq!(retry, again);
+    assert_eq!(CHARGES.load(Ordering::SeqCst), before + 2);
+    let _ = server.kill();
+    let _ = server.wait();
 }

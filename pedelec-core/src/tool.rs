@@ -720,6 +720,17 @@ impl ToolDefinition {
         }
     }
 
+    /// Whether a program the model wrote may call the tool (code mode; DESIGN's
+    /// clarification): its declared callers include `program`; undeclared, unless the tool
+    /// needs approval (then only the model calls it directly).
+    #[must_use]
+    pub const fn callable_by_program(&self) -> bool {
+        match self.callers {
+            Some(callers) => callers.program(),
+            None => !self.approval(),
+        }
+    }
+
     /// Who may call the tool, when declared (`None`: not declared; exports then send no
     /// `allowed_callers`, and the providers' default is direct calls only).
     #[must_use]

@@ -38,15 +38,6 @@ pub(crate) struct Function {
     pub(crate) declaration: String,
 }
 
-/// Whether a program may call the tool (DESIGN: its `callers` include `program`; undeclared,
-/// both may, except a tool that needs approval, which only the model calls directly).
-pub(crate) fn program_may_call(def: &ToolDefinition) -> bool {
-    match def.declared_callers() {
-        Some(callers) => callers.program(),
-        None => !def.approval(),
-    }
-}
-
 /// The functions of the tools a program may call, in the skill set's order. `compiled` is
 /// `SkillSet::SIGNATURES` when the set is typed (each tool's signature, rendered at compile
 /// time, in the same order as `tools`); any other tool's is rendered here, by the same code.
@@ -55,7 +46,7 @@ pub(crate) fn functions(tools: &[ToolDefinition], compiled: &[&'static str]) -> 
     tools
         .iter()
         .enumerate()
-        .filter(|(_, def)| program_may_call(def))
+        .filter(|(_, def)| def.callable_by_program())
         .map(|(i, def)| {
             let rendered;
             let text = match compiled.and_then(|c| c.get(i)).filter(|s| !s.is_empty()) {

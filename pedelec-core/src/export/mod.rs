@@ -165,7 +165,7 @@ impl ExportOptions {
     /// `SessionBuilder::code_mode`: the export declares its two functions, `search_tools`
     /// (the TypeScript declarations of the tools a program may call) and `run_code` (a
     /// program calling them), which [`Session::call_provider`](crate::Session::call_provider)
-    /// hands to the session. Deferred tools are left out (a program reaches them; its
+    /// hands to the session. Deferred tools a program may call are left out (its
     /// `search_tools` finds them), so [`search`](Self::search) does not apply.
     #[cfg(feature = "code-mode")]
     #[must_use]
@@ -336,7 +336,8 @@ impl<N> SkillsInput<N> {
         self.export_tools(self.tools(), target, options)
     }
 
-    /// Code mode's export: the tools not deferred, then `search_tools` and `run_code`.
+    /// Code mode's export: the tools not deferred (or that a program may not call), then
+    /// `search_tools` and `run_code`.
     #[cfg(feature = "code-mode")]
     fn export_code_mode(
         &self,
@@ -348,7 +349,7 @@ impl<N> SkillsInput<N> {
         let mut tools: Vec<ToolDefinition> = self
             .tools()
             .iter()
-            .filter(|t| !t.defer())
+            .filter(|t| !t.defer() || !t.callable_by_program())
             .cloned()
             .collect();
         tools.extend(declared);

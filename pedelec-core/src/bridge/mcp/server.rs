@@ -36,7 +36,7 @@ impl Server {
     pub(crate) fn new(session: &Session, settings: Settings) -> Server {
         let definitions = session.definitions();
         let tools: Vec<Tool> = definitions.iter().map(listed_tool).collect();
-        let listed = definitions
+        let mut listed = definitions
             .iter()
             .map(|d| Listed {
                 name: d.name().into(),
@@ -45,6 +45,7 @@ impl Server {
                 task: d.task_support(),
                 param_headers: param_headers(d.args_schema().node()).into(),
                 deferred: d.defer(),
+                hidden: false,
             })
             .collect::<Vec<_>>();
         let any_task = listed.iter().any(|t| t.task != TaskSupport::Forbidden);
@@ -71,6 +72,11 @@ impl Server {
             .any(|t| &*t.name == super::search::SEARCH_TOOLS);
         let search = (settings.search && !own_search && listed.iter().any(|t| t.deferred))
             .then(|| Search::new(tools.clone(), Index::of(&manifest)));
+        for (t, d) in listed.iter_mut().zip(definitions) {
+            t.hidden = t.deferred
+                && settings.search
+                && (search.is_some() || (own_search && d.callable_by_program()));
+        }
         let scoped = any_scopes.then(|| tools.clone());
         let mut list = ListToolsResult::with_all_items(shown(
             tools.into_iter().enumerate(),
@@ -529,15 +535,15 @@ fn listed_tool(definition: &ToolDefinition) -> Tool {
 }
 
 /// What `tools/list` shows of `tools` (each with its position in the skill set, whose
-/// `listed` says which are deferred): with deferred tools searched for, the others, and
-/// `search_tools` and `call_tool` in their place.
+/// `listed` says which are hidden): the others, and the bridge's `search_tools` and
+/// `call_tool` when it searches (a session in code mode lists its own).
 fn shown(
     tools: impl Iterator<Item = (usize, Tool)>,
     listed: &[Listed],
     search: Option<&Search>,
 ) -> Vec<Tool> {
     tools
-        .filter(|(i, _)| search.is_none() || !listed.get(*i).is_some_and(|t| t.deferred))
+        .filter(|(i, _)| !listed.get(*i).is_some_and(|t| t.hidden))
         .map(|(_, tool)| tool)
         .chain(search.into_iter().flat_map(|s| s.listed.iter().cloned()))
         .collect()
