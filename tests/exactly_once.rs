@@ -246,13 +246,17 @@ async fn a_store_that_is_down_fails_the_calls_that_need_it_and_no_other() {
     assert_eq!(plain, ToolResult::Ok(json!("hello")));
 }
 
+#[path = "support/redis_server.rs"]
+mod redis_server;
+
 /// A real Redis, started for these tests from what `cargo xtask redis` installed.
 mod redis {
-    use std::process::{Child, Command, Stdio};
+    use std::process::Child;
     use std::sync::{Arc, OnceLock};
-    use std::time::Duration;
 
     use pedelec::store::Store;
+
+    pub use super::redis_server::{free_port, spawn};
 
     struct Server {
         child: Child,
@@ -263,49 +267,6 @@ mod redis {
         fn drop(&mut self) {
             let _ = self.child.kill();
         }
-    }
-
-    fn script() -> std::path::PathBuf {
-        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-            std::path::PathBuf::from,
-        );
-        target.join("debs/redis-server")
-    }
-
-    /// A Redis of the test's own on `port` (`None` without Redis installed).
-    pub fn spawn(port: u16) -> Option<Child> {
-        let script = script();
-        if !script.exists() {
-            let notice = format!(
-                "Redis is not installed ({} is missing): run `cargo xtask redis`",
-                script.display()
-            );
-            assert!(std::env::var_os("CI").is_none(), "{notice}");
-            eprintln!("note: {notice}; the Redis half of these tests is skipped");
-            return None;
-        }
-        let child = Command::new(&script)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(25));
-        }
-        Some(child)
-    }
-
-    /// A port nobody listens on now.
-    pub fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port")
     }
 
     /// The server, started once for the whole test binary (`None` without Redis).

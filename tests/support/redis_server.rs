@@ -1,0 +1,51 @@
+//! Debian's Redis, as `cargo xtask redis` installs it under `target/debs/`, started on a
+//! port of the caller's: shared by `tests/exactly_once.rs` and `benches/store.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The script `cargo xtask redis` writes.
+fn script() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        PathBuf::from,
+    );
+    target.join("debs/redis-server")
+}
+
+/// A port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A Redis without persistence on `port`, answering once this returns; `None` (with a
+/// notice) when Redis is not installed, which fails instead when `CI` is set.
+pub fn spawn(port: u16) -> Option<Child> {
+    let script = script();
+    if !script.exists() {
+        let notice = format!(
+            "Redis is not installed ({} is missing): run `cargo xtask redis`",
+            script.display()
+        );
+        assert!(std::env::var_os("CI").is_none(), "{notice}");
+        eprintln!("note: {notice}; what needs Redis is skipped");
+        return None;
+    }
+    let child = Command::new(&script)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server starts");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    Some(child)
+}
