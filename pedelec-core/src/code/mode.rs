@@ -153,9 +153,9 @@ impl Mount for Mounted {
         let functions = functions(skills, self.compiled);
         let manifest = SerializableSkillsManifest {
             guidance: String::new(),
-            tools: functions
-                .iter()
-                .filter_map(|f| skills.iter().find(|d| d.name() == f.name))
+            // The tools `functions` keeps, in the same order.
+            tools: (skills.iter())
+                .filter(|d| d.callable_by_program())
                 .map(ToolDefinition::manifest)
                 .collect(),
         };

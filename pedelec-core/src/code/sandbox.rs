@@ -92,7 +92,7 @@ pub(super) async fn run(
     let stop = Arc::new(AtomicU8::new(Stop::Running as u8));
     let host = Host {
         session,
-        caller: ctx.caller().cloned().map(Arc::new),
+        caller: ctx.caller_arc(),
         call_id: ctx.call_id().to_owned(),
         runtime: tokio::runtime::Handle::current(),
         api: api.clone(),

@@ -359,12 +359,3 @@ pub fn render(args: &SchemaNode, output: Option<&SchemaNode>) -> String {
     write(&mut Out::into(&mut buf));
     String::from_utf8(buf).unwrap_or_default()
 }
-
-/// `bytes` as text (a rendered signature is UTF-8: it copies whole strings and ASCII).
-#[must_use]
-pub const fn text(bytes: &'static [u8]) -> &'static str {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(_) => panic!("a rendered signature is UTF-8"),
-    }
-}

@@ -44,7 +44,6 @@ impl Server {
                 output: d.output_schema().copied(),
                 task: d.task_support(),
                 param_headers: param_headers(d.args_schema().node()).into(),
-                deferred: d.defer(),
                 hidden: false,
             })
             .collect::<Vec<_>>();
@@ -70,10 +69,11 @@ impl Server {
         let own_search = listed
             .iter()
             .any(|t| &*t.name == super::search::SEARCH_TOOLS);
-        let search = (settings.search && !own_search && listed.iter().any(|t| t.deferred))
-            .then(|| Search::new(tools.clone(), Index::of(&manifest)));
+        let search =
+            (settings.search && !own_search && definitions.iter().any(ToolDefinition::defer))
+                .then(|| Search::new(tools.clone(), Index::of(&manifest)));
         for (t, d) in listed.iter_mut().zip(definitions) {
-            t.hidden = t.deferred
+            t.hidden = d.defer()
                 && settings.search
                 && (search.is_some() || (own_search && d.callable_by_program()));
         }

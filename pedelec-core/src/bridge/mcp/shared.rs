@@ -58,8 +58,6 @@ pub(super) struct Listed {
     pub(super) task: TaskSupport,
     /// The arguments a client mirrors into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(super) param_headers: Box<[ParamHeader]>,
-    /// `#[tool(defer)]`: left out of `tools/list` when the bridge searches.
-    pub(super) deferred: bool,
     /// Left out of `tools/list`: deferred, and found by a search (the bridge's, or code
     /// mode's, which finds the tools a program may call).
     pub(super) hidden: bool,
