@@ -140,11 +140,11 @@ impl ToolCallContext {
         request: ApprovalRequest,
         fallback: Option<ApproverFn>,
     ) -> Result<Approval, ToolError> {
-        let approver = self.inner.approver.clone().or(fallback);
+        let approver = self.extras().and_then(|x| x.approver.clone()).or(fallback);
         if let Some(approver) = approver {
             return Ok(approver.approve(request).await);
         }
-        if self.inner.client.is_none() {
+        if self.client_fn().is_none() {
             return Err(ToolError::with_code(
                 ErrorCode::ToolApprovalRequired,
                 format!(

@@ -107,13 +107,20 @@ struct ContextInner {
     timeout: Duration,
     cancellation: CallCancel,
     state: Arc<StateMap>,
-    progress: Option<ProgressFn>,
-    client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
-    /// The call's own approver (`CallOptions::approver`).
-    approver: Option<ApproverFn>,
-    /// The call's idempotency key (`CallOptions::idempotency_key`).
-    idempotency_key: Option<Arc<str>>,
+    extras: Option<Box<CallExtras>>,
+}
+
+/// What few calls bring: a progress sink, a channel to an MCP client, the call's own
+/// approver (`CallOptions::approver`), an idempotency key (`CallOptions::idempotency_key`).
+/// Behind one pointer, which a plain call leaves empty: its context moves, renews and
+/// clears one word instead of four (measured with `examples/call_cost.rs`).
+#[derive(Clone, Default)]
+pub(crate) struct CallExtras {
+    pub(crate) progress: Option<ProgressFn>,
+    pub(crate) client: Option<ClientFn>,
+    pub(crate) approver: Option<ApproverFn>,
+    pub(crate) idempotency_key: Option<Arc<str>>,
 }
 
 /// A call's channel to its client.
@@ -130,11 +137,8 @@ pub(crate) struct CallParts {
     pub(crate) timeout: Duration,
     /// The caller's handle; without one, the call's flag lives in the context.
     pub(crate) cancellation: Option<Cancellation>,
-    pub(crate) progress: Option<ProgressFn>,
-    pub(crate) client: Option<ClientFn>,
     pub(crate) caller: Option<Arc<Caller>>,
-    pub(crate) approver: Option<ApproverFn>,
-    pub(crate) idempotency_key: Option<Arc<str>>,
+    pub(crate) extras: Option<Box<CallExtras>>,
 }
 
 /// A call's cancellation flag: in the context's own allocation, or the handle the caller
@@ -170,11 +174,8 @@ impl ToolCallContext {
                 start: Instant::now(),
                 timeout,
                 cancellation: Some(cancellation),
-                progress: None,
-                client: None,
                 caller: None,
-                approver: None,
-                idempotency_key: None,
+                extras: None,
             },
             tool_name.into(),
             state,
@@ -190,11 +191,8 @@ impl ToolCallContext {
             start,
             timeout,
             cancellation,
-            progress,
-            client,
             caller,
-            approver,
-            idempotency_key,
+            extras,
         } = parts;
         ToolCallContext {
             inner: Arc::new(ContextInner {
@@ -208,11 +206,8 @@ impl ToolCallContext {
                     None => CallCancel::Own(CancelFlag::default()),
                 },
                 state,
-                progress,
-                client,
                 caller,
-                approver,
-                idempotency_key,
+                extras,
             }),
         }
     }
@@ -242,11 +237,8 @@ impl ToolCallContext {
         if !Arc::ptr_eq(&reused.state, state) {
             reused.state = state.clone();
         }
-        reused.progress = parts.progress;
-        reused.client = parts.client;
         reused.caller = parts.caller;
-        reused.approver = parts.approver;
-        reused.idempotency_key = parts.idempotency_key;
+        reused.extras = parts.extras;
         self
     }
 
@@ -264,11 +256,8 @@ impl ToolCallContext {
             CallCancel::Own(flag) => flag.reset(),
             CallCancel::Given(_) => inner.cancellation = CallCancel::Own(CancelFlag::default()),
         }
-        inner.progress = None;
-        inner.client = None;
         inner.caller = None;
-        inner.approver = None;
-        inner.idempotency_key = None;
+        inner.extras = None;
         Some(self)
     }
 
@@ -280,6 +269,17 @@ impl ToolCallContext {
     /// When the call started (its deadline is this plus its timeout).
     pub(crate) fn started(&self) -> Instant {
         self.inner.start
+    }
+
+    /// What the call brought beyond its id, cancellation and caller, if anything.
+    #[inline]
+    pub(crate) fn extras(&self) -> Option<&CallExtras> {
+        self.inner.extras.as_deref()
+    }
+
+    /// The call's channel to its client, if it has one.
+    pub(crate) fn client_fn(&self) -> Option<&ClientFn> {
+        self.extras().and_then(|x| x.client.as_ref())
     }
 
     /// The call's id as an owned string (formatted without caching it).
@@ -378,7 +378,7 @@ impl ToolCallContext {
     /// (the message is not even converted). Reports after the call's result was delivered
     /// are dropped.
     pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
-        if let Some(report) = &self.inner.progress {
+        if let Some(report) = self.extras().and_then(|x| x.progress.as_ref()) {
             report.report(ProgressUpdate {
                 done,
                 total,
@@ -391,7 +391,7 @@ impl ToolCallContext {
     /// that only serves them).
     #[must_use]
     pub fn wants_progress(&self) -> bool {
-        self.inner.progress.is_some()
+        self.extras().is_some_and(|x| x.progress.is_some())
     }
 
     /// Logs a message for the client: an MCP `notifications/message` when the client
@@ -408,7 +408,7 @@ impl ToolCallContext {
             LogLevel::Warning => tracing::warn!(target: "pedelec::tool", "{message}"),
             _ => tracing::error!(target: "pedelec::tool", level = %level, "{message}"),
         }
-        if let Some(client) = &self.inner.client
+        if let Some(client) = self.client_fn()
             && client.log_enabled(level)
         {
             client.log(level, message);
@@ -419,9 +419,7 @@ impl ToolCallContext {
     /// building messages nobody reads).
     #[must_use]
     pub fn wants_log(&self, level: LogLevel) -> bool {
-        self.inner
-            .client
-            .as_ref()
+        self.client_fn()
             .is_some_and(|client| client.log_enabled(level))
     }
 
@@ -429,10 +427,7 @@ impl ToolCallContext {
     /// capability, and the transport carries the request).
     #[must_use]
     pub fn client_supports(&self, kind: InputKind) -> bool {
-        self.inner
-            .client
-            .as_ref()
-            .is_some_and(|client| client.supports(kind))
+        self.client_fn().is_some_and(|client| client.supports(kind))
     }
 
     /// Asks the person using the client to fill in a form of type `T` (MCP elicitation),
@@ -507,7 +502,7 @@ impl ToolCallContext {
 
     async fn ask(&self, key: &str, request: InputRequest) -> Result<serde_json::Value, ToolError> {
         let kind = request.kind();
-        let Some(client) = &self.inner.client else {
+        let Some(client) = self.client_fn() else {
             return Err(client::input_error(
                 key,
                 kind,
@@ -539,7 +534,7 @@ impl ToolCallContext {
     /// `_meta["dev.pedelec/idempotencyKey"]`, the HTTP `Idempotency-Key` header), if any.
     #[must_use]
     pub fn idempotency_key(&self) -> Option<&str> {
-        self.inner.idempotency_key.as_deref()
+        self.extras().and_then(|x| x.idempotency_key.as_deref())
     }
 
     /// The session's shared state of type `T`.
@@ -681,11 +676,8 @@ mod tests {
             start: Instant::now(),
             timeout: Duration::from_secs(1),
             cancellation,
-            progress: None,
-            client: None,
             caller: None,
-            approver: None,
-            idempotency_key: None,
+            extras: None,
         }
     }
 
@@ -732,7 +724,10 @@ mod tests {
         let given = Cancellation::new();
         let mut first = parts(1, Some(given.clone()));
         first.call_id = CallId::Given("c1".into());
-        first.progress = Some(Arc::new(|_: ProgressUpdate| {}));
+        first.extras = Some(Box::new(CallExtras {
+            progress: Some(Arc::new(|_: ProgressUpdate| {})),
+            ..CallExtras::default()
+        }));
         let ctx = ToolCallContext::of_call(first, "a".into(), state.clone());
         given.cancel();
         assert!(ctx.is_cancelled() && ctx.wants_progress());

@@ -25,8 +25,7 @@ use super::dispatch::{CallSetup, Shared, cancelled_error};
 use crate::call::encode::{Encoding, to_json_text, to_tool_result, to_value_text};
 use crate::call::handler::panic_error;
 use crate::context::{
-    Approver, ApproverFn, CallId, Caller, Cancellation, ClientChannel, ClientFn, ProgressFn,
-    ProgressSink, ProgressUpdate,
+    Approver, CallExtras, CallId, Caller, Cancellation, ClientChannel, ProgressSink, ProgressUpdate,
 };
 use crate::error::ToolResult;
 use crate::schema::decode::ArgsIn;
@@ -50,11 +49,8 @@ use crate::schema::decode::ArgsIn;
 pub struct CallOptions {
     call_id: Option<Arc<str>>,
     cancellation: Option<Cancellation>,
-    progress: Option<ProgressFn>,
-    client: Option<ClientFn>,
     caller: Option<Arc<Caller>>,
-    approver: Option<ApproverFn>,
-    idempotency_key: Option<Arc<str>>,
+    extras: Option<Box<CallExtras>>,
 }
 
 impl CallOptions {
@@ -85,7 +81,7 @@ impl CallOptions {
     /// thread that reports them (keep it short and non-blocking).
     #[must_use]
     pub fn on_progress(mut self, f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(f));
+        self.extras().progress = Some(Arc::new(f));
         self
     }
 
@@ -93,7 +89,7 @@ impl CallOptions {
     /// keeping its per-call state in the sink's allocation, as the JSON Lines bridge does).
     #[must_use]
     pub fn progress_sink(mut self, sink: Arc<dyn ProgressSink>) -> Self {
-        self.progress = Some(sink);
+        self.extras().progress = Some(sink);
         self
     }
 
@@ -104,7 +100,7 @@ impl CallOptions {
     /// them set it; without one, requests for input fail.
     #[must_use]
     pub fn client_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
-        self.client = Some(channel);
+        self.extras().client = Some(channel);
         self
     }
 
@@ -123,7 +119,7 @@ impl CallOptions {
     /// session's approver (`SessionBuilder::approver`).
     #[must_use]
     pub fn approver(mut self, approver: impl Approver) -> Self {
-        self.approver = Some(Arc::new(approver));
+        self.extras().approver = Some(Arc::new(approver));
         self
     }
 
@@ -133,7 +129,7 @@ impl CallOptions {
     /// `TOOL_IDEMPOTENCY_CONFLICT`.
     #[must_use]
     pub fn idempotency_key(mut self, key: impl Into<Arc<str>>) -> Self {
-        self.idempotency_key = Some(key.into());
+        self.extras().idempotency_key = Some(key.into());
         self
     }
 
@@ -149,25 +145,34 @@ impl CallOptions {
                 None => shared.local_call_id(),
             },
             cancel: self.cancellation,
-            progress: self.progress,
-            client: self.client,
             caller: self.caller,
-            approver: self.approver,
-            idempotency_key: self.idempotency_key,
+            extras: self.extras,
         }
+    }
+
+    /// The rarely given options, made on first use.
+    fn extras(&mut self) -> &mut CallExtras {
+        self.extras.get_or_insert_default()
     }
 }
 
 impl fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let extras = self.extras.as_deref();
         f.debug_struct("CallOptions")
             .field("call_id", &self.call_id)
             .field("cancellation", &self.cancellation)
-            .field("on_progress", &self.progress.is_some())
-            .field("client_channel", &self.client.is_some())
+            .field("on_progress", &extras.is_some_and(|x| x.progress.is_some()))
+            .field(
+                "client_channel",
+                &extras.is_some_and(|x| x.client.is_some()),
+            )
             .field("caller", &self.caller)
-            .field("approver", &self.approver.is_some())
-            .field("idempotency_key", &self.idempotency_key)
+            .field("approver", &extras.is_some_and(|x| x.approver.is_some()))
+            .field(
+                "idempotency_key",
+                &extras.and_then(|x| x.idempotency_key.as_ref()),
+            )
             .finish()
     }
 }
@@ -329,11 +334,8 @@ impl<N> Session<N> {
         let setup = CallSetup {
             call_id: CallId::Given(call_id.clone()),
             cancel: Some(cancel.clone()),
-            progress: options.progress,
-            client: options.client,
             caller: options.caller,
-            approver: options.approver,
-            idempotency_key: options.idempotency_key,
+            extras: options.extras,
         };
         let shared = self.shared.clone();
         let name: Box<str> = name.into();

@@ -31,8 +31,7 @@ use crate::call::encode::{Encoded, Encoding};
 use crate::call::handler::{FallbackHandler, HandlerFuture, ToolCall, ToolHandler, panic_error};
 use crate::call::handler::{Out, start_in};
 use crate::context::{
-    ApproverFn, CallId, CallParts, Caller, Cancellation, ClientFn, ProgressFn, StateMap,
-    ToolCallContext,
+    ApproverFn, CallExtras, CallId, CallParts, Caller, Cancellation, StateMap, ToolCallContext,
 };
 use crate::error::ToolResult;
 use crate::error::{Error, ErrorCode, Problem, ToolError};
@@ -115,11 +114,8 @@ pub(super) struct CallSetup {
     pub(super) call_id: CallId,
     /// The caller's handle; without one, the call's flag lives in its context.
     pub(super) cancel: Option<Cancellation>,
-    pub(super) progress: Option<ProgressFn>,
-    pub(super) client: Option<ClientFn>,
     pub(super) caller: Option<Arc<Caller>>,
-    pub(super) approver: Option<ApproverFn>,
-    pub(super) idempotency_key: Option<Arc<str>>,
+    pub(super) extras: Option<Box<CallExtras>>,
 }
 
 /// A call set up: its context, and its started handler or why it could not start.
@@ -293,11 +289,8 @@ impl Shared {
         let CallSetup {
             call_id,
             cancel,
-            progress,
-            client,
             caller,
-            approver,
-            idempotency_key,
+            extras,
         } = setup;
         let tool = self.tool(name);
         let unknown_name: Arc<str>;
@@ -316,11 +309,8 @@ impl Shared {
             start: started.into_std(),
             timeout,
             cancellation: cancel,
-            progress,
-            client,
             caller,
-            approver,
-            idempotency_key,
+            extras,
         };
         // The context and handler future of the last call, reused (see `spare`).
         let (spare, recycled, mut spare_future) = self.spare.take();
@@ -514,6 +504,7 @@ impl Shared {
     }
 
     /// Validates the args and starts the resolved handler.
+    #[inline]
     fn resolve(
         &self,
         tool: Option<&ToolEntry>,

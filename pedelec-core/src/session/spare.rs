@@ -106,11 +106,8 @@ mod tests {
             start: Instant::now(),
             timeout: Duration::from_secs(1),
             cancellation: None,
-            progress: None,
-            client: None,
             caller: None,
-            approver: None,
-            idempotency_key: None,
+            extras: None,
         }
     }
 
