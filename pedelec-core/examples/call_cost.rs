@@ -15,7 +15,8 @@
 //! - `json_lines`: sequential calls over an in-memory JSON Lines pipe, both ends on one
 //!   current-thread runtime;
 //! - `floor`: the same call with plain `serde_json` and a direct function call (what `raw`
-//!   is measured against);
+//!   is measured against); `value_floor`, the same through `serde_json::Value` both ways
+//!   (the least a layer that sees the args and the result as values adds);
 //! - `caller`: `Session::call_raw_with` as one caller (what the policy modes are measured
 //!   against), `layer` (the same through one pass-through tower layer), `rate_limit`
 //!   (under a per-caller rate limit that never refuses);
@@ -59,13 +60,14 @@ fn main() {
     match mode.as_str() {
         "raw" => rt.block_on(mode_raw(session, n)),
         "json_lines" => rt.block_on(mode_json_lines(session, n)),
-        "floor" => rt.block_on(mode_floor(n)),
+        "floor" => rt.block_on(mode_floor(n, false)),
+        "value_floor" => rt.block_on(mode_floor(n, true)),
         "caller" | "layer" | "rate_limit" => rt.block_on(mode_layer(n, &mode)),
         "openai" | "anthropic" | "openai_raw" | "anthropic_raw" => {
             rt.block_on(mode_provider(session, n, &mode));
         }
         other => panic!(
-            "unknown mode {other:?}: raw, json_lines, floor, caller, layer, rate_limit, openai, \
+            "unknown mode {other:?}: raw, json_lines, floor, value_floor, caller, layer, rate_limit, openai, \
              anthropic, openai_raw or anthropic_raw"
         ),
     }
@@ -100,14 +102,31 @@ async fn mode_json_lines(session: Session<ToolName>, n: u64) {
     clippy::unused_async,
     reason = "inside the runtime, as the other modes and the baseline measured it"
 )]
-async fn mode_floor(n: u64) {
+async fn mode_floor(n: u64, through_value: bool) {
     // The same work without a framework (the session bench's floor): plain
     // `serde_json` and a direct call.
     let counter = Counter::default();
     for _ in 0..n {
-        let out = floor(&counter, std::hint::black_box(r#"{"delta":1}"#));
+        let args = std::hint::black_box(r#"{"delta":1}"#);
+        let out = if through_value {
+            value_floor(&counter, args)
+        } else {
+            floor(&counter, args)
+        };
         assert!(out.starts_with("{\"value\":"));
     }
+}
+
+/// The floor through `serde_json::Value` both ways: what any layer that sees a call's args
+/// as a `ToolCall::args` value and its result as a `ToolResult::Ok` value must add to
+/// `floor`, before any framework.
+fn value_floor(counter: &Counter, args: &str) -> String {
+    let args: serde_json::Value = serde_json::from_str(args).expect("args");
+    let args: UpdateCounterArgs = serde_json::from_value(args).expect("args");
+    let out = CounterValue {
+        value: counter.add(args.delta),
+    };
+    serde_json::to_value(&out).expect("json").to_string()
 }
 
 /// The floor: what the tool call is, without a framework (as in `benches/session.rs`).

@@ -15,13 +15,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::time::Instant;
+use tower::util::Oneshot;
 use tower_service::Service;
 
 use super::admission::{check_scopes, hold};
 use super::behind::Behind;
 use super::concurrency::{ConcurrencyLimit, Permit};
 use super::events::{EventHub, SessionEvent};
-use super::layers::{BoxFuture, ToolService, call_through};
+use super::layers::ToolService;
 use super::rate::{RateLimiter, admit_shared};
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
@@ -438,25 +439,23 @@ impl Shared {
             }
         };
         let call = ToolCall::in_context(name.to_owned(), args, ctx);
-        let result: Pin<Box<dyn Future<Output = ToolResult> + Send>> = match &self.layers {
-            Some(layers) => Box::pin(call_through(layers, call)),
-            None => match self.this.upgrade() {
-                Some(shared) => Box::pin(shared.per_tool(call)),
-                None => return Err(session_gone()),
-            },
+        let result = match &self.layers {
+            Some(layers) => Inner::through(layers, call),
+            None => self.per_tool(call),
         };
         let _ = tool;
         Ok(start_in(out, async move {
             match result.await {
-                ToolResult::Ok(value) => Ok(value),
-                ToolResult::Err(e) => Err(e),
+                Ok(ToolResult::Ok(value)) => Ok(value),
+                Ok(ToolResult::Err(e)) => Err(e),
+                Err(never) => match never {},
             }
         }))
     }
 
     /// Below the session's layers: the tool's `max_concurrency`, then its own layers (or
     /// the endpoint). A layer may have renamed the call: its scopes are checked again then.
-    pub(super) async fn per_tool(self: Arc<Self>, call: ToolCall) -> ToolResult {
+    pub(super) fn per_tool(&self, call: ToolCall) -> Inner {
         let tool = self.tool(&call.name);
         if let Some(tool) = tool
             && !tool.scopes.is_empty()
@@ -465,26 +464,28 @@ impl Shared {
                 .is_some_and(|ctx| ctx.tool_name() != call.name)
             && let Err(e) = check_scopes(&tool.name, &tool.scopes, call.caller())
         {
-            return ToolResult::Err(e);
+            return Inner::answered(ToolResult::Err(e));
         }
-        let _permit = match tool.map(|t| hold(&t.name, t.concurrency.as_ref())) {
-            Some(Err(e)) => return ToolResult::Err(e),
+        let permit = match tool.map(|t| hold(&t.name, t.concurrency.as_ref())) {
+            Some(Err(e)) => return Inner::answered(ToolResult::Err(e)),
             Some(Ok(permit)) => permit,
             None => None,
         };
-        match tool.and_then(|t| t.layers.as_ref()) {
-            Some(layers) => call_through(layers, call).await,
-            None => self.clone().endpoint(call).await,
-        }
+        let mut inner = match tool.and_then(|t| t.layers.as_ref()) {
+            Some(layers) => Inner::through(layers, call),
+            None => self.endpoint(call),
+        };
+        inner.permit = permit;
+        inner
     }
 
     /// The innermost service: validation of the args as they are now, and the handler.
-    pub(super) async fn endpoint(self: Arc<Self>, mut call: ToolCall) -> ToolResult {
+    pub(super) fn endpoint(&self, mut call: ToolCall) -> Inner {
         let Some(ctx) = call.take_context() else {
-            return ToolResult::Err(ToolError::new(format!(
+            return Inner::answered(ToolResult::Err(ToolError::new(format!(
                 "a layer passed on a call of `{}` without the session's context; pass on the `ToolCall` it received (its fields may change) instead of a new one",
                 call.name
-            )));
+            ))));
         };
         let tool = self.tool(&call.name);
         let started = self.resolve(
@@ -498,8 +499,11 @@ impl Shared {
             },
         );
         match started {
-            Ok(future) => to_tool_result(future.await),
-            Err(e) => ToolResult::Err(e),
+            Ok(future) => Inner {
+                state: InnerState::Handler(future),
+                permit: None,
+            },
+            Err(e) => Inner::answered(ToolResult::Err(e)),
         }
     }
 
@@ -604,20 +608,78 @@ macro_rules! inner_service {
         impl Service<ToolCall> for $service {
             type Response = ToolResult;
             type Error = Infallible;
-            type Future = BoxFuture;
+            type Future = Inner;
 
             fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
                 Poll::Ready(Ok(()))
             }
 
-            fn call(&mut self, call: ToolCall) -> BoxFuture {
+            fn call(&mut self, call: ToolCall) -> Inner {
                 match self.0.upgrade() {
-                    Some(shared) => Box::pin(async move { Ok(shared.$method(call).await) }),
-                    None => Box::pin(std::future::ready(Ok(ToolResult::Err(session_gone())))),
+                    Some(shared) => shared.$method(call),
+                    None => Inner::answered(ToolResult::Err(session_gone())),
                 }
             }
         }
     };
+}
+
+/// The future of a call below the session's layers: its handler, started when the service
+/// was called (or the answer known then), or the tool's own layers. Not boxed: the
+/// [`ToolService`] around it boxes it once.
+pub(super) struct Inner {
+    state: InnerState,
+    /// The call's slot under the tool's `max_concurrency`, held until it is answered.
+    permit: Option<Permit>,
+}
+
+enum InnerState {
+    Answered(Option<ToolResult>),
+    Handler(HandlerFuture),
+    Layers(Oneshot<ToolService, ToolCall>),
+}
+
+impl Inner {
+    fn answered(result: ToolResult) -> Self {
+        Inner {
+            state: InnerState::Answered(Some(result)),
+            permit: None,
+        }
+    }
+
+    /// `call` through layers the session's calls share (a clone of them, made ready, then
+    /// called).
+    fn through(layers: &ToolService, call: ToolCall) -> Self {
+        Inner {
+            state: InnerState::Layers(Oneshot::new(layers.clone(), call)),
+            permit: None,
+        }
+    }
+}
+
+impl Future for Inner {
+    type Output = Result<ToolResult, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let result = match &mut self.state {
+            InnerState::Answered(answer) => answer.take().unwrap_or_else(|| {
+                ToolResult::Err(ToolError::new(
+                    "a layered call was polled after it answered",
+                ))
+            }),
+            InnerState::Handler(future) => match future.as_mut().poll(cx) {
+                Poll::Ready(result) => to_tool_result(result),
+                Poll::Pending => return Poll::Pending,
+            },
+            InnerState::Layers(layers) => match Pin::new(layers).poll(cx) {
+                Poll::Ready(Ok(result)) => result,
+                Poll::Ready(Err(never)) => match never {},
+                Poll::Pending => return Poll::Pending,
+            },
+        };
+        self.permit = None;
+        Poll::Ready(Ok(result))
+    }
 }
 
 inner_service!(Dispatch, per_tool);

@@ -14,8 +14,6 @@ use tower_service::Service;
 use crate::call::ToolCall;
 use crate::error::ToolResult;
 
-pub(super) type BoxFuture = Pin<Box<dyn Future<Output = Result<ToolResult, Infallible>> + Send>>;
-
 /// The service a layer wraps: a call in, its result out, never an error (a failure is a
 /// [`ToolResult`] like any other). What [`SessionBuilder::layer`](super::SessionBuilder::layer)
 /// and [`layer_for`](super::SessionBuilder::layer_for) hand to a `tower::Layer`: tower's
@@ -92,18 +90,36 @@ where
 {
     type Response = ToolResult;
     type Error = Infallible;
-    type Future = BoxFuture;
+    type Future = FromFnFuture<Fut>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Service::poll_ready(&mut self.next, cx)
     }
 
-    fn call(&mut self, call: ToolCall) -> BoxFuture {
+    fn call(&mut self, call: ToolCall) -> FromFnFuture<Fut> {
         // The service that was made ready goes to this call; its clone stays for the next.
         let clone = self.next.clone();
         let next = std::mem::replace(&mut self.next, clone);
-        let future = (self.f)(call, next);
-        Box::pin(async move { Ok(future.await) })
+        FromFnFuture {
+            future: (self.f)(call, next),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`FromFnService`]: the function's future, unboxed (the
+    /// [`ToolService`] around the layer boxes it once).
+    pub struct FromFnFuture<Fut> {
+        #[pin]
+        future: Fut,
+    }
+}
+
+impl<Fut: Future<Output = ToolResult>> Future for FromFnFuture<Fut> {
+    type Output = Result<ToolResult, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.project().future.poll(cx).map(Ok)
     }
 }
 
@@ -151,18 +167,4 @@ pub(super) fn stack(inner: ToolService, layers: Vec<LayerFn>) -> ToolService {
         .into_iter()
         .rev()
         .fold(inner, |service, layer| layer(service))
-}
-
-/// A call through a layered service the session's calls share: a clone of it, made
-/// ready, then called.
-pub(super) fn call_through(
-    service: &ToolService,
-    call: ToolCall,
-) -> impl Future<Output = ToolResult> + Send + use<> {
-    let mut service = service.clone();
-    async move {
-        let Ok(()) = std::future::poll_fn(|cx| Service::poll_ready(&mut service, cx)).await;
-        let Ok(result) = Service::call(&mut service, call).await;
-        result
-    }
 }

@@ -50,7 +50,9 @@ use serde_json::Value;
 pub use builder::{SessionBuilder, create_session};
 pub use calls::{CallOptions, JsonText, PendingCall};
 pub use events::{EventStream, SessionEvent};
-pub use layers::{FromFn, FromFnService, LayeredService, ToolLayer, ToolService, from_fn};
+pub use layers::{
+    FromFn, FromFnFuture, FromFnService, LayeredService, ToolLayer, ToolService, from_fn,
+};
 pub use rate::RateLimit;
 
 use crate::call::handler::{FallbackHandler, ToolCall, ToolHandler};
