@@ -24,7 +24,9 @@
 //!   or the TM Dev Lab v2 workload against Redis (`load.rs`; the servers and the generator
 //!   are the `xtask/load` crate).
 //! - `replicas [--calls N] [--failover N]`: three `McpHttp` counters behind nginx, calls
-//!   spread over them, and the failover property with one killed (`replicas.rs`).
+//!   spread over them, and the failover property with one killed (`replicas.rs`); then three
+//!   replicas sharing one Redis: one rate budget, retries and duplicates run once, a replica
+//!   and Redis killed mid-run (`shared_store.rs`).
 
 mod compile_bench;
 mod compile_profile;
@@ -36,6 +38,7 @@ mod load;
 mod mcp_clients;
 mod replicas;
 mod services;
+mod shared_store;
 mod soak;
 
 use std::ffi::OsString;
@@ -76,7 +79,9 @@ tasks:
   replicas [--calls N] [--failover N]
                    three McpHttp counters behind nginx (Debian's, under target/debs/):
                    calls spread over all three; then one replica killed mid-run: every
-                   call answered once or failed visibly, none run twice";
+                   call answered once or failed visibly, none run twice; then three
+                   replicas sharing one Redis: one rate budget, retries and duplicates
+                   run once, a replica and Redis killed mid-run";
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -103,7 +108,9 @@ fn main() -> ExitCode {
         Some("layers") => layers::run(&root),
         Some("conformance") => conformance::run(&root, &rest),
         Some("load") => load::run(&root, &rest),
-        Some("replicas") => replicas::run(&root, &rest),
+        Some("replicas") => {
+            replicas::run(&root, &rest).and_then(|()| shared_store::run(&root, &rest))
+        }
         Some("redis") => debs::install_redis(&root).map(|script| {
             println!("redis: {}", script.display());
         }),

@@ -132,7 +132,7 @@ fn parse_calls(args: &[OsString]) -> Result<usize, String> {
     }
 }
 
-fn target_dir(root: &Path) -> PathBuf {
+pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
@@ -203,23 +203,8 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         replicas.push((replica, addr));
     }
     let upstreams: Vec<SocketAddr> = replicas.iter().map(|(_, a)| *a).collect();
-    let listen = SocketAddr::from(([127, 0, 0, 1], free_port()?));
     let config = dir.join("nginx.conf");
-    std::fs::write(&config, nginx_config(&dir, listen, &upstreams))
-        .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
-    let mut balancer = Service::spawn(
-        "nginx",
-        Command::new(nginx.bin("usr/sbin/nginx"))
-            .arg("-p")
-            .arg(&dir)
-            .arg("-c")
-            .arg(&config)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .env("LD_LIBRARY_PATH", nginx.library_path()),
-    )?
-    .stop_with("TERM");
-    wait_for_port(listen, &mut balancer)?;
+    let (balancer, listen) = start_nginx(&nginx, &dir, &config, &upstreams)?;
     println!(
         "replicas: nginx on {listen} -> {} ({})",
         upstreams
@@ -266,6 +251,72 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         failover(root, &nginx, &dir, failover_calls, (profile, flags))?;
     }
     Ok(())
+}
+
+/// Builds `load-server` (`pedelec-load`) and returns its path.
+pub fn build_load_server(
+    root: &Path,
+    (profile, flags): (&str, &[&str]),
+) -> Result<PathBuf, String> {
+    println!("replicas: building pedelec-load ({profile})");
+    super::run(super::cargo(root).args(flags).args(["-p", "pedelec-load"]))?;
+    Ok(target_dir(root).join(profile).join("load-server"))
+}
+
+/// Starts replica `i`, `load-server --kind pedelec` writing `journal` (emptied first), with
+/// `extra` flags; returns it and its address.
+pub fn start_load_server(
+    server: &Path,
+    i: usize,
+    journal: &Path,
+    extra: &[&str],
+) -> Result<(Service, SocketAddr), String> {
+    let _ = std::fs::remove_file(journal);
+    let mut replica = Service::spawn(
+        &format!(
+            "replica {i} (load-server --kind pedelec {})",
+            extra.join(" ")
+        ),
+        Command::new(server)
+            .args(["--kind", "pedelec", "--addr", "127.0.0.1:0", "--journal"])
+            .arg(journal)
+            .args(extra)
+            .stdout(Stdio::piped()),
+    )?;
+    let line = replica.first_line()?;
+    let addr: SocketAddr = line
+        .trim()
+        .strip_prefix("listening ")
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| format!("replica {i} printed {line:?}"))?;
+    Ok((replica, addr))
+}
+
+/// Starts nginx from `tree` in front of `upstreams` (its configuration written to
+/// `config`, its files under `dir`); returns it and the address it listens on.
+pub fn start_nginx(
+    tree: &debs::Tree,
+    dir: &Path,
+    config: &Path,
+    upstreams: &[SocketAddr],
+) -> Result<(Service, SocketAddr), String> {
+    let listen = SocketAddr::from(([127, 0, 0, 1], free_port()?));
+    std::fs::write(config, nginx_config(dir, listen, upstreams))
+        .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    let mut balancer = Service::spawn(
+        "nginx",
+        Command::new(tree.bin("usr/sbin/nginx"))
+            .arg("-p")
+            .arg(dir)
+            .arg("-c")
+            .arg(config)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .env("LD_LIBRARY_PATH", tree.library_path()),
+    )?
+    .stop_with("TERM");
+    wait_for_port(listen, &mut balancer)?;
+    Ok((balancer, listen))
 }
 
 /// What a client saw of one call.
@@ -357,48 +408,17 @@ fn failover(
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
-    println!("replicas: failover: building pedelec-load ({profile})");
-    super::run(super::cargo(root).args(flags).args(["-p", "pedelec-load"]))?;
-    let server = target_dir(root).join(profile).join("load-server");
+    let server = build_load_server(root, (profile, flags))?;
     let mut replicas = Vec::new();
     let mut journals = Vec::new();
     for i in 0..3 {
         let journal = dir.join(format!("journal-{i}"));
-        let _ = std::fs::remove_file(&journal);
-        let mut replica = Service::spawn(
-            &format!("replica {i} (load-server --kind pedelec)"),
-            Command::new(&server)
-                .args(["--kind", "pedelec", "--addr", "127.0.0.1:0", "--journal"])
-                .arg(&journal)
-                .stdout(Stdio::piped()),
-        )?;
-        let line = replica.first_line()?;
-        let addr: SocketAddr = line
-            .trim()
-            .strip_prefix("listening ")
-            .and_then(|a| a.parse().ok())
-            .ok_or_else(|| format!("replica {i} printed {line:?}"))?;
+        let (replica, addr) = start_load_server(&server, i, &journal, &[])?;
         replicas.push((Some(replica), addr));
         journals.push(journal);
     }
     let upstreams: Vec<SocketAddr> = replicas.iter().map(|(_, a)| *a).collect();
-    let listen = SocketAddr::from(([127, 0, 0, 1], free_port()?));
-    let config = dir.join("nginx-failover.conf");
-    std::fs::write(&config, nginx_config(dir, listen, &upstreams))
-        .map_err(|e| format!("cannot write {}: {e}", config.display()))?;
-    let mut balancer = Service::spawn(
-        "nginx",
-        Command::new(nginx.bin("usr/sbin/nginx"))
-            .arg("-p")
-            .arg(dir)
-            .arg("-c")
-            .arg(&config)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .env("LD_LIBRARY_PATH", nginx.library_path()),
-    )?
-    .stop_with("TERM");
-    wait_for_port(listen, &mut balancer)?;
+    let (balancer, listen) = start_nginx(nginx, dir, &dir.join("nginx-failover.conf"), &upstreams)?;
 
     let next = Arc::new(AtomicUsize::new(1));
     let done = Arc::new(AtomicUsize::new(0));

@@ -130,8 +130,32 @@ pub fn wait_for_port(addr: SocketAddr, service: &mut Service) -> Result<(), Stri
 /// Starts Redis (from the extracted tree) on a free loopback port, without persistence,
 /// its files in `dir`; returns it and its port once it answers `PING`.
 pub fn start_redis(tree: &super::debs::Tree, dir: &Path) -> Result<(Service, u16), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let port = free_port()?;
+    Ok((start_redis_on(tree, dir, port)?, port))
+}
+
+/// Sends one inline command to the Redis at `port` and returns its one-line answer
+/// (`+PONG`, `+OK`).
+pub fn redis_command(port: u16, command: &str) -> Result<String, String> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .map_err(|e| format!("connect to Redis at {addr}: {e}"))?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("{command}\r\n").as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut line = String::new();
+    BufReader::new(stream)
+        .read_line(&mut line)
+        .map_err(|e| format!("Redis at {addr} did not answer {command}: {e}"))?;
+    Ok(line.trim_end().to_owned())
+}
+
+/// [`start_redis`] on `port` (to restart one where its clients expect it).
+pub fn start_redis_on(tree: &super::debs::Tree, dir: &Path, port: u16) -> Result<Service, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut redis = Service::spawn(
         "redis-server",
         Command::new(tree.bin("usr/bin/redis-server"))
@@ -144,20 +168,11 @@ pub fn start_redis(tree: &super::debs::Tree, dir: &Path) -> Result<(Service, u16
     )?;
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     wait_for_port(addr, &mut redis)?;
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .map_err(|e| e.to_string())?;
-    stream.write_all(b"PING\r\n").map_err(|e| e.to_string())?;
-    let mut pong = [0; 7];
-    stream.read_exact(&mut pong).map_err(|e| e.to_string())?;
-    if &pong != b"+PONG\r\n" {
-        return Err(format!(
-            "redis-server answered PING with {:?}",
-            String::from_utf8_lossy(&pong)
-        ));
+    let pong = redis_command(port, "PING")?;
+    if pong != "+PONG" {
+        return Err(format!("redis-server answered PING with {pong:?}"));
     }
-    Ok((redis, port))
+    Ok(redis)
 }
 
 /// An HTTP answer.

@@ -4,6 +4,7 @@
 //! ```text
 //! load-server --kind pedelec|rmcp|floor|api [--addr 127.0.0.1:0] [--workload counter|tmdevlab]
 //!             [--redis redis://127.0.0.1:6379] [--api http://127.0.0.1:8100] [--journal PATH]
+//!             [--store redis://127.0.0.1:6379] [--rate-limit CALLS/SECS]
 //! ```
 //!
 //! - `pedelec`: a session served by `pedelec::bridge::McpHttp` (stateless, its defaults);
@@ -19,7 +20,12 @@
 //! replicas it killed to check that no call ran twice).
 //!
 //! The `counter` workload serves `update_counter(delta) -> {value}`; `tmdevlab` serves the
-//! benchmark's three tools (`pedelec_load::tmdevlab`), which need `--redis` and `--api`.
+//! benchmark's three tools (`pedelec_load::tmdevlab`), which need `--redis` and `--api`;
+//! `replicas` (pedelec only) serves `update_counter` and `charge(id, ms)`, an
+//! `exactly_once` tool that journals `charge ID` as it starts and answers after `ms`
+//! milliseconds (`cargo xtask replicas` checks retries and duplicates across replicas with
+//! it). `--store URL` shares the session's store in Redis (`pedelec::store::Redis`), and
+//! `--rate-limit CALLS/SECS` sets `RateLimit::per_caller(CALLS, SECS s)`.
 //! The first line printed is `listening <address>`. All run on tokio's multi-thread runtime
 //! with its defaults (one worker per core).
 
@@ -49,18 +55,30 @@ struct Counter(AtomicI64, Option<std::sync::Mutex<std::fs::File>>);
 
 impl Counter {
     fn add(&self, delta: i64) -> i64 {
+        self.journal(&format!("{delta}\n"));
+        self.0.fetch_add(delta, Ordering::Relaxed) + delta
+    }
+
+    /// Appends `line` to the journal, if there is one: one `write`, in the kernel before
+    /// the answer leaves, so it survives a kill of this process.
+    fn journal(&self, line: &str) {
         if let Some(journal) = &self.1 {
             use std::io::Write as _;
-            // One `write` per call, in the kernel before the answer leaves: it survives a
-            // kill of this process.
-            let line = format!("{delta}\n");
             let mut file = journal
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let _ = file.write_all(line.as_bytes());
         }
-        self.0.fetch_add(delta, Ordering::Relaxed) + delta
     }
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct ChargeArgs {
+    /// The charge's number (journaled as `charge ID`).
+    id: u64,
+    /// How long the charge takes, in milliseconds.
+    #[serde(default)]
+    ms: u64,
 }
 
 #[derive(Debug, Deserialize, ToolArgs, schemars::JsonSchema)]
@@ -78,7 +96,7 @@ struct CounterValue {
 
 mod pedelec_tools {
     use super::{
-        CheckoutArgs, Counter, CounterValue, Deps, GetUserCartArgs, SearchProductsArgs,
+        ChargeArgs, CheckoutArgs, Counter, CounterValue, Deps, GetUserCartArgs, SearchProductsArgs,
         ToolCallContext, ToolError, UpdateCounterArgs, Value, skills, tmdevlab, tool,
     };
 
@@ -97,6 +115,21 @@ mod pedelec_tools {
         pub enum CounterTools,
         guidance = "Move the counter.",
         tools = [update_counter],
+    ];
+
+    /// Charge once, however often the call is retried (journaled as it starts).
+    #[tool(exactly_once, timeout_ms = 2_000)]
+    async fn charge(args: ChargeArgs, ctx: ToolCallContext) -> Result<String, ToolError> {
+        ctx.state::<Counter>()?
+            .journal(&format!("charge {}\n", args.id));
+        tokio::time::sleep(std::time::Duration::from_millis(args.ms)).await;
+        Ok(format!("charged {}", args.id))
+    }
+
+    skills![
+        pub enum ReplicaTools,
+        guidance = "Move the counter; charge exactly once.",
+        tools = [update_counter, charge],
     ];
 
     /// Search products by category and price range, merged with popularity data
@@ -280,6 +313,8 @@ struct Args {
     redis: Option<String>,
     api: Option<String>,
     journal: Option<String>,
+    store: Option<String>,
+    rate_limit: Option<(u32, u64)>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -290,6 +325,8 @@ fn parse_args() -> Result<Args, String> {
         redis: None,
         api: None,
         journal: None,
+        store: None,
+        rate_limit: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -301,6 +338,16 @@ fn parse_args() -> Result<Args, String> {
             "--redis" => args.redis = Some(value()?),
             "--api" => args.api = Some(value()?),
             "--journal" => args.journal = Some(value()?),
+            "--store" => args.store = Some(value()?),
+            "--rate-limit" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once('/')
+                    .and_then(|(n, secs)| Some((n.parse().ok()?, secs.parse().ok()?)));
+                args.rate_limit = Some(parsed.ok_or_else(|| {
+                    format!("`--rate-limit` takes CALLS/SECS (`100/60`), not `{v}`")
+                })?);
+            }
             _ => return Err(format!("unknown flag `{flag}`")),
         }
     }
@@ -321,28 +368,38 @@ async fn serve(args: Args) -> Result<(), String> {
     let addr: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let app = match (args.kind.as_str(), args.workload.as_str()) {
         ("pedelec", workload) => {
-            let session = match workload {
-                "counter" => {
-                    let journal = match &args.journal {
-                        Some(path) => Some(std::sync::Mutex::new(
-                            std::fs::OpenOptions::new()
-                                .create(true)
-                                .append(true)
-                                .open(path)
-                                .map_err(|e| format!("cannot open the journal {path}: {e}"))?,
-                        )),
-                        None => None,
-                    };
-                    Session::builder(pedelec_tools::CounterTools::skills().untyped())
-                        .state(Counter(AtomicI64::new(0), journal))
-                        .create()
-                }
+            let journal = match &args.journal {
+                Some(path) => Some(std::sync::Mutex::new(
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)
+                        .map_err(|e| format!("cannot open the journal {path}: {e}"))?,
+                )),
+                None => None,
+            };
+            let mut builder = match workload {
+                "counter" => Session::builder(pedelec_tools::CounterTools::skills().untyped())
+                    .state(Counter(AtomicI64::new(0), journal)),
+                "replicas" => Session::builder(pedelec_tools::ReplicaTools::skills().untyped())
+                    .state(Counter(AtomicI64::new(0), journal)),
                 "tmdevlab" => Session::builder(pedelec_tools::TmDevLabTools::skills().untyped())
-                    .state(deps(&args, "pedelec").await?)
-                    .create(),
+                    .state(deps(&args, "pedelec").await?),
                 other => return Err(format!("unknown workload `{other}`")),
+            };
+            if let Some(url) = &args.store {
+                let store = pedelec::store::Redis::connect(url)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                builder = builder.store(store);
             }
-            .map_err(|e| e.to_string())?;
+            if let Some((calls, secs)) = args.rate_limit {
+                builder = builder.rate_limit(pedelec::session::RateLimit::per_caller(
+                    calls,
+                    std::time::Duration::from_secs(secs),
+                ));
+            }
+            let session = builder.create().map_err(|e| e.to_string())?;
             println!("listening {addr}");
             return session
                 .serve(McpHttp::from_listener(listener))
