@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use pedelec::context::Caller;
 use pedelec::session::RateLimit;
-use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture};
+use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskRecord, TaskSignal};
 use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
@@ -204,6 +204,10 @@ async fn a_call_whose_replica_stopped_is_never_run_again() {
 /// A store that is down: every operation fails.
 struct Down;
 
+fn refused<T>() -> StoreFuture<'static, T> {
+    Box::pin(async { Err(StoreError::new("connection refused")) })
+}
+
 impl Store for Down {
     fn take(&self, _: &str, _: u32, _: Duration) -> StoreFuture<'_, Option<Duration>> {
         Box::pin(async { Err(StoreError::new("connection refused")) })
@@ -215,7 +219,237 @@ impl Store for Down {
         Box::pin(async { Err(StoreError::new("connection refused")) })
     }
     fn release(&self, _: &str) -> StoreFuture<'_, ()> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
+        refused()
+    }
+    fn task_create(
+        &self,
+        _: &str,
+        _: &str,
+        _: &[(String, String)],
+        _: Duration,
+        _: Duration,
+    ) -> StoreFuture<'_, ()> {
+        refused()
+    }
+    fn task_ask(&self, _: &str, _: &str, _: &str, _: &str) -> StoreFuture<'_, bool> {
+        refused()
+    }
+    fn task_finish(&self, _: &str, _: &str, _: &str, _: &str) -> StoreFuture<'_, bool> {
+        refused()
+    }
+    fn task_cancel(&self, _: &str, _: &str) -> StoreFuture<'_, Option<bool>> {
+        refused()
+    }
+    fn task_update(&self, _: &str, _: &[(String, String)], _: &str) -> StoreFuture<'_, bool> {
+        refused()
+    }
+    fn task_get(&self, _: &str, _: &str, _: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        refused()
+    }
+    fn task_renew(
+        &self,
+        _: &str,
+        _: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+        refused()
+    }
+}
+
+/// MCP tasks in the store (DESIGN §13), the contract every replica relies on: a record any
+/// replica reads, requests answered and cancellations left for the runner (taken when it
+/// renews its lease), a finished task that stays finished, a lapsed lease that ends
+/// `failed`.
+#[tokio::test]
+async fn tasks_in_the_store_are_one_record_for_every_replica() {
+    let _lock = LOCK.lock().await;
+    let minute = Duration::from_mins(1);
+    for (name, store) in stores().await {
+        let id = |n: &str| format!("{name}-{}-{n}", std::process::id());
+        let confirm = r#"{"method":"elicitation/create","params":{"message":"Go?","requestedSchema":{"type":"object","properties":{},"required":[]}}}"#;
+        // Created waiting on a request (with a key no delimiter confuses).
+        let odd = "a:b\nc 1";
+        let (t1, t2, t3) = (id("t1"), id("t2"), id("t3"));
+        store
+            .task_create(
+                &t1,
+                "s0",
+                &[(odd.to_owned(), confirm.to_owned())],
+                minute,
+                minute,
+            )
+            .await
+            .unwrap();
+        let record = store.task_get(&t1, "s1", "{}").await.unwrap().unwrap();
+        assert_eq!(record.status, "input_required", "{name}");
+        assert_eq!(
+            record.input_requests,
+            [(odd.to_owned(), confirm.to_owned())],
+            "{name}"
+        );
+        assert_eq!(
+            (&*record.created_at, &*record.updated_at),
+            ("s0", "s0"),
+            "{name}"
+        );
+        // Answered from another replica: the runner takes the answer when it renews.
+        let answer = r#"{"action":"accept","content":{}}"#;
+        let answers = [
+            (odd.to_owned(), answer.to_owned()),
+            ("not-asked".to_owned(), "{}".to_owned()),
+        ];
+        assert!(
+            store.task_update(&t1, &answers, "s2").await.unwrap(),
+            "{name}"
+        );
+        let record = store.task_get(&t1, "s3", "{}").await.unwrap().unwrap();
+        assert_eq!(
+            (&*record.status, &*record.updated_at),
+            ("working", "s2"),
+            "{name}"
+        );
+        assert!(record.input_requests.is_empty(), "{name}");
+        let (status, signals) = store.task_renew(&t1, minute).await.unwrap().unwrap();
+        assert_eq!(status, "working", "{name}");
+        assert_eq!(
+            signals,
+            [TaskSignal::Answer {
+                key: odd.to_owned(),
+                answer: answer.to_owned()
+            }],
+            "{name}"
+        );
+        assert!(
+            store
+                .task_renew(&t1, minute)
+                .await
+                .unwrap()
+                .unwrap()
+                .1
+                .is_empty(),
+            "{name}"
+        );
+        // Asks again, then finishes: finished stays finished.
+        assert!(
+            store.task_ask(&t1, "second", confirm, "s4").await.unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            store
+                .task_get(&t1, "s5", "{}")
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            "input_required"
+        );
+        assert!(
+            store
+                .task_finish(&t1, "completed", r#"{"content":[]}"#, "s6")
+                .await
+                .unwrap()
+        );
+        let record = store.task_get(&t1, "s7", "{}").await.unwrap().unwrap();
+        assert_eq!(
+            (&*record.status, &*record.payload),
+            ("completed", r#"{"content":[]}"#),
+            "{name}"
+        );
+        assert!(record.input_requests.is_empty(), "{name}");
+        assert!(
+            !store.task_ask(&t1, "third", confirm, "s8").await.unwrap(),
+            "{name}"
+        );
+        assert!(
+            !store.task_finish(&t1, "failed", "{}", "s8").await.unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            store.task_cancel(&t1, "s8").await.unwrap(),
+            Some(false),
+            "{name}"
+        );
+        // Cancelled from another replica: the runner is told; its own outcome comes too late.
+        store
+            .task_create(&t2, "s0", &[], minute, minute)
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .task_get(&t2, "s1", "{}")
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            "working"
+        );
+        assert_eq!(
+            store.task_cancel(&t2, "s2").await.unwrap(),
+            Some(true),
+            "{name}"
+        );
+        assert_eq!(
+            store
+                .task_get(&t2, "s3", "{}")
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            "cancelled"
+        );
+        assert_eq!(
+            store.task_renew(&t2, minute).await.unwrap(),
+            Some(("cancelled".to_owned(), vec![TaskSignal::Cancelled])),
+            "{name}"
+        );
+        assert!(
+            !store
+                .task_finish(&t2, "completed", "{}", "s4")
+                .await
+                .unwrap(),
+            "{name}"
+        );
+        // Unknown tasks.
+        let nope = id("nope");
+        assert_eq!(
+            store.task_get(&nope, "s", "{}").await.unwrap(),
+            None,
+            "{name}"
+        );
+        assert_eq!(store.task_cancel(&nope, "s").await.unwrap(), None, "{name}");
+        assert!(
+            !store.task_update(&nope, &answers, "s").await.unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            store.task_renew(&nope, minute).await.unwrap(),
+            None,
+            "{name}"
+        );
+        // A runner that stops renewing: the task ends failed, saying so, at the next read.
+        store
+            .task_create(&t3, "s0", &[], minute, Duration::from_millis(50))
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .task_get(&t3, "s1", "{}")
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            "working"
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let record = store
+            .task_get(&t3, "s2", r#"{"message":"lapsed"}"#)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (&*record.status, &*record.payload, &*record.updated_at),
+            ("failed", r#"{"message":"lapsed"}"#, "s2"),
+            "{name}"
+        );
     }
 }
 

@@ -436,6 +436,158 @@ async fn a_task_that_asks_at_once_keeps_its_handler_running() {
     assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
 }
 
+/// A `task = optional` replica of `manual`, sharing `store`: counts its handler's runs, and
+/// its handlers that stopped before they answered.
+fn task_replica(
+    store: &Arc<pedelec_core::store::Memory>,
+    runs: &Arc<AtomicUsize>,
+    stopped: &Arc<AtomicUsize>,
+) -> Client {
+    use pedelec_core::tool::TaskSupport;
+
+    struct Stopped(Arc<AtomicUsize>, bool);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            if !self.1 {
+                self.0.fetch_add(1, AtomicOrdering::SeqCst);
+            }
+        }
+    }
+
+    let skills = SkillsInput::new(
+        "Ask first.",
+        vec![manual_definition().with_task_support(TaskSupport::Optional)],
+    );
+    let session: Session<String> = Session::builder(skills)
+        .store(store.clone())
+        .create()
+        .unwrap();
+    let (runs, stopped) = (runs.clone(), stopped.clone());
+    session.on_tool_name("manual", move |_args: Value, ctx| {
+        runs.fetch_add(1, AtomicOrdering::SeqCst);
+        let guard = Stopped(stopped.clone(), false);
+        async move {
+            // The whole guard moves in (a field assigned alone would be captured alone).
+            let mut guard = guard;
+            let answer = ctx.elicit::<Confirm>("confirm", "Go ahead?").await;
+            guard.1 = true;
+            Ok(match answer? {
+                Elicited::Accepted(Confirm { ok }) => format!("ok={ok}"),
+                other => other.action().to_owned(),
+            })
+        }
+    });
+    start(&session).0
+}
+
+impl Client {
+    /// One request, and its answer.
+    async fn ask(&mut self, id: &str, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        self.next_answer().await
+    }
+
+    /// `tasks/get` until the task's status is `status` (or 5 s pass): the last answer.
+    async fn task_until(&mut self, task_id: &str, status: &str, meta: &Value) -> Value {
+        let mut got = Value::Null;
+        for i in 0..250 {
+            got = self
+                .ask(
+                    &format!("g{i}"),
+                    "tasks/get",
+                    json!({"taskId": task_id, "_meta": meta}),
+                )
+                .await;
+            if got["result"]["status"] == status {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        got
+    }
+}
+
+/// Two replicas sharing one store (DESIGN §13): a task started on one is polled, answered
+/// and cancelled through the other; its handler runs once, where it started, and the
+/// cancellation reaches it there.
+#[tokio::test]
+async fn a_task_is_polled_answered_and_cancelled_through_another_replica() {
+    let store = Arc::new(pedelec_core::store::Memory::new());
+    let (runs, stopped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (other_runs, other_stopped) =
+        (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut here = task_replica(&store, &runs, &stopped);
+    let mut there = task_replica(&store, &other_runs, &other_stopped);
+    let meta =
+        meta(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let call = json!({"name": "manual", "arguments": {"text": "x"}, "_meta": meta});
+
+    // Answered through the other replica.
+    let created = here.ask("1", "tools/call", call.clone()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = there.task_until(&task_id, "input_required", &meta).await;
+    assert_eq!(
+        waiting["result"]["inputRequests"]["confirm"]["method"], "elicitation/create",
+        "{waiting}"
+    );
+    let ack = there
+        .ask(
+            "u",
+            "tasks/update",
+            json!({"taskId": task_id, "_meta": meta,
+            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}}),
+        )
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = there.task_until(&task_id, "completed", &meta).await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "ok=true",
+        "{done}"
+    );
+    // The same record from the replica that runs it.
+    let same = here.task_until(&task_id, "completed", &meta).await;
+    assert_eq!(same["result"]["result"], done["result"]["result"]);
+
+    // Cancelled through the other replica: the handler, here, stops.
+    let created = here.ask("2", "tools/call", call).await;
+    let task_id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    there.task_until(&task_id, "input_required", &meta).await;
+    let ack = there
+        .ask(
+            "c",
+            "tasks/cancel",
+            json!({"taskId": task_id, "_meta": meta}),
+        )
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let cancelled = here.task_until(&task_id, "cancelled", &meta).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    for _ in 0..100 {
+        if stopped.load(AtomicOrdering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        stopped.load(AtomicOrdering::SeqCst),
+        1,
+        "the cancelled handler stopped"
+    );
+    assert_eq!(
+        runs.load(AtomicOrdering::SeqCst),
+        2,
+        "each task ran once, where it started"
+    );
+    assert_eq!(other_runs.load(AtomicOrdering::SeqCst), 0);
+    // An unknown task, from either.
+    let unknown = there
+        .ask("x", "tasks/get", json!({"taskId": "nope", "_meta": meta}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
 /// Deferred tools (`"defer": true`): left out of `tools/list`, found by `search_tools` with
 /// their full definitions, called by `call_tool` (validated, under the same policy);
 /// `search(false)` lists everything.

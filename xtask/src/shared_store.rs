@@ -11,11 +11,17 @@
 //! 4. **conflicts:** the key with other args is `TOOL_IDEMPOTENCY_CONFLICT`, and runs nothing;
 //! 5. **a replica killed mid-call:** its client sees the failure; retries through the others
 //!    are never run, and once the claim's lease lapses they are told the outcome is unknown;
-//! 6. **Redis killed mid-run:** keyed calls fail fast (`IO_FAILED`, well under 3 s) and run
+//! 6. **tasks:** a task started on one replica (MCP 2026-07-28, the tasks extension) is
+//!    polled, answered (`tasks/update`) and cancelled through the others, its handler running
+//!    once, where it started;
+//! 7. **a replica killed mid-task:** the task ends `failed` within its lease, saying its
+//!    replica stopped: no client polls forever;
+//! 8. **Redis killed mid-run:** keyed calls fail fast (`IO_FAILED`, well under 3 s) and run
 //!    nowhere; Redis restarted on its port, the same replicas serve again without a restart,
 //!    and a keyed call then runs once.
 //!
-//! "Runs" is read from the replicas' journals: `charge` writes `charge ID` as it starts.
+//! "Runs" is read from the replicas' journals: `charge` writes `charge ID` as it starts,
+//! `confirm` writes `task ID`.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -58,16 +64,85 @@ fn charged(answer: &HttpAnswer, id: u64) -> bool {
 
 /// How often each charge ran, over every replica's journal.
 fn runs(journals: &[PathBuf]) -> BTreeMap<u64, usize> {
+    runs_of(journals, "charge ")
+}
+
+/// How often each line `{what}ID` is in the journals.
+fn runs_of(journals: &[PathBuf], what: &str) -> BTreeMap<u64, usize> {
     let mut runs = BTreeMap::new();
     for journal in journals {
         let text = std::fs::read_to_string(journal).unwrap_or_default();
-        for id in text.lines().filter_map(|l| l.strip_prefix("charge ")) {
+        for id in text.lines().filter_map(|l| l.strip_prefix(what)) {
             if let Ok(id) = id.trim().parse() {
                 *runs.entry(id).or_default() += 1;
             }
         }
     }
     runs
+}
+
+/// The `_meta` of a 2026-07-28 request from a client that answers forms and runs tasks.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+
+/// A 2026-07-28 request (`params`: its fields but `_meta`) through `listen`: its `result`,
+/// or why there is none.
+fn rpc(
+    listen: SocketAddr,
+    method: &str,
+    name: &str,
+    params: &str,
+) -> Result<serde_json::Value, String> {
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
+    ];
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params},{META}}}}}"#);
+    let answer = post_json(listen, "/mcp", &headers, &body)?;
+    let value: serde_json::Value = serde_json::from_str(&answer.body)
+        .map_err(|_| format!("{method}: HTTP {} {}", answer.status, answer.body))?;
+    match value.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(format!("{method}: {value}")),
+    }
+}
+
+/// Starts `confirm(id, ms)` as a task: its id.
+fn start_task(listen: SocketAddr, id: u64, ms: u64) -> Result<String, String> {
+    let result = rpc(
+        listen,
+        "tools/call",
+        "confirm",
+        &format!(r#""name":"confirm","arguments":{{"id":{id},"ms":{ms}}}"#),
+    )?;
+    result["taskId"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("confirm {id} did not become a task: {result}"))
+}
+
+/// `tasks/get` (through whichever replica nginx picks) until the status is `status`, for
+/// up to `within`: the last result.
+fn task_until(
+    listen: SocketAddr,
+    task_id: &str,
+    status: &str,
+    within: Duration,
+) -> Result<serde_json::Value, String> {
+    let started = Instant::now();
+    loop {
+        let result = rpc(
+            listen,
+            "tasks/get",
+            task_id,
+            &format!(r#""taskId":"{task_id}""#),
+        )?;
+        if result["status"] == status || started.elapsed() > within {
+            return Ok(result);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 fn check(ok: bool, what: &str) -> Result<(), String> {
@@ -253,7 +328,75 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         retried.elapsed().as_secs_f64()
     );
 
-    // 6. Redis killed mid-run, then restarted on its port.
+    // 6. Tasks through the other replicas.
+    let task = start_task(listen, 1, 0)?;
+    let waiting = task_until(listen, &task, "input_required", Duration::from_secs(5))?;
+    check(
+        waiting["inputRequests"]["confirm"]["method"] == "elicitation/create",
+        &format!("a task waiting for its answer: {waiting}"),
+    )?;
+    rpc(
+        listen,
+        "tasks/update",
+        &task,
+        &format!(
+            r#""taskId":"{task}","inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}}"#
+        ),
+    )?;
+    let done = task_until(listen, &task, "completed", Duration::from_secs(5))?;
+    check(
+        done["result"]["content"][0]["text"] == "ok=true",
+        &format!("a task answered through another replica: {done}"),
+    )?;
+    let task = start_task(listen, 2, 0)?;
+    task_until(listen, &task, "input_required", Duration::from_secs(5))?;
+    rpc(
+        listen,
+        "tasks/cancel",
+        &task,
+        &format!(r#""taskId":"{task}""#),
+    )?;
+    let cancelled = task_until(listen, &task, "cancelled", Duration::from_secs(5))?;
+    check(
+        cancelled["status"] == "cancelled",
+        &format!("a task cancelled through another replica: {cancelled}"),
+    )?;
+    let started = runs_of(&journals, "task ");
+    check(
+        started.get(&1) == Some(&1) && started.get(&2) == Some(&1),
+        &format!("the tasks' handlers ran {started:?} (once each expected)"),
+    )?;
+    println!(
+        "replicas: shared store: tasks polled, answered and cancelled through the other replicas; each handler ran once"
+    );
+
+    // 7. A replica killed mid-task.
+    let task = start_task(listen, 3, 120_000)?;
+    let victim = journals
+        .iter()
+        .position(|j| runs_of(std::slice::from_ref(j), "task ").contains_key(&3))
+        .ok_or("the task to kill mid-run is in no journal")?;
+    if let Some(replica) = replicas[victim].0.take() {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &replica.pid().to_string()])
+            .status();
+        drop(replica);
+    }
+    let killed = Instant::now();
+    let lost = task_until(listen, &task, "failed", Duration::from_secs(15))?;
+    check(
+        lost["status"] == "failed"
+            && lost["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("stopped renewing")),
+        &format!("a task whose replica was killed: {lost}"),
+    )?;
+    println!(
+        "replicas: shared store: replica {victim} killed mid-task: the task ended failed after {:.1} s, saying its replica stopped",
+        killed.elapsed().as_secs_f64()
+    );
+
+    // 8. Redis killed mid-run, then restarted on its port.
     drop(redis.take());
     let sent = Instant::now();
     let answer = charge(listen, "down", 300, 0)?;

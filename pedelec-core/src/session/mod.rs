@@ -217,6 +217,13 @@ impl<N> Session<N> {
             .is_some_and(|t| crate::context::Caller::may_call(caller, &t.scopes))
     }
 
+    /// Where the session keeps what replicas share (`SessionBuilder::store`): MCP tasks live
+    /// there too.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "MCP's tasks"))]
+    pub(crate) fn store(&self) -> Arc<dyn crate::store::Store> {
+        self.shared.store.clone()
+    }
+
     /// Validates `args` for the tool `name` as its call would, without calling it (code mode
     /// checks a program's call where the program makes it). A name the session does not
     /// know passes (its call will say so).

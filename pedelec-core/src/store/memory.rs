@@ -1,10 +1,11 @@
 //! The store of one process (the default).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::{Claim, Store, StoreError, StoreFuture, gcra};
+use super::task::is_over;
+use super::{Claim, Store, StoreError, StoreFuture, TaskRecord, TaskSignal, gcra};
 
 /// The store of one process: what replicas would share stays in this one (the default of
 /// `SessionBuilder::store`).
@@ -25,6 +26,34 @@ impl Default for Memory {
 struct State {
     buckets: HashMap<String, u64>,
     keys: HashMap<String, Entry>,
+    tasks: HashMap<String, Task>,
+}
+
+/// A task: its record, its runner's lease, and the signals left for the runner.
+#[derive(Debug)]
+struct Task {
+    status: String,
+    created_at: String,
+    updated_at: String,
+    payload: String,
+    input: BTreeMap<String, String>,
+    signals: Vec<TaskSignal>,
+    lease: Instant,
+    expires: Instant,
+}
+
+impl Task {
+    fn set(&mut self, status: &str, stamp: &str) {
+        status.clone_into(&mut self.status);
+        stamp.clone_into(&mut self.updated_at);
+    }
+
+    /// Ends the task as `status` with `payload` (its requests dropped).
+    fn end(&mut self, status: &str, payload: &str, stamp: &str) {
+        self.set(status, stamp);
+        payload.clone_into(&mut self.payload);
+        self.input.clear();
+    }
 }
 
 #[derive(Debug)]
@@ -62,6 +91,24 @@ impl Memory {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Runs `f` on the task `id` (`None`: unknown, or past its time).
+    fn with_task<T>(&self, id: &str, f: impl FnOnce(&mut Task) -> T) -> Option<T> {
+        let now = Instant::now();
+        let mut state = self.state();
+        match state.tasks.get_mut(id) {
+            Some(task) if task.expires > now => Some(f(task)),
+            Some(_) => {
+                state.tasks.remove(id);
+                None
+            }
+            None => None,
+        }
+    }
+}
+
+fn ready<T: Send + 'static>(value: T) -> StoreFuture<'static, T> {
+    Box::pin(std::future::ready(Ok(value)))
 }
 
 impl Store for Memory {
@@ -137,5 +184,134 @@ impl Store for Memory {
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
         self.state().keys.remove(key);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()> {
+        let now = Instant::now();
+        let mut state = self.state();
+        // Tasks past their time make room.
+        state.tasks.retain(|_, task| task.expires > now);
+        let status = if requests.is_empty() {
+            "working"
+        } else {
+            "input_required"
+        };
+        state.tasks.insert(
+            id.to_owned(),
+            Task {
+                status: status.to_owned(),
+                created_at: stamp.to_owned(),
+                updated_at: stamp.to_owned(),
+                payload: String::new(),
+                input: requests.iter().cloned().collect(),
+                signals: Vec::new(),
+                lease: now + lease,
+                expires: now + ttl,
+            },
+        );
+        ready(())
+    }
+
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        let asked = self.with_task(id, |task| {
+            if is_over(&task.status) {
+                return false;
+            }
+            task.input.insert(key.to_owned(), request.to_owned());
+            task.set("input_required", stamp);
+            true
+        });
+        ready(asked == Some(true))
+    }
+
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        let finished = self.with_task(id, |task| {
+            if is_over(&task.status) {
+                return false;
+            }
+            task.end(status, payload, stamp);
+            true
+        });
+        ready(finished == Some(true))
+    }
+
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
+        ready(self.with_task(id, |task| {
+            if is_over(&task.status) {
+                return false;
+            }
+            task.end("cancelled", "", stamp);
+            task.signals.push(TaskSignal::Cancelled);
+            true
+        }))
+    }
+
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        let known = self.with_task(id, |task| {
+            for (key, answer) in answers {
+                if task.input.remove(key).is_some() {
+                    task.signals.push(TaskSignal::Answer {
+                        key: key.clone(),
+                        answer: answer.clone(),
+                    });
+                }
+            }
+            if task.status == "input_required" && task.input.is_empty() {
+                task.set("working", stamp);
+            }
+        });
+        ready(known.is_some())
+    }
+
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        let now = Instant::now();
+        ready(self.with_task(id, |task| {
+            if !is_over(&task.status) && task.lease <= now {
+                task.end("failed", lapsed, stamp);
+            }
+            TaskRecord {
+                status: task.status.clone(),
+                created_at: task.created_at.clone(),
+                updated_at: task.updated_at.clone(),
+                payload: task.payload.clone(),
+                input_requests: task
+                    .input
+                    .iter()
+                    .map(|(k, r)| (k.clone(), r.clone()))
+                    .collect(),
+            }
+        }))
+    }
+
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+        let now = Instant::now();
+        ready(self.with_task(id, |task| {
+            if !is_over(&task.status) {
+                task.lease = now + lease;
+            }
+            (task.status.clone(), std::mem::take(&mut task.signals))
+        }))
     }
 }

@@ -1,5 +1,6 @@
-//! What replicas of one service must agree on (DESIGN §13): each caller's rate budget and
-//! the answers of calls made with an idempotency key. [`Memory`] keeps them in the process
+//! What replicas of one service must agree on (DESIGN §13): each caller's rate budget, the
+//! answers of calls made with an idempotency key, and MCP tasks (any replica answers
+//! `tasks/get`, `tasks/update` and `tasks/cancel`; [`TaskRecord`]). [`Memory`] keeps them in the process
 //! (the default); [`Redis`] (feature `redis`) shares them between every replica that
 //! connects to the same Redis.
 //!
@@ -25,6 +26,7 @@
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
+mod task;
 
 use std::fmt;
 use std::future::Future;
@@ -34,6 +36,7 @@ use std::time::Duration;
 pub use memory::Memory;
 #[cfg(feature = "redis")]
 pub use redis::Redis;
+pub use task::{TaskRecord, TaskSignal};
 
 /// A boxed, `Send` future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -60,6 +63,60 @@ pub trait Store: Send + Sync + 'static {
     /// Releases the claimed `key` without an answer (the call did not run, or stopped to ask
     /// for input): its retry runs.
     fn release(&self, key: &str) -> StoreFuture<'_, ()>;
+
+    /// Stores the new task `id`, `working` (or `input_required` when it starts with
+    /// `requests`: key and request JSON text), created at `stamp` (RFC 3339), kept for
+    /// `ttl`, its runner's lease lasting `lease` (see [`task_renew`](Self::task_renew)).
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()>;
+
+    /// The task's runner waits for input `key` (`request`: its JSON text): the task is
+    /// `input_required`. `false` when the task is over (or unknown).
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool>;
+
+    /// The task's call ended: `status` (`completed`, `failed` or `cancelled`) with `payload`
+    /// (the result's or the error's JSON text). `false` when it was over already (cancelled
+    /// elsewhere: that stands).
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool>;
+
+    /// `tasks/cancel` on any replica: a task not over is `cancelled`, and its runner is told
+    /// ([`TaskSignal::Cancelled`]). `None` for an unknown task, `Some(false)` for one already
+    /// over.
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>>;
+
+    /// `tasks/update` on any replica: each answer (key, JSON text) to a request the task waits
+    /// on goes to its runner ([`TaskSignal::Answer`]); others are ignored. `false` for an
+    /// unknown task.
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool>;
+
+    /// `tasks/get` on any replica. A task not over whose runner's lease lapsed (its replica
+    /// stopped) becomes `failed` with `lapsed` (the error's JSON text) first.
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>>;
+
+    /// The task's runner renews its lease for `lease` (unless the task is over) and takes
+    /// the signals left for it: the task's status and them, or `None` when the task is gone.
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>>;
 }
 
 /// A shared store: replicas in one process (and tests) share one through an `Arc`.
@@ -83,6 +140,56 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
 
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
         (**self).release(key)
+    }
+
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()> {
+        (**self).task_create(id, stamp, requests, ttl, lease)
+    }
+
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        (**self).task_ask(id, key, request, stamp)
+    }
+
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        (**self).task_finish(id, status, payload, stamp)
+    }
+
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
+        (**self).task_cancel(id, stamp)
+    }
+
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        (**self).task_update(id, answers, stamp)
+    }
+
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        (**self).task_get(id, stamp, lapsed)
+    }
+
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+        (**self).task_renew(id, lease)
     }
 }
 

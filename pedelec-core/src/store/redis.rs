@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::{Claim, Store, StoreError, StoreFuture};
+use super::{Claim, Store, StoreError, StoreFuture, TaskRecord, TaskSignal};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
 /// (`pedelec:` unless set with [`prefix`](Self::prefix)).
@@ -73,9 +73,180 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 ";
 
+/// A task is one hash: `s` status, `c` created, `u` updated, `p` payload, `l` the runner's
+/// lease (server time, ms), `n` requests waiting, `i:KEY` each request, `q` the signals'
+/// counter and `b:N` each signal (`c`: cancelled; `aLEN:KEY ANSWER`: an answer). One key,
+/// so one `PEXPIRE` (at creation) covers all of it.
+macro_rules! task_script {
+    ($body:literal) => {
+        concat!(
+            r"
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function over(s) return s == 'completed' or s == 'failed' or s == 'cancelled' end
+local function drop_requests()
+  for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if string.sub(f, 1, 2) == 'i:' then redis.call('HDEL', KEYS[1], f) end
+  end
+  redis.call('HSET', KEYS[1], 'n', 0)
+end
+local function signal(v)
+  local q = redis.call('HINCRBY', KEYS[1], 'q', 1)
+  redis.call('HSET', KEYS[1], 'b:' .. q, v)
+end
+",
+            $body
+        )
+    };
+}
+
+/// `task_create`: ARGV stamp, ttl, lease, then request keys and requests.
+const TASK_CREATE: &str = task_script!(
+    r"
+local s = 'working'
+if #ARGV > 3 then s = 'input_required' end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 's', s, 'c', ARGV[1], 'u', ARGV[1], 'p', '',
+  'l', now() + tonumber(ARGV[3]), 'n', (#ARGV - 3) / 2, 'q', 0)
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], 'i:' .. ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"
+);
+
+/// `task_ask`: ARGV key, request, stamp; `0` when the task is over or gone.
+const TASK_ASK: &str = task_script!(
+    r"
+local s = redis.call('HGET', KEYS[1], 's')
+if not s or over(s) then return 0 end
+if redis.call('HSETNX', KEYS[1], 'i:' .. ARGV[1], ARGV[2]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'n', 1)
+end
+redis.call('HSET', KEYS[1], 's', 'input_required', 'u', ARGV[3])
+return 1
+"
+);
+
+/// `task_finish`: ARGV status, payload, stamp; `0` when the task was over or gone.
+const TASK_FINISH: &str = task_script!(
+    r"
+local s = redis.call('HGET', KEYS[1], 's')
+if not s or over(s) then return 0 end
+drop_requests()
+redis.call('HSET', KEYS[1], 's', ARGV[1], 'p', ARGV[2], 'u', ARGV[3])
+return 1
+"
+);
+
+/// `task_cancel`: ARGV stamp; `-1` unknown, `0` over already, `1` cancelled.
+const TASK_CANCEL: &str = task_script!(
+    r"
+local s = redis.call('HGET', KEYS[1], 's')
+if not s then return -1 end
+if over(s) then return 0 end
+drop_requests()
+redis.call('HSET', KEYS[1], 's', 'cancelled', 'p', '', 'u', ARGV[1])
+signal('c')
+return 1
+"
+);
+
+/// `task_update`: ARGV stamp, then keys and answers; `0` for an unknown task.
+const TASK_UPDATE: &str = task_script!(
+    r"
+local s = redis.call('HGET', KEYS[1], 's')
+if not s then return 0 end
+for i = 2, #ARGV, 2 do
+  if redis.call('HDEL', KEYS[1], 'i:' .. ARGV[i]) == 1 then
+    redis.call('HINCRBY', KEYS[1], 'n', -1)
+    signal('a' .. string.len(ARGV[i]) .. ':' .. ARGV[i] .. ARGV[i + 1])
+  end
+end
+if s == 'input_required' and tonumber(redis.call('HGET', KEYS[1], 'n')) <= 0 then
+  redis.call('HSET', KEYS[1], 's', 'working', 'u', ARGV[1])
+end
+return 1
+"
+);
+
+/// `task_get`: ARGV stamp, the lapsed lease's error; nil, or status, created, updated,
+/// payload, then request keys and requests.
+const TASK_GET: &str = task_script!(
+    r"
+local r = redis.call('HMGET', KEYS[1], 's', 'c', 'u', 'p', 'l')
+if not r[1] then return false end
+if not over(r[1]) and tonumber(r[5]) < now() then
+  drop_requests()
+  redis.call('HSET', KEYS[1], 's', 'failed', 'p', ARGV[2], 'u', ARGV[1])
+  r[1] = 'failed'
+  r[3] = ARGV[1]
+  r[4] = ARGV[2]
+end
+local out = {r[1], r[2], r[3], r[4] or ''}
+if r[1] == 'input_required' then
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == 'i:' then
+      table.insert(out, string.sub(all[i], 3))
+      table.insert(out, all[i + 1])
+    end
+  end
+end
+return out
+"
+);
+
+/// `task_renew`: ARGV lease; nil, or the status and the signals taken.
+const TASK_RENEW: &str = task_script!(
+    r"
+local s = redis.call('HGET', KEYS[1], 's')
+if not s then return false end
+if not over(s) then redis.call('HSET', KEYS[1], 'l', now() + tonumber(ARGV[1])) end
+local out = {s}
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, 2) == 'b:' then
+    table.insert(out, all[i + 1])
+    redis.call('HDEL', KEYS[1], all[i])
+  end
+end
+return out
+"
+);
+
 /// The scripts, hashed once (`EVALSHA`, loaded on first use).
-static SCRIPTS: LazyLock<[redis::Script; 3]> =
-    LazyLock::new(|| [TAKE, CLAIM, FINISH].map(redis::Script::new));
+static SCRIPTS: LazyLock<[redis::Script; 10]> = LazyLock::new(|| {
+    [
+        TAKE,
+        CLAIM,
+        FINISH,
+        TASK_CREATE,
+        TASK_ASK,
+        TASK_FINISH,
+        TASK_CANCEL,
+        TASK_UPDATE,
+        TASK_GET,
+        TASK_RENEW,
+    ]
+    .map(redis::Script::new)
+});
+
+/// A signal as `TASK_UPDATE` and `TASK_CANCEL` write it.
+fn signal_of(raw: &str) -> Option<TaskSignal> {
+    if raw == "c" {
+        return Some(TaskSignal::Cancelled);
+    }
+    let rest = raw.strip_prefix('a')?;
+    let (len, rest) = rest.split_once(':')?;
+    let len: usize = len.parse().ok()?;
+    let (key, answer) = (rest.get(..len)?, rest.get(len..)?);
+    Some(TaskSignal::Answer {
+        key: key.to_owned(),
+        answer: answer.to_owned(),
+    })
+}
 
 /// How long an unknown outcome is remembered once its lease ended.
 const UNKNOWN_RETENTION: Duration = Duration::from_hours(24);
@@ -220,6 +391,130 @@ impl Store for Redis {
                 Ok(Err(e)) => Err(StoreError::new(format!("Redis: {e}"))),
                 Err(_) => Err(StoreError::new("Redis did not answer in time")),
             }
+        })
+    }
+
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()> {
+        let key = format!("task:{id}");
+        let mut args = vec![stamp.to_owned(), millis(ttl), millis(lease)];
+        for (k, request) in requests {
+            args.push(k.clone());
+            args.push(request.clone());
+        }
+        Box::pin(async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let _: i64 = self.run(&SCRIPTS[3], &key, &args).await?;
+            Ok(())
+        })
+    }
+
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        let task = format!("task:{id}");
+        let args = [key.to_owned(), request.to_owned(), stamp.to_owned()];
+        Box::pin(async move {
+            let asked: i64 = self
+                .run(&SCRIPTS[4], &task, &[&args[0], &args[1], &args[2]])
+                .await?;
+            Ok(asked == 1)
+        })
+    }
+
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        let task = format!("task:{id}");
+        let args = [status.to_owned(), payload.to_owned(), stamp.to_owned()];
+        Box::pin(async move {
+            let finished: i64 = self
+                .run(&SCRIPTS[5], &task, &[&args[0], &args[1], &args[2]])
+                .await?;
+            Ok(finished == 1)
+        })
+    }
+
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
+        let task = format!("task:{id}");
+        let stamp = stamp.to_owned();
+        Box::pin(async move {
+            let found: i64 = self.run(&SCRIPTS[6], &task, &[&stamp]).await?;
+            Ok((found >= 0).then_some(found == 1))
+        })
+    }
+
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        let task = format!("task:{id}");
+        let mut args = vec![stamp.to_owned()];
+        for (k, answer) in answers {
+            args.push(k.clone());
+            args.push(answer.clone());
+        }
+        Box::pin(async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let known: i64 = self.run(&SCRIPTS[7], &task, &args).await?;
+            Ok(known == 1)
+        })
+    }
+
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        let task = format!("task:{id}");
+        let args = [stamp.to_owned(), lapsed.to_owned()];
+        Box::pin(async move {
+            let found: Option<Vec<String>> =
+                self.run(&SCRIPTS[8], &task, &[&args[0], &args[1]]).await?;
+            let Some(found) = found else {
+                return Ok(None);
+            };
+            let mut parts = found.into_iter();
+            let mut next = || parts.next().unwrap_or_default();
+            let (status, created_at, updated_at, payload) = (next(), next(), next(), next());
+            let mut input_requests = Vec::new();
+            loop {
+                let (k, request) = (next(), next());
+                if k.is_empty() && request.is_empty() {
+                    break;
+                }
+                input_requests.push((k, request));
+            }
+            Ok(Some(TaskRecord {
+                status,
+                created_at,
+                updated_at,
+                payload,
+                input_requests,
+            }))
+        })
+    }
+
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+        let task = format!("task:{id}");
+        let lease = millis(lease);
+        Box::pin(async move {
+            let found: Option<Vec<String>> = self.run(&SCRIPTS[9], &task, &[&lease]).await?;
+            Ok(found.map(|found| {
+                let mut parts = found.into_iter();
+                let status = parts.next().unwrap_or_default();
+                (status, parts.filter_map(|raw| signal_of(&raw)).collect())
+            }))
         })
     }
 }

@@ -37,6 +37,7 @@ use super::meta::Meta;
 use super::result::{input_request, missing_capability, write_call_result};
 use super::search::{CALL_TOOL, SEARCH_TOOLS, unwrap_call};
 use super::shared::{Exchange, Lifecycle, Reply, Server, may_list};
+use super::tasks::RENEWAL;
 use super::telemetry;
 use super::wire::{self, Message};
 use crate::context::{APPROVAL_KEY, Cancellation, InputKind, InputRequest, LogLevel};
@@ -382,7 +383,8 @@ async fn as_task(
     }
     // It waits: it goes on as a task, its handler still running; what it asked for, if
     // anything, waits in the task (`input_required`) until `tasks/update` answers it.
-    let task = match server.tasks().create(cancel) {
+    let round = channel.round_requests();
+    let task = match server.tasks().create(cancel, &round).await {
         Ok(task) => task,
         Err(error) => return Reply::error(Some(id), &error, true, false),
     };
@@ -390,11 +392,19 @@ async fn as_task(
     channel.become_task(&task_id);
     let server_ = server.clone();
     tokio::spawn(async move {
-        let result = call.await;
+        // Renewed while it runs: other replicas see it alive and leave it their requests.
+        let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + RENEWAL, RENEWAL);
+        let result = loop {
+            tokio::select! {
+                result = &mut call => break result,
+                _ = renewal.tick() => server_.tasks().renew(&task_id).await,
+            }
+        };
         channel.finish();
         server_
             .tasks()
-            .finish(&task_id, result, channel.missing(), output);
+            .finish(&task_id, result, channel.missing(), output)
+            .await;
     });
     Reply::ok(wire::result(id, &rmcp::model::CreateTaskResult::new(task)))
 }

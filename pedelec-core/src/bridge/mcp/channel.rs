@@ -121,6 +121,15 @@ impl CallChannel {
         }
     }
 
+    /// The input requests of the round the call waits on, left in place (a task starts with
+    /// them).
+    pub(super) fn round_requests(&self) -> BTreeMap<String, InputRequest> {
+        match &*self.mode() {
+            Mode::Rounds { round, .. } => round.clone(),
+            _ => BTreeMap::new(),
+        }
+    }
+
     /// The call goes on as the task `task_id`: the answers it already had stay, and the
     /// requests of the round it asked for wait in the task (`input_required`), answered by
     /// `tasks/update`, while its handler keeps running.
@@ -144,8 +153,9 @@ impl CallChannel {
         };
         drop(mode);
         let mut waiting = waiting;
-        for (key, request) in round {
-            let answer = self.server.tasks().ask(task_id, &key, &request);
+        // The round's requests are in the task's record already (`TaskStore::create`).
+        for key in round.into_keys() {
+            let answer = self.server.tasks().wait(task_id, &key);
             if let Some(to) = waiting.remove(&key) {
                 let _ = to.send(answer);
             }

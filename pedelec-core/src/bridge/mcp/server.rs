@@ -100,7 +100,7 @@ impl Server {
         let discover = serde_json::to_vec(&discover).unwrap_or_default();
 
         let call = CallSettings::new(&settings);
-        let tasks = TaskStore::new(&settings);
+        let tasks = TaskStore::new(&settings, session.store());
         Server {
             inner: Arc::new(Inner {
                 session: session.clone(),
@@ -251,7 +251,7 @@ impl Server {
                 ))
             }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                return Some(self.tasks_request(id, message, &life));
+                return Some(self.tasks_request(id, message, &life).await);
             }
             _ => Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -417,7 +417,7 @@ impl Server {
         out
     }
 
-    fn tasks_request(&self, id: &str, message: &Message, life: &Lifecycle<'_>) -> Reply {
+    async fn tasks_request(&self, id: &str, message: &Message, life: &Lifecycle<'_>) -> Reply {
         let current = life.revision.is_current();
         if !self
             .inner
@@ -449,23 +449,21 @@ impl Server {
                 ErrorData::invalid_params("Invalid params: `taskId` must be a string", None);
             return Reply::error(Some(id), &error, current, false);
         };
+        let tasks = &self.inner.tasks;
         let answer = match message.method {
-            Method::TasksGet => self
-                .inner
-                .tasks
+            Method::TasksGet => tasks
                 .get(&task_id)
+                .await
                 .map(|task| wire::result(id, &task)),
-            Method::TasksCancel => self.inner.tasks.cancel(&task_id).map(|()| ack(id)),
+            Method::TasksCancel => tasks.cancel(&task_id).await.map(|()| ack(id)),
             _ => {
                 let responses = message
                     .raw(&message.params.input_responses)
                     .unwrap_or("null");
-                call::input_responses(responses).and_then(|responses| {
-                    self.inner
-                        .tasks
-                        .update(&task_id, responses)
-                        .map(|()| ack(id))
-                })
+                match call::input_responses(responses) {
+                    Ok(responses) => tasks.update(&task_id, responses).await.map(|()| ack(id)),
+                    Err(error) => Err(error),
+                }
             }
         };
         match answer {

@@ -1,22 +1,29 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): calls of tools that
-//! support tasks, kept in this process while they run and for `ttlMs` after they were
-//! created.
+//! support tasks, kept in the session's store (DESIGN §13) while they run and for `ttlMs`
+//! after they were created, so that any replica sharing the store answers `tasks/get`,
+//! `tasks/update` and `tasks/cancel`.
 //!
 //! - A task is stored before its `CreateTaskResult` is sent (a `tasks/get` right after it
-//!   finds it); its id is a random UUID (unguessable: the id is the only key to it).
+//!   finds it, on any replica); its id is a random UUID (unguessable: the id is the only key
+//!   to it).
+//! - Its handler runs in the process that created it, which renews the task's lease every
+//!   200 ms and takes, in the same round trip, what other replicas left for it: a
+//!   cancellation, answers to its requests. (A list drained on renewal rather than pub/sub:
+//!   nothing is lost while a replica reconnects; a signal waits at most one renewal.) A
+//!   request that reaches the process running the task is delivered at once.
+//! - A task whose process stops renewing its lease (3 s) ends `failed` at the next
+//!   `tasks/get`, saying its outcome is unknown.
 //! - A tool that returns an error ends its task `completed` with an `isError` result (the
 //!   tool ran; SEP-2663's error semantics); a panic, or a protocol error such as a missing
 //!   client capability, ends it `failed` with a JSON-RPC error; a task cancelled with
-//!   `tasks/cancel` ends `cancelled` (its handler's context is cancelled at once).
+//!   `tasks/cancel` ends `cancelled` (its handler's context is cancelled).
 //! - A handler that asks for input parks its task in `input_required` with the requests
 //!   by key; `tasks/update` delivers answers (some or all), and the task goes back to
 //!   `working` once none is pending.
-//! - Replicas: a task lives in the process that created it; `tasks/*` requests carry
-//!   `Mcp-Name: <taskId>`, so a load balancer can route them there.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{
     DetailedTask, ErrorData, GetTaskResult, JsonObject, Task, TaskPayload, TaskStatus,
@@ -29,197 +36,235 @@ use super::settings::Settings;
 use crate::context::{Cancellation, InputError, InputFuture, InputKind, InputRequest};
 use crate::error::{ErrorCode as ToolErrorCode, ToolError};
 use crate::output::OutputSchema;
+use crate::store::{Store, StoreError, TaskRecord, TaskSignal};
+
+/// How often the process running a task renews its lease and takes its signals.
+pub(super) const RENEWAL: Duration = Duration::from_millis(200);
+/// How long a lease lasts: a task not renewed for this long is taken for lost.
+const LEASE: Duration = Duration::from_secs(3);
 
 pub(crate) struct TaskStore {
-    tasks: Mutex<HashMap<String, Entry>>,
+    store: Arc<dyn Store>,
+    /// The tasks this process runs: their handlers' cancellation, and the answers they wait
+    /// for.
+    running: Mutex<HashMap<String, Running>>,
     ttl: Duration,
     poll_ms: u64,
     max: usize,
 }
 
-struct Entry {
-    created_at: String,
-    updated_at: String,
-    expires: Instant,
-    status: TaskStatus,
-    result: Option<JsonObject>,
-    error: Option<JsonObject>,
-    /// Input the handler waits for, by key.
-    pending: BTreeMap<String, Pending>,
+struct Running {
     cancel: Cancellation,
+    /// Input the handler waits for, by key.
+    pending: BTreeMap<String, oneshot::Sender<Value>>,
 }
 
-struct Pending {
-    request: Value,
-    answer: oneshot::Sender<Value>,
+fn store_failed(error: &StoreError) -> ErrorData {
+    ErrorData::internal_error(format!("the task store failed: {}", error.message()), None)
+}
+
+fn unknown(task_id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("Invalid params: no task {task_id:?} (it never existed, or its ttlMs passed)"),
+        None,
+    )
+}
+
+/// MCP's name of a status, and back.
+fn status_name(status: TaskStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn status_of(name: &str) -> TaskStatus {
+    serde_json::from_value(Value::from(name)).unwrap_or(TaskStatus::Failed)
 }
 
 impl TaskStore {
-    pub(crate) fn new(settings: &Settings) -> Self {
+    pub(crate) fn new(settings: &Settings, store: Arc<dyn Store>) -> Self {
         TaskStore {
-            tasks: Mutex::new(HashMap::new()),
+            store,
+            running: Mutex::new(HashMap::new()),
             ttl: Duration::from_millis(settings.task_ttl_ms),
             poll_ms: settings.task_poll_ms,
             max: settings.max_tasks,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// A new task, `working`, stored before it is returned.
-    pub(crate) fn create(&self, cancel: Cancellation) -> Result<Task, ErrorData> {
-        let now = Instant::now();
-        let mut tasks = self.lock();
-        // Tasks past their time, finished or not, make room; a running one is cancelled.
-        tasks.retain(|_, entry| {
-            let keep = entry.expires > now;
-            if !keep {
-                entry.cancel.cancel();
-            }
-            keep
-        });
-        if tasks.len() >= self.max {
-            return Err(ErrorData::internal_error(
-                format!(
-                    "the server keeps at most {} tasks at once; try again once some have finished",
-                    self.max
-                ),
-                None,
-            ));
-        }
+    fn task(&self, task_id: &str, status: TaskStatus, created: &str, updated: &str) -> Task {
+        Task::new(task_id, status, created.to_owned(), updated.to_owned())
+            .with_ttl_ms(self.ttl_ms())
+            .with_poll_interval_ms(self.poll_ms)
+    }
+
+    /// A new task run here, `working`, or `input_required` when its call already waits on
+    /// `requests` (the round it asked for before it became a task); stored before it is
+    /// returned.
+    pub(crate) async fn create(
+        &self,
+        cancel: Cancellation,
+        requests: &BTreeMap<String, InputRequest>,
+    ) -> Result<Task, ErrorData> {
         let task_id = uuid::Uuid::new_v4().to_string();
+        {
+            let mut running = self.running();
+            if running.len() >= self.max {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "the server runs at most {} tasks at once; try again once some have finished",
+                        self.max
+                    ),
+                    None,
+                ));
+            }
+            running.insert(
+                task_id.clone(),
+                Running {
+                    cancel,
+                    pending: BTreeMap::new(),
+                },
+            );
+        }
         let stamp = timestamp(SystemTime::now());
-        tasks.insert(
-            task_id.clone(),
-            Entry {
-                created_at: stamp.clone(),
-                updated_at: stamp.clone(),
-                expires: now + self.ttl,
-                status: TaskStatus::Working,
-                result: None,
-                error: None,
-                pending: BTreeMap::new(),
-                cancel,
-            },
-        );
-        Ok(
-            Task::new(task_id, TaskStatus::Working, stamp.clone(), stamp)
-                .with_ttl_ms(self.ttl_ms())
-                .with_poll_interval_ms(self.poll_ms),
-        )
+        let stored: Vec<(String, String)> = requests
+            .iter()
+            .map(|(key, request)| (key.clone(), input_request(request).to_string()))
+            .collect();
+        if let Err(error) = self
+            .store
+            .task_create(&task_id, &stamp, &stored, self.ttl, LEASE)
+            .await
+        {
+            self.running().remove(&task_id);
+            return Err(store_failed(&error));
+        }
+        let status = if requests.is_empty() {
+            TaskStatus::Working
+        } else {
+            TaskStatus::InputRequired
+        };
+        Ok(self.task(&task_id, status, &stamp, &stamp))
     }
 
-    fn unknown(task_id: &str) -> ErrorData {
-        ErrorData::invalid_params(
-            format!("Invalid params: no task {task_id:?} (it never existed, or its ttlMs passed)"),
+    /// `tasks/get`, from whichever process runs the task.
+    pub(crate) async fn get(&self, task_id: &str) -> Result<GetTaskResult, ErrorData> {
+        let lapsed = ErrorData::internal_error(
+            "the replica running this task stopped renewing its lease: its outcome is unknown",
             None,
-        )
-    }
-
-    /// `tasks/get`.
-    pub(crate) fn get(&self, task_id: &str) -> Result<GetTaskResult, ErrorData> {
-        let tasks = self.lock();
-        let entry = tasks
-            .get(task_id)
-            .filter(|e| e.expires > Instant::now())
-            .ok_or_else(|| Self::unknown(task_id))?;
-        let task = Task::new(
-            task_id,
-            entry.status,
-            entry.created_at.clone(),
-            entry.updated_at.clone(),
-        )
-        .with_ttl_ms(self.ttl_ms())
-        .with_poll_interval_ms(self.poll_ms);
-        let payload = match entry.status {
-            TaskStatus::Completed => TaskPayload::Completed {
-                result: entry.result.clone().unwrap_or_default(),
-            },
-            TaskStatus::Failed => TaskPayload::Failed {
-                error: entry.error.clone().unwrap_or_default(),
-            },
+        );
+        let record = self
+            .store
+            .task_get(
+                task_id,
+                &timestamp(SystemTime::now()),
+                &serde_json::to_string(&lapsed).unwrap_or_default(),
+            )
+            .await
+            .map_err(|e| store_failed(&e))?
+            .ok_or_else(|| unknown(task_id))?;
+        let TaskRecord {
+            status,
+            created_at,
+            updated_at,
+            payload,
+            input_requests,
+        } = record;
+        let status = status_of(&status);
+        let object = || serde_json::from_str::<JsonObject>(&payload).unwrap_or_default();
+        let payload = match status {
+            TaskStatus::Completed => TaskPayload::Completed { result: object() },
+            TaskStatus::Failed => TaskPayload::Failed { error: object() },
             TaskStatus::Cancelled => TaskPayload::Cancelled,
             TaskStatus::InputRequired => TaskPayload::InputRequired {
-                input_requests: entry
-                    .pending
-                    .iter()
-                    .filter_map(|(k, p)| {
-                        serde_json::from_value(p.request.clone())
-                            .ok()
-                            .map(|r| (k.clone(), r))
-                    })
+                input_requests: input_requests
+                    .into_iter()
+                    .filter_map(|(k, request)| serde_json::from_str(&request).ok().map(|r| (k, r)))
                     .collect(),
             },
             _ => TaskPayload::Working,
         };
+        let task = self.task(task_id, status, &created_at, &updated_at);
         Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
     }
 
-    /// `tasks/cancel`: a task not yet finished is cancelled (its handler's context at
-    /// once); a finished one is left as it is (the ack is the same).
-    pub(crate) fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
-        let mut tasks = self.lock();
-        let entry = tasks
-            .get_mut(task_id)
-            .ok_or_else(|| Self::unknown(task_id))?;
-        if !entry.status.is_terminal() {
-            entry.status = TaskStatus::Cancelled;
-            entry.pending.clear();
-            entry.updated_at = timestamp(SystemTime::now());
-            entry.cancel.cancel();
-        }
+    /// `tasks/cancel`: a task not yet finished is cancelled (its handler's context at once
+    /// when it runs here, else at its process's next renewal); a finished one is left as it
+    /// is (the ack is the same).
+    pub(crate) async fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
+        self.store
+            .task_cancel(task_id, &timestamp(SystemTime::now()))
+            .await
+            .map_err(|e| store_failed(&e))?
+            .ok_or_else(|| unknown(task_id))?;
+        self.cancel_here(task_id);
         Ok(())
+    }
+
+    /// Cancels the handler of `task_id` if it runs here.
+    fn cancel_here(&self, task_id: &str) {
+        if let Some(running) = self.running().get_mut(task_id) {
+            running.pending.clear();
+            running.cancel.cancel();
+        }
     }
 
     /// `tasks/update`: answers to some of the task's pending requests (others are
     /// ignored).
-    pub(crate) fn update(
+    pub(crate) async fn update(
         &self,
         task_id: &str,
         responses: Map<String, Value>,
     ) -> Result<(), ErrorData> {
-        let mut tasks = self.lock();
-        let entry = tasks
-            .get_mut(task_id)
-            .ok_or_else(|| Self::unknown(task_id))?;
-        for (key, answer) in responses {
-            if let Some(pending) = entry.pending.remove(&key) {
-                let _ = pending.answer.send(answer);
-            }
+        let answers: Vec<(String, String)> = responses
+            .iter()
+            .map(|(key, answer)| (key.clone(), answer.to_string()))
+            .collect();
+        let known = self
+            .store
+            .task_update(task_id, &answers, &timestamp(SystemTime::now()))
+            .await
+            .map_err(|e| store_failed(&e))?;
+        if !known {
+            return Err(unknown(task_id));
         }
-        if entry.status == TaskStatus::InputRequired && entry.pending.is_empty() {
-            entry.status = TaskStatus::Working;
-            entry.updated_at = timestamp(SystemTime::now());
+        for (key, answer) in responses {
+            self.deliver(task_id, &key, answer);
         }
         Ok(())
     }
 
-    /// A handler running as a task asks for input: the task waits in `input_required`.
-    pub(crate) fn ask(&self, task_id: &str, key: &str, request: &InputRequest) -> InputFuture {
+    /// Hands `answer` to the handler of `task_id` waiting for `key`, if it waits here.
+    fn deliver(&self, task_id: &str, key: &str, answer: Value) {
+        let waiting = self
+            .running()
+            .get_mut(task_id)
+            .and_then(|running| running.pending.remove(key));
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(answer);
+        }
+    }
+
+    /// Waits for the answer to `key`, a request already in the task's record.
+    pub(crate) fn wait(&self, task_id: &str, key: &str) -> InputFuture {
         let (answer, answered) = oneshot::channel();
-        {
-            let mut tasks = self.lock();
-            let Some(entry) = tasks.get_mut(task_id).filter(|e| !e.status.is_terminal()) else {
+        match self.running().get_mut(task_id) {
+            Some(running) => running.pending.insert(key.to_owned(), answer),
+            None => {
                 return Box::pin(std::future::ready(Err(InputError::Failed(
                     "the task is over".into(),
                 ))));
-            };
-            entry.pending.insert(
-                key.to_owned(),
-                Pending {
-                    request: input_request(request),
-                    answer,
-                },
-            );
-            entry.status = TaskStatus::InputRequired;
-            entry.updated_at = timestamp(SystemTime::now());
-        }
+            }
+        };
         Box::pin(async move {
             answered
                 .await
@@ -227,24 +272,60 @@ impl TaskStore {
         })
     }
 
+    /// A handler running as a task asks for input: the task waits in `input_required`.
+    pub(crate) fn ask(&self, task_id: &str, key: &str, request: &InputRequest) -> InputFuture {
+        let answer = self.wait(task_id, key);
+        let store = self.store.clone();
+        let (task_id, key) = (task_id.to_owned(), key.to_owned());
+        let request = input_request(request).to_string();
+        Box::pin(async move {
+            let stamp = timestamp(SystemTime::now());
+            match store.task_ask(&task_id, &key, &request, &stamp).await {
+                Ok(true) => answer.await,
+                Ok(false) => Err(InputError::Failed("the task is over".into())),
+                Err(error) => Err(InputError::Failed(format!(
+                    "the task store failed: {}",
+                    error.message()
+                ))),
+            }
+        })
+    }
+
+    /// The process running `task_id` renews its lease and takes its signals (see the module
+    /// docs).
+    pub(crate) async fn renew(&self, task_id: &str) {
+        match self.store.task_renew(task_id, LEASE).await {
+            Ok(Some((status, signals))) => {
+                for signal in signals {
+                    match signal {
+                        TaskSignal::Cancelled => self.cancel_here(task_id),
+                        TaskSignal::Answer { key, answer } => {
+                            if let Ok(answer) = serde_json::from_str(&answer) {
+                                self.deliver(task_id, &key, answer);
+                            }
+                        }
+                    }
+                }
+                if status == "cancelled" {
+                    self.cancel_here(task_id);
+                }
+            }
+            // Gone from the store (past its time): nobody can see its outcome.
+            Ok(None) => self.cancel_here(task_id),
+            // The store is away: the lease may lapse; the handler goes on.
+            Err(_) => {}
+        }
+    }
+
     /// A task's call finished.
-    pub(crate) fn finish(
+    pub(crate) async fn finish(
         &self,
         task_id: &str,
         result: Result<String, ToolError>,
         missing: Option<InputKind>,
         output: Option<OutputSchema>,
     ) {
-        let mut tasks = self.lock();
-        let Some(entry) = tasks.get_mut(task_id) else {
-            return;
-        };
-        if entry.status.is_terminal() {
-            // Cancelled: what the handler came to no longer matters.
-            return;
-        }
-        entry.pending.clear();
-        entry.updated_at = timestamp(SystemTime::now());
+        self.running().remove(task_id);
         let failure = match &result {
             Err(_) if missing.is_some() => Some(missing_capability(
                 missing.unwrap_or(InputKind::Elicitation),
@@ -254,24 +335,36 @@ impl TaskStore {
                 error.details().cloned(),
             )),
             Err(error) if error.code() == ToolErrorCode::ToolCancelled => {
-                entry.status = TaskStatus::Cancelled;
+                let stamp = timestamp(SystemTime::now());
+                let _ = self
+                    .store
+                    .task_finish(task_id, &status_name(TaskStatus::Cancelled), "", &stamp)
+                    .await;
                 return;
             }
             _ => None,
         };
-        match failure {
-            Some(error) => {
-                entry.status = TaskStatus::Failed;
-                entry.error = serde_json::to_value(&error)
-                    .ok()
-                    .and_then(|v| v.as_object().cloned());
-            }
+        let (status, payload) = match failure {
+            Some(error) => (
+                TaskStatus::Failed,
+                serde_json::to_string(&error).unwrap_or_default(),
+            ),
             None => {
                 let mut out = Vec::with_capacity(256);
                 write_call_result(&mut out, &result, output, true);
-                entry.status = TaskStatus::Completed;
-                entry.result = serde_json::from_slice(&out).ok();
+                (
+                    TaskStatus::Completed,
+                    String::from_utf8(out).unwrap_or_default(),
+                )
             }
+        };
+        let stamp = timestamp(SystemTime::now());
+        if let Err(error) = self
+            .store
+            .task_finish(task_id, &status_name(status), &payload, &stamp)
+            .await
+        {
+            tracing::warn!(task = task_id, error = %error, "a task's outcome could not be stored");
         }
     }
 }

@@ -24,7 +24,9 @@
 //! `replicas` (pedelec only) serves `update_counter` and `charge(id, ms)`, an
 //! `exactly_once` tool that journals `charge ID` as it starts and answers after `ms`
 //! milliseconds (`cargo xtask replicas` checks retries and duplicates across replicas with
-//! it). `--store URL` shares the session's store in Redis (`pedelec::store::Redis`), and
+//! it), and `confirm(id, ms)`, a `task = optional` tool that journals `task ID`, works `ms`
+//! milliseconds, then asks the user (tasks started on one replica, polled, answered and
+//! cancelled through the others). `--store URL` shares the session's store in Redis (`pedelec::store::Redis`), and
 //! `--rate-limit CALLS/SECS` sets `RateLimit::per_caller(CALLS, SECS s)`.
 //! The first line printed is `listening <address>`. All run on tokio's multi-thread runtime
 //! with its defaults (one worker per core).
@@ -73,6 +75,21 @@ impl Counter {
 }
 
 #[derive(Debug, Deserialize, ToolArgs)]
+struct TaskArgs {
+    /// The call's number (journaled as `task ID`).
+    id: u64,
+    /// How long it works before it asks, in milliseconds.
+    #[serde(default)]
+    ms: u64,
+}
+
+/// What `confirm` asks the user.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Yes {
+    ok: bool,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
 struct ChargeArgs {
     /// The charge's number (journaled as `charge ID`).
     id: u64,
@@ -95,9 +112,12 @@ struct CounterValue {
 }
 
 mod pedelec_tools {
+    use pedelec::context::Elicited;
+
     use super::{
         ChargeArgs, CheckoutArgs, Counter, CounterValue, Deps, GetUserCartArgs, SearchProductsArgs,
-        ToolCallContext, ToolError, UpdateCounterArgs, Value, skills, tmdevlab, tool,
+        TaskArgs, ToolCallContext, ToolError, UpdateCounterArgs, Value, Yes, skills, tmdevlab,
+        tool,
     };
 
     /// Update the visible counter by delta.
@@ -126,10 +146,22 @@ mod pedelec_tools {
         Ok(format!("charged {}", args.id))
     }
 
+    /// Work a while, then ask for a confirmation (a task when the client can).
+    #[tool(task = optional, timeout_ms = 600_000)]
+    async fn confirm(args: TaskArgs, ctx: ToolCallContext) -> Result<String, ToolError> {
+        ctx.state::<Counter>()?
+            .journal(&format!("task {}\n", args.id));
+        tokio::time::sleep(std::time::Duration::from_millis(args.ms)).await;
+        Ok(match ctx.elicit::<Yes>("confirm", "Go ahead?").await? {
+            Elicited::Accepted(Yes { ok }) => format!("ok={ok}"),
+            other => other.action().to_owned(),
+        })
+    }
+
     skills![
         pub enum ReplicaTools,
-        guidance = "Move the counter; charge exactly once.",
-        tools = [update_counter, charge],
+        guidance = "Move the counter; charge exactly once; confirm.",
+        tools = [update_counter, charge, confirm],
     ];
 
     /// Search products by category and price range, merged with popularity data
