@@ -7,6 +7,9 @@ as one JSON object; `tests/mcp_clients.rs` checks it.
     python client.py policy URL                 # a rate limit and a tool the caller may not call
     python client.py oauth URL                  # OAuth access tokens in PEDELEC_TOKEN_WRITER
                                                 # (counter:write) and PEDELEC_TOKEN_READER
+    python client.py replicas URL               # replicas behind a load balancer: a task whose
+                                                # form is answered with tasks/update, and an
+                                                # idempotent call retried (`cargo xtask replicas`)
 
 Every tool result is validated by the SDK itself against the tool's outputSchema (it raises
 when structuredContent does not conform); this script only records what happened.
@@ -121,6 +124,15 @@ class CancelTask(Request[TaskParams, Literal["tasks/cancel"]]):
     name_param = "taskId"
 
 
+class UpdateParams(RequestParams):
+    task_id: str
+    input_responses: dict[str, Any]
+
+
+class UpdateTask(Request[UpdateParams, Literal["tasks/update"]]):
+    name_param = "taskId"
+
+
 class CreatedTask(Result):
     """A `tools/call` answered with a task (`resultType: "task"`)."""
 
@@ -140,9 +152,12 @@ class Tasks(ClientExtension):
 
     identifier = TASKS
 
-    def __init__(self):
+    def __init__(self, elicit=None):
         self.log = []
         self.cancel_next = False
+        # With `elicit`, a task waiting for a form (`input_required`) is answered with
+        # `tasks/update`.
+        self.elicit = elicit
 
     def claims(self):
         return [ResultClaim(result_type="task", model=CreatedTask, resolve=self.resolve)]
@@ -163,6 +178,16 @@ class Tasks(ClientExtension):
                 log["cancel"] = await ctx.session.send_request(
                     CancelTask(method="tasks/cancel", params=params), ANY
                 )
+            if got.get("status") == "input_required" and self.elicit is not None:
+                answers = {}
+                for key, request in got.get("inputRequests", {}).items():
+                    asked = TypeAdapter(types.ElicitRequestParams).validate_python(request["params"])
+                    answers[key] = dump(await self.elicit(None, asked))
+                update = UpdateParams(task_id=created.task_id, input_responses=answers)
+                log["updated"] = await ctx.session.send_request(
+                    UpdateTask(method="tasks/update", params=update), ANY
+                )
+                continue
             await asyncio.sleep(got.get("pollIntervalMs", 50) / 1000)
         final = log.get("final", {})
         if final.get("status") == "completed":
@@ -232,6 +257,29 @@ async def features_with(target, mode, elicit, tasks, report):
         report["task"] = await call("count_to", {"n": 60})
         tasks.cancel_next = True
         report["task_cancelled"] = await call("count_to", {"n": 100000})
+    return report
+
+
+async def replicas(url):
+    """Through a load balancer in front of replicas sharing one store, each request landing
+    where it may: `confirm` as a task whose form is answered with `tasks/update`, then
+    `charge` called three times with one idempotency key (`_meta`)."""
+
+    async def elicit(context, params):
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    tasks = Tasks(elicit)
+    report = {"tasks": tasks.log}
+    async with Client(url, elicitation_callback=elicit, extensions=[tasks]) as client:
+        report["protocol"] = client.protocol_version
+        report["task"] = dump(
+            await asyncio.wait_for(client.call_tool("confirm", {"id": 50, "ms": 0}), 60)
+        )
+        meta = {"dev.pedelec/idempotencyKey": "python-retry"}
+        report["charges"] = [
+            dump(await client.call_tool("charge", {"id": 60, "ms": 0}, meta=meta))
+            for _ in range(3)
+        ]
     return report
 
 
@@ -322,6 +370,8 @@ async def main():
         report = await features(target)
     elif mode == "policy":
         report = await policy(sys.argv[2])
+    elif mode == "replicas":
+        report = await replicas(sys.argv[2])
     elif mode == "oauth":
         url = sys.argv[2]
         report = {}

@@ -14,9 +14,12 @@
 //! 6. **tasks:** a task started on one replica (MCP 2026-07-28, the tasks extension) is
 //!    polled, answered (`tasks/update`) and cancelled through the others, its handler running
 //!    once, where it started;
-//! 7. **a replica killed mid-task:** the task ends `failed` within its lease, saying its
+//! 7. **the official Python client** (`mcp` from `PyPI`, `cargo xtask mcp-clients`) drives
+//!    a task whose form it answers with `tasks/update`, and an idempotent call retried
+//!    three times, through nginx;
+//! 8. **a replica killed mid-task:** the task ends `failed` within its lease, saying its
 //!    replica stopped: no client polls forever;
-//! 8. **Redis killed mid-run:** keyed calls fail fast (`IO_FAILED`, well under 3 s) and run
+//! 9. **Redis killed mid-run:** keyed calls fail fast (`IO_FAILED`, well under 3 s) and run
 //!    nowhere; Redis restarted on its port, the same replicas serve again without a restart,
 //!    and a keyed call then runs once.
 //!
@@ -151,6 +154,65 @@ fn check(ok: bool, what: &str) -> Result<(), String> {
     } else {
         Err(format!("replicas: shared store: {what}"))
     }
+}
+
+/// The official Python client's `replicas` scenario (`tests/mcp_clients/client.py`) through
+/// `listen`: a task answered with `tasks/update`, an idempotent call retried. Skipped with a
+/// notice when the clients are not installed, which fails under `CI`.
+fn python_client(root: &Path, listen: SocketAddr, journals: &[PathBuf]) -> Result<(), String> {
+    let python = super::mcp_clients::clients_dir(root).join("py/bin/python");
+    if !python.exists() {
+        let notice = format!(
+            "the Python MCP client is not installed ({} is missing): run `cargo xtask mcp-clients`",
+            python.display()
+        );
+        if std::env::var_os("CI").is_some() {
+            return Err(notice);
+        }
+        println!("replicas: shared store: note: {notice}; its scenario is skipped");
+        return Ok(());
+    }
+    let output = std::process::Command::new(&python)
+        .arg(root.join("tests/mcp_clients/client.py"))
+        .args(["replicas", &format!("http://{listen}/mcp")])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let report: serde_json::Value = text
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| {
+            format!(
+                "the Python client printed no report: {text} {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })?;
+    let polled = &report["tasks"][0]["polled"];
+    let charges = report["charges"].as_array().cloned().unwrap_or_default();
+    check(
+        report["task"]["content"][0]["text"] == "ok=true"
+            && polled
+                .as_array()
+                .is_some_and(|p| p.iter().any(|s| s == "input_required")),
+        &format!("the Python client's task: {report}"),
+    )?;
+    check(
+        charges.len() == 3
+            && charges
+                .iter()
+                .all(|c| c["content"][0]["text"] == "charged 60" && c["isError"] == false),
+        &format!("the Python client's retried charge: {report}"),
+    )?;
+    check(
+        runs(journals).get(&60) == Some(&1) && runs_of(journals, "task ").get(&50) == Some(&1),
+        &format!("the Python client's calls ran more than once: {report}"),
+    )?;
+    println!(
+        "replicas: shared store: the official Python client ({}): a task answered with tasks/update after polling {polled}, and a charge retried three times, run once",
+        report["protocol"]
+    );
+    Ok(())
 }
 
 /// Runs the shared-store checks (see the module docs).
@@ -370,12 +432,26 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         "replicas: shared store: tasks polled, answered and cancelled through the other replicas; each handler ran once"
     );
 
-    // 7. A replica killed mid-task.
+    // 7. The official Python client, through nginx (two replicas left).
+    python_client(root, listen, &journals)?;
+
+    // 8. A replica killed mid-task.
     let task = start_task(listen, 3, 120_000)?;
-    let victim = journals
-        .iter()
-        .position(|j| runs_of(std::slice::from_ref(j), "task ").contains_key(&3))
-        .ok_or("the task to kill mid-run is in no journal")?;
+    // Its handler starts once the shared rate limit admitted it (a round trip to Redis).
+    let started = Instant::now();
+    let victim = loop {
+        if let Some(i) = journals
+            .iter()
+            .position(|j| runs_of(std::slice::from_ref(j), "task ").contains_key(&3))
+        {
+            break i;
+        }
+        check(
+            started.elapsed() < Duration::from_secs(10),
+            "the task to kill mid-run never started",
+        )?;
+        std::thread::sleep(Duration::from_millis(5));
+    };
     if let Some(replica) = replicas[victim].0.take() {
         let _ = std::process::Command::new("kill")
             .args(["-KILL", &replica.pid().to_string()])
@@ -396,7 +472,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         killed.elapsed().as_secs_f64()
     );
 
-    // 8. Redis killed mid-run, then restarted on its port.
+    // 9. Redis killed mid-run, then restarted on its port.
     drop(redis.take());
     let sent = Instant::now();
     let answer = charge(listen, "down", 300, 0)?;
