@@ -20,12 +20,6 @@ use super::ty;
 use super::value;
 use crate::util::Private;
 
-thread_local! {
-    /// The recursive type being expanded: its uses in field types become `SelfRef<Self>`
-    /// (see `recursion`).
-    static RECURSIVE: std::cell::RefCell<Option<Ident>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Whether the type contains itself (arguments only: an output schema is not recursive).
 pub fn is_recursive(c: &Container) -> bool {
     c.dir == Direction::Args
@@ -34,32 +28,21 @@ pub fn is_recursive(c: &Container) -> bool {
             .any(|ty| super::recursion::mentions(ty, c.ident))
 }
 
+/// Whether the schema is a `static` the type's `SCHEMA` names (see
+/// `pedelec_core::schema::SchemaNode::named`): every argument type without type or const
+/// parameters, so that types may contain themselves and each other.
+fn is_named(c: &Container) -> bool {
+    let generics = &c.input.generics;
+    c.dir == Direction::Args
+        && generics.type_params().next().is_none()
+        && generics.const_params().next().is_none()
+}
+
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
     let generics = with_bounds(c);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let recursive = is_recursive(c);
-    if recursive {
-        RECURSIVE.with(|r| *r.borrow_mut() = Some(ident.clone()));
-    }
     let schema = body_schema(c);
-    RECURSIVE.with(|r| *r.borrow_mut() = None);
-    let (schema, recursive_impl) = if recursive {
-        let name = ident.to_string();
-        (
-            quote!(#Private::recursive::<Self>()),
-            quote! {
-                #[automatically_derived]
-                #[allow(clippy::absolute_paths)]
-                impl #impl_generics #Private::Recursive for #ident #ty_generics #where_clause {
-                    const NAME: &'static ::core::primitive::str = #name;
-                    const BODY: #Private::SchemaNode = #schema;
-                }
-            },
-        )
-    } else {
-        (schema, TokenStream::new())
-    };
     if c.dir == Direction::Output {
         let evaluate = evaluation(c);
         return quote! {
@@ -98,6 +81,23 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::From(ty) => Some(conditional_root(c, &generics, ty)),
         _ => None,
     };
+    if is_named(c) {
+        // `Self` is not in scope in a `static`, nor are the type's lifetimes.
+        let schema = super::recursion::in_static(schema, ident, &c.input.generics);
+        let name = ident.to_string();
+        return quote! {
+            const _: () = {
+                #[allow(clippy::absolute_paths)]
+                static BODY: #Private::SchemaNode = #schema;
+                #[automatically_derived]
+                impl #impl_generics #Private::ToolArgs for #ident #ty_generics #where_clause {
+                    const SCHEMA: #Private::SchemaNode = #Private::SchemaNode::named(#name, &BODY);
+                    #optional
+                }
+            };
+            #root
+        };
+    }
     let evaluate = evaluation(c);
     quote! {
         #[automatically_derived]
@@ -107,7 +107,6 @@ pub fn expand(c: &Container) -> TokenStream {
             const SCHEMA: #Private::SchemaNode = #schema;
             #optional
         }
-        #recursive_impl
         #root
         #evaluate
     }
@@ -239,15 +238,6 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 /// `#[diagnostic::on_unimplemented]`.
 fn type_const(ty: &Type, dir: Direction, name: &str) -> TokenStream {
     let range = SpanRange::of(ty);
-    let owner = RECURSIVE.with(|r| r.borrow().clone());
-    let substituted;
-    let ty = match owner {
-        Some(owner) if super::recursion::mentions(ty, &owner) => {
-            substituted = super::recursion::substitute(ty, &owner);
-            &substituted
-        }
-        _ => ty,
-    };
     let open = respan(quote!(<), range.first);
     let bound = dir.trait_path();
     let rest = respan(quote!(as #bound>::), range.last);

@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Message {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[
             ::pedelec::__private::SchemaNode::object(const {
                     &[
@@ -63,5 +62,11 @@ impl ::pedelec::__private::ToolArgs for Message {
                 .closed(),
         ]
     });
-}
-const _: () = ::core::mem::forget(<Message as ::pedelec::__private::ToolArgs>::SCHEMA);
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Message {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Message",
+            &BODY,
+        );
+    }
+};

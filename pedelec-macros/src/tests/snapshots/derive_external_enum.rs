@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Action {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[
             ::pedelec::__private::SchemaNode::string()
                 .with_enum_values(const {
@@ -44,5 +43,11 @@ impl ::pedelec::__private::ToolArgs for Action {
                 .with_description("Say something."),
         ]
     });
-}
-const _: () = ::core::mem::forget(<Action as ::pedelec::__private::ToolArgs>::SCHEMA);
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Action {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Action",
+            &BODY,
+        );
+    }
+};

@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Shape {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[
             ::pedelec::__private::SchemaNode::object(const {
                     &[
@@ -36,5 +35,11 @@ impl ::pedelec::__private::ToolArgs for Shape {
                 .closed(),
         ]
     });
-}
-const _: () = ::core::mem::forget(<Shape as ::pedelec::__private::ToolArgs>::SCHEMA);
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Shape {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Shape",
+            &BODY,
+        );
+    }
+};

@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::object(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::object(const {
             &[
                 ::pedelec::__private::Property::new(
                     "delta",
@@ -25,9 +24,13 @@ impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
         })
         .with_description("Update the visible counter by `delta`.")
         .closed();
-}
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for UpdateCounterArgs {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "UpdateCounterArgs",
+            &BODY,
+        );
+    }
+};
 #[automatically_derived]
 impl ::pedelec::__private::ToolArgsRoot for UpdateCounterArgs {}
-const _: () = ::core::mem::forget(
-    <UpdateCounterArgs as ::pedelec::__private::ToolArgs>::SCHEMA,
-);

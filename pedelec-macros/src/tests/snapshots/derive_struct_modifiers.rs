@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Search {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::object(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::object(const {
             &[
                 ::pedelec::__private::Property::new(
                     "query",
@@ -62,7 +61,13 @@ impl ::pedelec::__private::ToolArgs for Search {
             ]
         })
         .closed();
-}
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Search {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Search",
+            &BODY,
+        );
+    }
+};
 #[automatically_derived]
 impl ::pedelec::__private::ToolArgsRoot for Search {}
-const _: () = ::core::mem::forget(<Search as ::pedelec::__private::ToolArgs>::SCHEMA);

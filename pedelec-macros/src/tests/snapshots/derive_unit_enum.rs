@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Speed {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::string()
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::string()
         .with_enum_values(const {
             &[
                 ::pedelec::__private::Literal::str("slow"),
@@ -9,5 +8,11 @@ impl ::pedelec::__private::ToolArgs for Speed {
             ]
         })
         .with_description("How fast to go.\n\n- `slow`: Careful.");
-}
-const _: () = ::core::mem::forget(<Speed as ::pedelec::__private::ToolArgs>::SCHEMA);
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Speed {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Speed",
+            &BODY,
+        );
+    }
+};

@@ -1,7 +1,6 @@
-#[automatically_derived]
-#[allow(clippy::absolute_paths)]
-impl ::pedelec::__private::ToolArgs for Target {
-    const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
+const _: () = {
+    #[allow(clippy::absolute_paths)]
+    static BODY: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::one_of(const {
         &[
             <u64 as ::pedelec::__private::ToolArgs>::SCHEMA,
             ::pedelec::__private::SchemaNode::object(const {
@@ -16,5 +15,11 @@ impl ::pedelec::__private::ToolArgs for Target {
                 .closed(),
         ]
     });
-}
-const _: () = ::core::mem::forget(<Target as ::pedelec::__private::ToolArgs>::SCHEMA);
+    #[automatically_derived]
+    impl ::pedelec::__private::ToolArgs for Target {
+        const SCHEMA: ::pedelec::__private::SchemaNode = ::pedelec::__private::SchemaNode::named(
+            "Target",
+            &BODY,
+        );
+    }
+};
