@@ -393,7 +393,7 @@ pub struct SchemaNode {
 }
 
 /// The schema of a type deriving `ToolArgs`, by reference: its name and the `static` its
-/// body lives in (`#[derive(ToolArgs)]` writes `SchemaNode::named("Folder", &BODY)`).
+/// body lives in (`#[derive(ToolArgs)]` writes `__private::named!("Folder", body)`).
 ///
 /// A `const` cannot contain itself, and the schemas of types that contain each other
 /// (`Folder { files: Vec<File> }`, `File { parent: Option<Box<Folder>> }`) would: each

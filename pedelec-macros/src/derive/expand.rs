@@ -81,24 +81,16 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::From(ty) => Some(conditional_root(c, &generics, ty)),
         _ => None,
     };
-    if is_named(c) {
-        // `Self` is not in scope in a `static`, nor are the type's lifetimes.
-        let schema = super::recursion::in_static(schema, ident, &c.input.generics);
+    let schema = if is_named(c) {
+        // A `static` inside the constant (see `__private::named!`): `Self` is not in scope
+        // there, nor are the type's lifetimes.
+        let body = super::recursion::in_static(schema, ident, &c.input.generics);
         let name = ident.to_string();
-        return quote! {
-            const _: () = {
-                #[allow(clippy::absolute_paths)]
-                static BODY: #Private::SchemaNode = #schema;
-                #[automatically_derived]
-                impl #impl_generics #Private::ToolArgs for #ident #ty_generics #where_clause {
-                    const SCHEMA: #Private::SchemaNode = #Private::SchemaNode::named(#name, &BODY);
-                    #optional
-                }
-            };
-            #root
-        };
-    }
-    let evaluate = evaluation(c);
+        quote!(#Private::named!(#name, #body))
+    } else {
+        schema
+    };
+    let evaluate = if is_named(c) { None } else { evaluation(c) };
     quote! {
         #[automatically_derived]
         // The calls that carry the `#[arg]` tokens' spans look like user code to clippy.

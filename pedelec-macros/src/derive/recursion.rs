@@ -3,9 +3,9 @@
 //! `File`).
 //!
 //! A `const` cannot contain itself, and a macro cannot see the other types of a cycle. So
-//! the schema of an argument type without type or const parameters is a `static`, and the
-//! type's `SCHEMA` names it (`SchemaNode::named("Folder", &BODY)`): statics may point at
-//! each other. Readers inline each type, and stop where one is met again inside itself
+//! the schema of an argument type without type or const parameters is a `static` inside
+//! the type's `SCHEMA`, which names it (`__private::named!("Folder", body)`): statics may
+//! point at each other. Readers inline each type, and stop where one is met again inside itself
 //! (see `pedelec_core::schema::SchemaNode::named`). A generic type has no `static` (it
 //! would depend on the parameters): its schema stays an inline `const`, and a generic
 //! type that contains itself is an error.
