@@ -233,7 +233,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::node::Property;
-    use super::super::typescript::{Out, declarations, signature};
+    use super::super::typescript::render;
     use super::*;
 
     // `Folder { files: Vec<File> }`, `File { parent: Option<Folder> }`, as the derive
@@ -263,18 +263,6 @@ mod tests {
     )
     .closed();
     const ARGS: SchemaNode = SchemaNode::named("Args", &ARGS_BODY);
-
-    fn render(args: &SchemaNode) -> String {
-        let write = |out: &mut Out<'_>| {
-            declarations(args, None, out);
-            signature(args, None, out);
-        };
-        let mut counter = Out::measure();
-        write(&mut counter);
-        let mut buf = vec![0; counter.len()];
-        write(&mut Out::into(&mut buf));
-        String::from_utf8(buf).unwrap()
-    }
 
     #[test]
     fn every_type_of_a_cycle_gets_its_entry_where_the_cycle_is_entered() {
@@ -312,15 +300,13 @@ mod tests {
         const { assert!(ROOT.is_object()) };
         const { assert!(!ROOT.is_flat_form()) };
         assert_eq!(
-            render(&ARGS),
+            render(&ARGS, None),
             "type Folder = {\n  files: {\n    /** The folder it links to. */\n    parent?: Folder;\n  }[];\n};\n\
              (args: {\n  root: {\n    files: {\n      /** The folder it links to. */\n      parent?: Folder;\n    }[];\n  };\n  n: number;\n})"
                 .to_owned()
                 + ": Promise<unknown>"
         );
         assert_eq!(super::super::mcp_header::problem(&ARGS), None);
-        let facts = crate::export::facts::schema_facts(&ARGS);
-        assert_eq!(facts.refs, 1);
         // A keyword on a named type applies to a copy of its body.
         const NAMED_STRING: SchemaNode = SchemaNode::named("Code", &CODE);
         static CODE: SchemaNode = SchemaNode::string();
