@@ -172,6 +172,8 @@ impl Graph {
                 }
                 _ if self.cyclic(t) => {
                     let mut body = self.emit(named.body(), Some(t));
+                    // After the entries the body brings itself (a hand-written schema's).
+                    let own = body.defs.take().map(Cow::into_owned).unwrap_or_default();
                     let defs: Vec<Def> = self
                         .cycle(t)
                         .into_iter()
@@ -184,6 +186,7 @@ impl Graph {
                                 )),
                             }
                         })
+                        .chain(own)
                         .collect();
                     body.defs = Some(Cow::Owned(defs));
                     body
