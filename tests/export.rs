@@ -1140,6 +1140,11 @@ fn pick_branch<'a>(root: &Value, schema: &'a Value, value: &Value) -> &'a Value 
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             for b in branches {
+                // A nullable reference (`anyOf: [{"$ref"}, {"type": "null"}]`): its entry
+                // may hold a map in the entries form, which the value is not in yet.
+                if b.get("$ref").is_some() && !value.is_null() && branches.len() == 2 {
+                    return b;
+                }
                 let valid = BRANCHES.with_borrow_mut(|cache| {
                     cache
                         .entry(std::ptr::from_ref(b) as usize)
@@ -1425,10 +1430,39 @@ fn find(args: Filter) -> bool {
     true
 }
 
+/// A node of a graph: it may lead a group of nodes (types that contain each other).
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Node {
+    label: String,
+    /// The group it leads.
+    group: Option<Group>,
+}
+
+/// Nodes led together.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Group {
+    members: Vec<Node>,
+    /// Named sub-groups.
+    sub: Option<HashMap<String, Group>>,
+}
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct WalkArgs {
+    /// Where to start.
+    start: Node,
+}
+
+/// Walk a graph.
+#[tool(name = "graph.walk")]
+fn walk(args: WalkArgs) -> bool {
+    let _ = args;
+    true
+}
+
 skills![
     pub enum Calc,
     guidance = "Compute and find.",
-    tools = [evaluate, find],
+    tools = [evaluate, find, walk],
     targets = [openai, gemini, mcp],
 ];
 
@@ -1507,6 +1541,11 @@ fn recursive_goldens() {
                     "/properties/and/items".to_owned(),
                     "recursive-schema"
                 ),
+                (
+                    "graph.walk".to_owned(),
+                    "/properties/start/properties/group".to_owned(),
+                    "recursive-schema"
+                ),
             ],
             "{target}"
         );
@@ -1546,16 +1585,39 @@ fn filter_instance(rng: &mut Rng, depth: u32) -> Value {
     Value::Object(filter)
 }
 
+fn node_instance(rng: &mut Rng, depth: u32) -> Value {
+    let mut node = json!({"label": rng.string(b"abc", 0, 3)});
+    if depth > 0 && rng.chance() {
+        node["group"] = group_instance(rng, depth - 1);
+    }
+    node
+}
+
+fn group_instance(rng: &mut Rng, depth: u32) -> Value {
+    let members: Vec<Value> = (0..rng.below(3))
+        .map(|_| node_instance(rng, depth))
+        .collect();
+    let mut group = json!({"members": members});
+    if depth > 0 && rng.chance() {
+        let mut sub = serde_json::Map::new();
+        for _ in 0..rng.below(3) {
+            sub.insert(rng.string(b"xy", 0, 2), group_instance(rng, depth - 1));
+        }
+        group["sub"] = Value::Object(sub);
+    }
+    group
+}
+
 #[test]
 fn random_recursive_instances_round_trip_through_every_target_that_takes_them() {
     let manifest = Calc::manifest();
     let originals: Vec<&ToolArgsSchema> = manifest.tools.iter().map(|t| &t.args_schema).collect();
-    let exports: Vec<(Target, Export, [Value; 2], [jsonschema::Validator; 2])> =
+    let exports: Vec<(Target, Export, [Value; 3], [jsonschema::Validator; 3])> =
         recursive_exports()
             .into_iter()
             .map(|(target, _, export)| {
-                let schemas = [0, 1].map(|i| exported_schema(target, &export, i));
-                let validators = [0, 1].map(|i| jsonschema::validator_for(&schemas[i]).unwrap());
+                let schemas = [0, 1, 2].map(|i| exported_schema(target, &export, i));
+                let validators = [0, 1, 2].map(|i| jsonschema::validator_for(&schemas[i]).unwrap());
                 (target, export, schemas, validators)
             })
             .collect();
@@ -1565,7 +1627,11 @@ fn random_recursive_instances_round_trip_through_every_target_that_takes_them() 
         if rng.chance() {
             evaluate["digits"] = json!(rng.below(10));
         }
-        let instances = [evaluate, filter_instance(&mut rng, 3)];
+        let instances = [
+            evaluate,
+            filter_instance(&mut rng, 3),
+            json!({"start": node_instance(&mut rng, 3)}),
+        ];
         for (t, instance) in instances.iter().enumerate() {
             assert!(originals[t].is_valid(instance), "generator: {instance}");
             for (target, export, schemas, validators) in &exports {

@@ -1,5 +1,6 @@
 //! Recursive types: one local `$defs` entry and `$ref`s to it, validated with the same
-//! pointers as inline schemas, with the depth of an instance bounded.
+//! pointers as inline schemas, with the depth of an instance bounded; types that contain
+//! each other: one entry for each type of the cycle.
 
 #![allow(dead_code, reason = "the types are read through their schemas")]
 
@@ -215,7 +216,12 @@ async fn a_hostile_deep_instance_is_an_error_result_not_a_crash() {
     // As a `Value` built in memory, deeper than the validator follows `$ref`s.
     let value = deep_value(pedelec::schema::MAX_REF_DEPTH as usize + 10);
     let result = session.call("evaluate", value).await;
-    let result = serde_json::to_value(&result).unwrap();
+    assert_too_deep(&result);
+}
+
+/// The answer to a call whose arguments nest deeper than the validator follows `$ref`s.
+fn assert_too_deep(result: &impl serde::Serialize) {
+    let result = serde_json::to_value(result).unwrap();
     assert_eq!(
         result["error"]["code"],
         json!("TOOL_ARGS_INVALID"),
@@ -242,4 +248,212 @@ fn parsing_a_deep_instance_is_an_error() {
     let value = deep_value(1_000);
     assert!(!compiled.is_valid(&value));
     std::mem::forget(value); // dropping it recursively is the caller's business
+}
+
+// ----- types that contain each other -----
+
+/// A node of a graph.
+#[derive(Debug, Deserialize, ToolArgs, PartialEq)]
+struct Node {
+    /// The node's label.
+    label: String,
+    /// The group it leads.
+    group: Option<Group>,
+}
+
+/// Nodes led together.
+#[derive(Debug, Deserialize, ToolArgs, PartialEq)]
+struct Group {
+    members: Vec<Node>,
+}
+
+/// A folder.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct Folder {
+    files: Vec<File>,
+}
+
+/// A file.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct File {
+    name: String,
+    /// The folder it stands for, if it is a link.
+    parent: Option<Box<Folder>>,
+}
+
+/// The arguments of `walk`.
+#[derive(Debug, Deserialize, ToolArgs)]
+struct WalkArgs {
+    /// Where to start.
+    start: Node,
+    folder: Option<Folder>,
+}
+
+/// Walks a graph.
+#[tool]
+fn walk(args: WalkArgs) -> usize {
+    fn count(n: &Node) -> usize {
+        1 + n
+            .group
+            .as_ref()
+            .map_or(0, |g| g.members.iter().map(count).sum())
+    }
+    count(&args.start)
+}
+
+skills![
+    pub enum Graphs,
+    guidance = "Walk.",
+    tools = [walk],
+    targets = [openai, gemini, mcp],
+];
+
+fn node_body() -> Value {
+    json!({
+        "type": "object",
+        "description": "A node of a graph.",
+        "properties": {
+            "label": {"type": "string", "description": "The node's label."},
+            "group": {"$ref": "#/$defs/Group", "description": "The group it leads."}
+        },
+        "required": ["label"],
+        "additionalProperties": false
+    })
+}
+
+fn group_body() -> Value {
+    json!({
+        "type": "object",
+        "description": "Nodes led together.",
+        "properties": {
+            "members": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+        },
+        "required": ["members"],
+        "additionalProperties": false
+    })
+}
+
+#[test]
+fn types_that_contain_each_other_have_one_entry_each() {
+    let mut node = node_body();
+    node["$defs"] = json!({"Node": node_body(), "Group": group_body()});
+    assert_eq!(schema_for::<Node>().to_json(), node);
+    // Entered from the other side, the other type comes first.
+    let mut group = group_body();
+    group["$defs"] = json!({"Group": group_body(), "Node": node_body()});
+    assert_eq!(schema_for::<Group>().to_json(), group);
+    let text = serde_json::to_string(&schema_for::<Group>()).unwrap();
+    assert!(text.ends_with(r##""$defs":{"Group":{"type":"object","description":"Nodes led together.","properties":{"members":{"type":"array","items":{"$ref":"#/$defs/Node"}}},"required":["members"],"additionalProperties":false},"Node":{"type":"object","description":"A node of a graph.","properties":{"label":{"type":"string","description":"The node's label."},"group":{"$ref":"#/$defs/Group","description":"The group it leads."}},"required":["label"],"additionalProperties":false}}}"##), "{text}");
+    // Read back from JSON, it is the same schema.
+    let read = pedelec::ToolArgsSchema::from_json(&node).unwrap();
+    assert_eq!(read.to_json(), node);
+}
+
+#[test]
+fn a_cycle_inside_the_arguments_brings_its_entries_to_the_root() {
+    let schema = walk::definition().args_schema().to_json();
+    let mut start = node_body();
+    start["description"] = json!("Where to start.");
+    assert_eq!(schema["properties"]["start"], start);
+    assert_eq!(
+        schema["properties"]["folder"],
+        json!({
+            "type": "object",
+            "description": "A folder.",
+            "properties": {"files": {"type": "array", "items": {"$ref": "#/$defs/File"}}},
+            "required": ["files"],
+            "additionalProperties": false
+        })
+    );
+    let defs: Vec<&String> = schema["$defs"].as_object().unwrap().keys().collect();
+    assert_eq!(defs, ["Node", "Group", "Folder", "File"]);
+    assert_eq!(
+        schema["$defs"]["File"]["properties"]["parent"],
+        json!({"$ref": "#/$defs/Folder", "description": "The folder it stands for, if it is a link."})
+    );
+    assert!(walk::definition().args_schema().problems().is_empty());
+    let read = pedelec::ToolArgsSchema::from_json(&schema).unwrap();
+    assert_eq!(read.to_json(), schema);
+}
+
+#[test]
+fn validation_follows_refs_between_the_types() {
+    let mut schema = walk::definition().args_schema().clone();
+    let compiled = schema.compile().unwrap();
+    let good = json!({"start": {"label": "a", "group": {"members": [
+        {"label": "b"},
+        {"label": "c", "group": {"members": [{"label": "d"}]}}
+    ]}}});
+    assert!(compiled.is_valid(&good));
+    let bad = json!({"start": {"label": "a", "group": {"members": [
+        {"label": "b", "group": {"members": [{"label": 4}]}}
+    ]}}});
+    let errors = compiled.validate(&bad).unwrap_err();
+    let pointers: Vec<&str> = errors.iter().map(|e| e.place.as_str()).collect();
+    assert_eq!(
+        pointers,
+        ["/start/group/members/0/group/members/0/label"],
+        "{errors}"
+    );
+    let args = compiled
+        .deserialize_args::<WalkArgs>(&good.to_string())
+        .unwrap();
+    assert_eq!(args.start.group.unwrap().members.len(), 2);
+}
+
+#[tokio::test]
+async fn a_deep_cycle_is_an_error_result_not_a_crash() {
+    let session = pedelec::Session::builder(Graphs::skills())
+        .create()
+        .unwrap();
+    let good = json!({"start": {"label": "a", "group": {"members": [{"label": "b"}]}}});
+    let result = serde_json::to_value(session.call("walk", good).await).unwrap();
+    assert_eq!(result["value"], json!(2), "{result}");
+    let mut node = json!({"label": "z"});
+    for _ in 0..pedelec::schema::MAX_REF_DEPTH {
+        node = json!({"label": "n", "group": {"members": [node]}});
+    }
+    let result = session.call("walk", json!({"start": node})).await;
+    assert_too_deep(&result);
+}
+
+#[test]
+fn the_code_signature_declares_the_type_met_again() {
+    let signature = <Graphs as skills::SkillSet>::SIGNATURES[0];
+    expect_test::expect![[r"
+        type Node = {
+          /** The node's label. */
+          label: string;
+          /** The group it leads. */
+          group?: {
+            members: Node[];
+          };
+        };
+        type Folder = {
+          files: {
+            name: string;
+            /** The folder it stands for, if it is a link. */
+            parent?: Folder;
+          }[];
+        };
+        (args: {
+          /** Where to start. */
+          start: {
+            /** The node's label. */
+            label: string;
+            /** The group it leads. */
+            group?: {
+              members: Node[];
+            };
+          };
+          /** A folder. */
+          folder?: {
+            files: {
+              name: string;
+              /** The folder it stands for, if it is a link. */
+              parent?: Folder;
+            }[];
+          };
+        }): Promise<number>"]]
+    .assert_eq(signature);
 }

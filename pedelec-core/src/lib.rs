@@ -86,7 +86,6 @@ pub mod __private {
         AdditionalProperties, Literal, NoArgs, Property, SchemaNode, Str, ToolArgs, ToolArgsRoot,
         ToolArgsSchema,
     };
-    pub use crate::schema::{Recursive, SelfRef, recursive};
     pub use crate::skills::{
         InSkillSet, IncludedIn, SkillSet, SkillsIndex, SkillsInput, UnknownToolName,
     };

@@ -340,6 +340,21 @@ macro_rules! __pedelec_signature {
 }
 pub use crate::__pedelec_signature as signature_of;
 
+/// The schema of an argument type without type or const parameters, `$body`, as
+/// `#[derive(ToolArgs)]` writes it: in a `static`, which its `SCHEMA` names
+/// ([`SchemaNode::named`](crate::schema::SchemaNode::named)), so that types may contain
+/// themselves and each other. `cargo check` evaluates every `static`: a failing
+/// `#[arg(...)]` check is reported without a `const _` that uses the schema.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __pedelec_named {
+    ($name:literal, $body:expr) => {{
+        static __PEDELEC: $crate::schema::SchemaNode = $body;
+        $crate::schema::SchemaNode::named($name, &__PEDELEC)
+    }};
+}
+pub use crate::__pedelec_named as named;
+
 /// The signatures of a composed set (`N` tools): each part's (an included set's, then its
 /// own tools'), as `(tool count, signatures)`; a part without them (a set implemented by
 /// hand) leaves its tools' entries empty, rendered when the session is created.

@@ -487,7 +487,7 @@ impl ToolDefinition {
                     callers: T::CALLERS,
                 }
             },
-            T::ARGS_SCHEMA,
+            T::ARGS_SCHEMA.resolved(),
             ToolHandler::of_tool::<T>(),
         )
         .with_approval_check(T::APPROVAL.then_some(ApprovalCheck::When(approval_of::<T>)))

@@ -15,7 +15,10 @@ use pedelec_rules::provider::{
     provider_names_collide,
 };
 
-use crate::schema::{AdditionalProperties, Literal, Property, SchemaKind, SchemaNode, deref};
+use crate::schema::{
+    AdditionalProperties, Literal, Path, Property, SchemaKind, SchemaNode, Step, deref, step,
+    target,
+};
 pub(crate) use crate::schema::{branches, properties};
 use crate::skills::InSkillSet;
 
@@ -90,13 +93,26 @@ pub const fn schema_facts(root: &SchemaNode) -> SchemaFacts {
         ambiguous_unions: 0,
         refs: 0,
     };
-    walk(root, 0, &mut facts);
+    walk(root, 0, &mut facts, None);
     facts
 }
 
 /// Walks the tree; a `$ref` is counted, not followed (its entry's body is the tree of the
 /// type that holds it, walked where that type is used).
-const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
+const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts, path: Option<&Path<'_>>) {
+    let here;
+    let (node, path) = match step(node, path) {
+        // A type met again inside itself: a `$ref` to it.
+        Step::Ref(_) => {
+            facts.refs += 1;
+            return;
+        }
+        Step::Plain(body) => (body, path),
+        Step::Enter(named, body) => {
+            here = Path::inside(named, body, path);
+            (body, Some(&here))
+        }
+    };
     let mut depth = depth;
     if node.reference.is_some() {
         facts.refs += 1;
@@ -120,14 +136,14 @@ const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
         if !props[i].required {
             facts.optional += 1;
         }
-        walk(&props[i].schema, depth, facts);
+        walk(&props[i].schema, depth, facts, path);
         i += 1;
     }
     if let Some(items) = &node.items {
-        walk(deref(items), depth, facts);
+        walk(deref(items), depth, facts, path);
     }
     if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
-        walk(deref(values), depth, facts);
+        walk(deref(values), depth, facts, path);
     }
     if node.one_of.is_some() {
         facts.unions += 1;
@@ -137,7 +153,7 @@ const fn walk(node: &SchemaNode, depth: usize, facts: &mut SchemaFacts) {
         }
         let mut i = 0;
         while i < b.len() {
-            walk(&b[i], depth, facts);
+            walk(&b[i], depth, facts, path);
             i += 1;
         }
     }
@@ -175,6 +191,7 @@ pub const fn one_of_is_disjoint(branches: &[SchemaNode]) -> bool {
 ///   would need it and could not have it (externally tagged enums: `{"Variant": …}`).
 #[must_use]
 pub const fn branches_disjoint(a: &SchemaNode, b: &SchemaNode) -> bool {
+    let (a, b) = (target(a), target(b));
     if let (Some(ka), Some(kb)) = (a.kind, b.kind)
         && ka as u8 != kb as u8
         && !(ka.is_numeric() && kb.is_numeric())

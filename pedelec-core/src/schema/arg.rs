@@ -21,7 +21,9 @@ use std::cmp::Ordering;
 
 use pedelec_rules::{Number, constraint};
 
-use super::node::{AdditionalProperties, Literal, SchemaNode, SchemaRef, Str, cow_slice, str_of};
+use super::node::{
+    AdditionalProperties, Literal, SchemaNode, SchemaRef, Str, cow_slice, str_of, target,
+};
 
 /// `description` (a field's doc comment or `#[arg(description = "…")]`): replaces the type's.
 #[must_use]
@@ -32,6 +34,7 @@ pub const fn description(schema: SchemaNode, description: &'static str) -> Schem
 /// `minimum`
 #[must_use]
 pub const fn minimum(schema: SchemaNode, n: Number) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_numeric_kind(),
         "`minimum` applies to number and integer schemas only"
@@ -49,6 +52,7 @@ pub const fn minimum(schema: SchemaNode, n: Number) -> SchemaNode {
 /// `maximum`
 #[must_use]
 pub const fn maximum(schema: SchemaNode, n: Number) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_numeric_kind(),
         "`maximum` applies to number and integer schemas only"
@@ -66,6 +70,7 @@ pub const fn maximum(schema: SchemaNode, n: Number) -> SchemaNode {
 /// `exclusiveMinimum`
 #[must_use]
 pub const fn exclusive_minimum(schema: SchemaNode, n: Number) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_numeric_kind(),
         "`exclusive_minimum` applies to number and integer schemas only"
@@ -83,6 +88,7 @@ pub const fn exclusive_minimum(schema: SchemaNode, n: Number) -> SchemaNode {
 /// `exclusiveMaximum`
 #[must_use]
 pub const fn exclusive_maximum(schema: SchemaNode, n: Number) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_numeric_kind(),
         "`exclusive_maximum` applies to number and integer schemas only"
@@ -100,6 +106,7 @@ pub const fn exclusive_maximum(schema: SchemaNode, n: Number) -> SchemaNode {
 /// `multipleOf`
 #[must_use]
 pub const fn multiple_of(schema: SchemaNode, n: Number) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_numeric_kind(),
         "`multiple_of` applies to number and integer schemas only"
@@ -116,6 +123,7 @@ pub const fn multiple_of(schema: SchemaNode, n: Number) -> SchemaNode {
 /// `minLength`
 #[must_use]
 pub const fn min_length(schema: SchemaNode, n: u64) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::String),
         "`min_length` applies to string schemas only"
@@ -132,6 +140,7 @@ pub const fn min_length(schema: SchemaNode, n: u64) -> SchemaNode {
 /// `maxLength`
 #[must_use]
 pub const fn max_length(schema: SchemaNode, n: u64) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::String),
         "`max_length` applies to string schemas only"
@@ -148,6 +157,7 @@ pub const fn max_length(schema: SchemaNode, n: u64) -> SchemaNode {
 /// `pattern` (the derive has already checked that it compiles).
 #[must_use]
 pub const fn pattern(schema: SchemaNode, pattern: &'static str) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::String),
         "`pattern` applies to string schemas only"
@@ -162,6 +172,7 @@ pub const fn pattern(schema: SchemaNode, pattern: &'static str) -> SchemaNode {
 /// `format`
 #[must_use]
 pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::String),
         "`format` applies to string schemas only"
@@ -178,6 +189,7 @@ pub const fn format(schema: SchemaNode, format: &'static str) -> SchemaNode {
 /// `x-mcp-header` (the derive has already checked the name).
 #[must_use]
 pub const fn mcp_header(schema: SchemaNode, name: &'static str) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         matches!(
             schema.kind,
@@ -198,6 +210,7 @@ pub const fn mcp_header(schema: SchemaNode, name: &'static str) -> SchemaNode {
 /// `enumNames` (see [`SchemaNode::with_legacy_enum_names`]).
 #[must_use]
 pub const fn enum_names(schema: SchemaNode) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         !schema.is_kind(super::SchemaKind::Array),
         "`enum_names` is for a single choice: a multiple choice (an array) always lists its titles as `items.anyOf`, so remove it"
@@ -212,6 +225,7 @@ pub const fn enum_names(schema: SchemaNode) -> SchemaNode {
 /// `minItems`
 #[must_use]
 pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::Array),
         "`min_items` applies to array schemas only"
@@ -228,6 +242,7 @@ pub const fn min_items(schema: SchemaNode, n: u64) -> SchemaNode {
 /// `maxItems`
 #[must_use]
 pub const fn max_items(schema: SchemaNode, n: u64) -> SchemaNode {
+    let schema = schema.materialized();
     assert!(
         schema.is_kind(super::SchemaKind::Array),
         "`max_items` applies to array schemas only"
@@ -244,6 +259,7 @@ pub const fn max_items(schema: SchemaNode, n: u64) -> SchemaNode {
 /// `uniqueItems: true`
 #[must_use]
 pub const fn unique_items(schema: SchemaNode) -> SchemaNode {
+    let schema = schema.materialized();
     schema.with_unique_items(true)
 }
 
@@ -251,6 +267,7 @@ pub const fn unique_items(schema: SchemaNode) -> SchemaNode {
 /// bounds, lengths, item counts, `oneOf` branches; a `pattern` is checked by the derive).
 #[must_use]
 pub const fn default(schema: SchemaNode, value: Literal) -> SchemaNode {
+    let schema = schema.materialized();
     if let Err(message) = validate(&schema, &value) {
         panic!("{}", message);
     }
@@ -319,6 +336,7 @@ const fn entry<'a>(entries: &'a [(Str, Literal)], key: &str) -> Option<&'a Liter
 
 /// Checks `value` against `schema`; the error says what does not match.
 const fn validate(schema: &SchemaNode, value: &Literal) -> Result<(), &'static str> {
+    let schema = target(schema);
     if let Some(values) = &schema.enum_values {
         let values = cow_slice(values);
         let mut found = false;

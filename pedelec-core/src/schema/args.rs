@@ -33,7 +33,10 @@ use super::node::{Literal, SchemaNode};
     note = "derive it with `#[derive(pedelec::ToolArgs)]`, implement `ToolArgs` by hand, or give the field a schema with `#[arg(schema = PATH_TO_A_CONST)]`"
 )]
 pub trait ToolArgs {
-    /// The type's schema, fully inlined.
+    /// The type's schema. `#[derive(ToolArgs)]` on a type without type or const
+    /// parameters writes it as a reference to a `static` holding the body
+    /// ([`SchemaNode::named`]), which every reader inlines, so that types may contain
+    /// themselves and each other.
     const SCHEMA: SchemaNode;
 
     /// `true` when a property of this type may be absent (`Option<T>`): such a property is
@@ -259,34 +262,6 @@ impl<'de> serde::Deserialize<'de> for NoArgs {
         }
         deserializer.deserialize_any(Visitor)
     }
-}
-
-/// A type whose schema refers to itself: `#[derive(ToolArgs)]` implements it for a type
-/// that contains itself (through `Vec`, `Option`, `Box`, a map, …), and its
-/// [`ToolArgs::SCHEMA`] is then [`recursive::<Self>()`](recursive).
-#[doc(hidden)]
-pub trait Recursive {
-    /// The name of its `$defs` entry (the type's name).
-    const NAME: &'static str;
-    /// Its schema, with `{"$ref": "#/$defs/NAME"}` where it contains itself.
-    const BODY: SchemaNode;
-}
-
-/// Stands for `T` inside `T`'s own schema: `{"$ref": "#/$defs/<T's name>"}`. The derive
-/// writes `Vec<SelfRef<Self>>` for a field of type `Vec<Filter>` in `Filter`.
-#[doc(hidden)]
-pub struct SelfRef<T: ?Sized>(std::marker::PhantomData<T>);
-
-impl<T: Recursive + ?Sized> ToolArgs for SelfRef<T> {
-    const SCHEMA: SchemaNode = SchemaNode::reference(T::NAME);
-}
-
-/// The schema of a recursive type: its body, carrying the one `$defs` entry its `$ref`s
-/// name (written at the root of whatever schema it ends up in).
-#[doc(hidden)]
-#[must_use]
-pub const fn recursive<T: Recursive + ?Sized>() -> SchemaNode {
-    T::BODY.with_defs(const { &[super::node::Def::new(T::NAME, const { &T::BODY })] })
 }
 
 /// `Literal` for a unit enum variant name, usable in a `const` (used by the derive).

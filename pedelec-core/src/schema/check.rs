@@ -27,15 +27,17 @@ impl SchemaNode {
     /// still have an invalid `pattern` or a `default` that does not match.
     #[must_use]
     pub fn problems(&self) -> Vec<Problem> {
+        let resolved = self.resolved();
+        let this = &*resolved;
         let mut problems = Vec::new();
-        check_tree(self, &mut String::new(), Checks::Strict, &mut problems);
-        for def in self.definitions() {
+        check_tree(this, &mut String::new(), Checks::Strict, &mut problems);
+        for def in this.definitions() {
             let mut pointer = String::new();
             push_token(&mut pointer, "$defs");
             push_token(&mut pointer, def.name());
             check_tree(def.schema(), &mut pointer, Checks::Strict, &mut problems);
         }
-        check_refs(self, &mut problems);
+        check_refs(this, &mut problems);
         problems
     }
 }

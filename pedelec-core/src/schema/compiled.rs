@@ -275,6 +275,7 @@ impl CompiledSchema {
     /// Every invalid `pattern` and every `multipleOf` that is not a positive number, each
     /// with a JSON pointer into the schema.
     pub fn compile(schema: &SchemaNode) -> Result<CompiledSchema, SchemaError> {
+        let schema = &*schema.resolved();
         let mut builder = Builder {
             nodes: Vec::new(),
             problems: Vec::new(),

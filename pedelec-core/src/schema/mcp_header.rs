@@ -11,13 +11,15 @@
 
 use pedelec_rules::mcp_header::same_header;
 
-use super::node::{AdditionalProperties, SchemaNode, branches, deref, properties, str_of};
+use super::node::{
+    AdditionalProperties, Path, SchemaNode, Step, branches, deref, properties, step, str_of,
+};
 
 /// Why the `x-mcp-header` annotations of the argsSchema `root` break MCP's rules, or
 /// `None` when they keep them (or there are none).
 #[must_use]
 pub(crate) const fn problem(root: &SchemaNode) -> Option<&'static str> {
-    reachable(root, root)
+    reachable(root, root, None)
 }
 
 /// Fails (at compile time, in a `const`) when [`problem`] finds one: what
@@ -38,7 +40,7 @@ const fn defs_annotated(node: &SchemaNode) -> bool {
     };
     let mut i = 0;
     while i < defs.len() {
-        if anywhere(deref(&defs[i].schema)) {
+        if anywhere(deref(&defs[i].schema), None) {
             return true;
         }
         i += 1;
@@ -57,9 +59,28 @@ const DUPLICATE: &str = "two arguments of this tool have the same `x-mcp-header`
 
 /// Checks the annotations reached from `node` through `properties`; everything else below
 /// `node` must carry none.
-const fn reachable(root: &SchemaNode, node: &SchemaNode) -> Option<&'static str> {
+const fn reachable(
+    root: &SchemaNode,
+    node: &SchemaNode,
+    path: Option<&Path<'_>>,
+) -> Option<&'static str> {
+    let here;
+    let (node, path) = match step(node, path) {
+        // A type met again inside itself: it is a `$defs` entry, annotated nowhere.
+        Step::Ref(name) => {
+            return match Path::find(path, name) {
+                Some(p) if anywhere(p.body(), Some(p)) => Some(UNREACHABLE),
+                _ => None,
+            };
+        }
+        Step::Plain(body) => (body, path),
+        Step::Enter(named, body) => {
+            here = Path::inside(named, body, path);
+            (body, Some(&here))
+        }
+    };
     if let Some(name) = &node.mcp_header
-        && count(root, str_of(name)) > 1
+        && count(root, str_of(name), None) > 1
     {
         return Some(DUPLICATE);
     }
@@ -69,25 +90,25 @@ const fn reachable(root: &SchemaNode, node: &SchemaNode) -> Option<&'static str>
     let props = properties(node);
     let mut i = 0;
     while i < props.len() {
-        if let Some(problem) = reachable(root, &props[i].schema) {
+        if let Some(problem) = reachable(root, &props[i].schema, path) {
             return Some(problem);
         }
         i += 1;
     }
     if let Some(items) = &node.items
-        && anywhere(deref(items))
+        && anywhere(deref(items), path)
     {
         return Some(UNREACHABLE);
     }
     if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties
-        && anywhere(deref(values))
+        && anywhere(deref(values), path)
     {
         return Some(UNREACHABLE);
     }
     let b = branches(node);
     let mut i = 0;
     while i < b.len() {
-        if anywhere(&b[i]) {
+        if anywhere(&b[i], path) {
             return Some(UNREACHABLE);
         }
         i += 1;
@@ -96,7 +117,16 @@ const fn reachable(root: &SchemaNode, node: &SchemaNode) -> Option<&'static str>
 }
 
 /// How many annotations reached through `properties` from `node` name `header`.
-const fn count(node: &SchemaNode, header: &str) -> usize {
+const fn count(node: &SchemaNode, header: &str, path: Option<&Path<'_>>) -> usize {
+    let here;
+    let (node, path) = match step(node, path) {
+        Step::Ref(_) => return 0,
+        Step::Plain(body) => (body, path),
+        Step::Enter(named, body) => {
+            here = Path::inside(named, body, path);
+            (body, Some(&here))
+        }
+    };
     let mut n = match &node.mcp_header {
         Some(name) if same_header(str_of(name), header) => 1,
         _ => 0,
@@ -104,7 +134,7 @@ const fn count(node: &SchemaNode, header: &str) -> usize {
     let props = properties(node);
     let mut i = 0;
     while i < props.len() {
-        n += count(&props[i].schema, header);
+        n += count(&props[i].schema, header, path);
         i += 1;
     }
     n
@@ -112,36 +142,45 @@ const fn count(node: &SchemaNode, header: &str) -> usize {
 
 /// Whether the schema `root` (its `$defs` entries included) carries any `x-mcp-header`.
 pub(crate) fn annotated(root: &SchemaNode) -> bool {
-    anywhere(root)
+    anywhere(root, None)
 }
 
 /// Whether any node of the tree rooted at `node` (not following `$ref`s) is annotated.
-const fn anywhere(node: &SchemaNode) -> bool {
+const fn anywhere(node: &SchemaNode, path: Option<&Path<'_>>) -> bool {
+    let here;
+    let (node, path) = match step(node, path) {
+        Step::Ref(_) => return false,
+        Step::Plain(body) => (body, path),
+        Step::Enter(named, body) => {
+            here = Path::inside(named, body, path);
+            (body, Some(&here))
+        }
+    };
     if node.mcp_header.is_some() || defs_annotated(node) {
         return true;
     }
     let props = properties(node);
     let mut i = 0;
     while i < props.len() {
-        if anywhere(&props[i].schema) {
+        if anywhere(&props[i].schema, path) {
             return true;
         }
         i += 1;
     }
     if let Some(items) = &node.items
-        && anywhere(deref(items))
+        && anywhere(deref(items), path)
     {
         return true;
     }
     if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties
-        && anywhere(deref(values))
+        && anywhere(deref(values), path)
     {
         return true;
     }
     let b = branches(node);
     let mut i = 0;
     while i < b.len() {
-        if anywhere(&b[i]) {
+        if anywhere(&b[i], path) {
             return true;
         }
         i += 1;
@@ -183,7 +222,7 @@ pub(crate) fn param_headers(root: &SchemaNode) -> Vec<ParamHeader> {
         }
     }
     let mut out = Vec::new();
-    walk(root, &mut Vec::new(), &mut out);
+    walk(&root.resolved(), &mut Vec::new(), &mut out);
     out
 }
 

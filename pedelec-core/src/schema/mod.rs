@@ -15,14 +15,13 @@ pub(crate) mod mcp_header;
 mod node;
 mod options;
 mod parse;
+mod resolve;
 mod shortcuts;
 pub(crate) mod tape;
 pub(crate) mod typescript;
 mod validate;
 
 pub use args::{MapKey, NoArgs, ToolArgs, ToolArgsRoot, schema_for};
-#[doc(hidden)]
-pub use args::{Recursive, SelfRef, recursive};
 pub use compiled::CompiledSchema;
 pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
@@ -31,12 +30,13 @@ pub use json::json_equal;
 pub use node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
-pub(crate) use node::{branches, deref, properties};
+pub(crate) use node::{Path, Step, branches, deref, properties, step, target};
 pub use options::ValidationOptions;
 pub use parse::ParseOptions;
 pub use pedelec_rules::Number;
 pub use validate::{MAX_REF_DEPTH, ValidationErrors};
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -140,6 +140,17 @@ impl ToolArgsSchema {
         }
     }
 
+    /// The schema with the types its root names inlined as its wire form says (see
+    /// [`SchemaNode::resolved`]): what a tool definition holds, so that every reader at run
+    /// time sees plain nodes.
+    #[must_use]
+    pub fn resolved(mut self) -> Self {
+        if let Cow::Owned(root) = self.root.resolved() {
+            self.root = root;
+        }
+        self
+    }
+
     /// The root node.
     #[must_use]
     pub const fn node(&self) -> &SchemaNode {
@@ -199,7 +210,12 @@ impl ToolArgsSchema {
     pub fn compile(&mut self) -> Result<&CompiledSchema, SchemaError> {
         let compiled = match self.compiled.take() {
             Some(compiled) => compiled,
-            None => Arc::new(CompiledSchema::compile(&self.root)?),
+            None => {
+                if let Cow::Owned(root) = self.root.resolved() {
+                    self.root = root;
+                }
+                Arc::new(CompiledSchema::compile(&self.root)?)
+            }
         };
         Ok(self.compiled.insert(compiled))
     }

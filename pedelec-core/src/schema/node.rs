@@ -345,7 +345,7 @@ impl Property {
 ///
 /// The builders are meant for constants: a builder that replaces a string or list that was
 /// allocated at run time leaks the old value (a `const fn` cannot run destructors).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct SchemaNode {
     pub(crate) kind: Option<SchemaKind>,
     pub(crate) description: Option<Str>,
@@ -377,8 +377,8 @@ pub struct SchemaNode {
     pub(crate) required_extra: Cow<'static, [Str]>,
     pub(crate) additional_properties: Option<AdditionalProperties>,
     pub(crate) one_of: Option<Cow<'static, [SchemaNode]>>,
-    /// `$ref`: the name of a `$defs` entry (`"#/$defs/<name>"` on the wire). Only a
-    /// recursive type refers to itself this way; every other schema is inlined.
+    /// `$ref`: the name of a `$defs` entry (`"#/$defs/<name>"` on the wire). Only recursive
+    /// types refer to themselves this way; every other schema is inlined.
     pub(crate) reference: Option<Str>,
     /// The `$defs` entries this node brings: serialized at the root of whatever schema the
     /// node ends up in (a recursive type carries its own definition wherever it is used).
@@ -386,6 +386,196 @@ pub struct SchemaNode {
     /// `x-mcp-header` (MCP 2026-07-28): the `Mcp-Param-{name}` header an MCP client mirrors
     /// this argument into on the streamable HTTP transport.
     pub(crate) mcp_header: Option<Str>,
+    /// A type deriving `ToolArgs` (without generic parameters), by reference to the
+    /// `static` holding its schema: what lets types contain each other. Inlined wherever
+    /// it is used, except inside itself: see [`Named`].
+    pub(crate) named: Option<Named>,
+}
+
+/// The schema of a type deriving `ToolArgs`, by reference: its name and the `static` its
+/// body lives in (`#[derive(ToolArgs)]` writes `__private::named!("Folder", body)`).
+///
+/// A `const` cannot contain itself, and the schemas of types that contain each other
+/// (`Folder { files: Vec<File> }`, `File { parent: Option<Box<Folder>> }`) would: each
+/// type's body is a `static`, and a schema points at it. Every reader treats the node as
+/// its body (a node's own `description` replacing the body's), and stops where a type is
+/// met again inside itself: there the wire form is `{"$ref": "#/$defs/<name>"}`, and
+/// every type of that cycle gets its `$defs` entry at the root. A type on no cycle is
+/// inlined as it always was.
+#[derive(Clone, Copy)]
+pub(crate) struct Named {
+    pub(crate) name: &'static str,
+    pub(crate) body: *const SchemaNode,
+}
+
+// SAFETY: `body` comes from a `&'static SchemaNode` (`SchemaNode::named` takes nothing
+// else) of a type without interior mutability: shared reads only, from any thread.
+#[allow(
+    unsafe_code,
+    reason = "the pointer is what lets two types' schemas name each other"
+)]
+unsafe impl Send for Named {}
+// SAFETY: as above.
+#[allow(
+    unsafe_code,
+    reason = "the pointer is what lets two types' schemas name each other"
+)]
+unsafe impl Sync for Named {}
+
+impl Named {
+    /// The type's body (a `const fn`: the `static` is read at compile time too).
+    #[must_use]
+    #[allow(
+        unsafe_code,
+        reason = "a reference would put the `static` in the `const`"
+    )]
+    pub(crate) const fn body(&self) -> &'static SchemaNode {
+        // SAFETY: `body` was a `&'static SchemaNode` (see `SchemaNode::named`): valid for
+        // the whole program, never mutated.
+        unsafe { &*self.body }
+    }
+
+    /// The `$defs` name.
+    #[must_use]
+    pub(crate) const fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl PartialEq for Named {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.body, other.body)
+    }
+}
+
+impl fmt::Debug for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Named({})", self.name)
+    }
+}
+
+/// The body a node stands for: itself, or the body of the type it names (through
+/// newtypes naming other types; a loop of newtypes stops after 32 steps).
+pub(crate) const fn target(node: &SchemaNode) -> &SchemaNode {
+    let mut node = node;
+    let mut steps = 0;
+    while let Some(named) = &node.named {
+        if steps == 32 {
+            break;
+        }
+        node = named.body();
+        steps += 1;
+    }
+    node
+}
+
+/// The types a `const` walk of a schema is inside, innermost first: a walk reaching one
+/// of them again is at a `$ref` (compared by name: a `const fn` cannot compare pointers).
+#[derive(Clone, Copy)]
+pub(crate) struct Path<'a> {
+    name: &'static str,
+    body: &'static SchemaNode,
+    up: Option<&'a Path<'a>>,
+}
+
+impl<'a> Path<'a> {
+    /// Inside the type `name`, whose body is `body`, inside `up`.
+    pub(crate) const fn inside(
+        name: &'static str,
+        body: &'static SchemaNode,
+        up: Option<&'a Path<'a>>,
+    ) -> Self {
+        Path { name, body, up }
+    }
+
+    /// The type's body.
+    pub(crate) const fn body(&self) -> &'static SchemaNode {
+        self.body
+    }
+
+    /// The entry of the type `name` on the path.
+    pub(crate) const fn find<'b>(path: Option<&'b Path<'b>>, name: &str) -> Option<&'b Path<'b>> {
+        let mut at = path;
+        while let Some(p) = at {
+            if pedelec_rules::str_eq(p.name, name) {
+                return Some(p);
+            }
+            at = p.up;
+        }
+        None
+    }
+
+    /// Whether `name` is on the path.
+    pub(crate) const fn has(path: Option<&Path<'_>>, name: &str) -> bool {
+        let mut at = path;
+        while let Some(p) = at {
+            if pedelec_rules::str_eq(p.name, name) {
+                return true;
+            }
+            at = p.up;
+        }
+        false
+    }
+}
+
+/// One step of a `const` walk into a node.
+pub(crate) enum Step<'a> {
+    /// The node names no type: read it.
+    Plain(&'a SchemaNode),
+    /// The node names a type met the first time on this path: read its body inside it.
+    Enter(&'static str, &'static SchemaNode),
+    /// The node names a type the walk is already inside: a `$ref` to it.
+    Ref(&'static str),
+}
+
+/// Where a `const` walk along `path` goes at `node`.
+pub(crate) const fn step<'a>(node: &'a SchemaNode, path: Option<&Path<'_>>) -> Step<'a> {
+    match &node.named {
+        None => Step::Plain(node),
+        Some(named) if Path::has(path, named.name) => Step::Ref(named.name),
+        Some(named) => Step::Enter(named.name, target(named.body())),
+    }
+}
+
+/// Equality of what the schemas describe: a node naming a type ([`Named`]) equals the
+/// type's schema written out.
+impl PartialEq for SchemaNode {
+    fn eq(&self, other: &Self) -> bool {
+        if self.named.is_some() || other.named.is_some() {
+            let (a, b) = (self.resolved(), other.resolved());
+            return same_keywords(&a, &b);
+        }
+        same_keywords(self, other)
+    }
+}
+
+fn same_keywords(a: &SchemaNode, b: &SchemaNode) -> bool {
+    a.kind == b.kind
+        && a.description == b.description
+        && a.enum_values == b.enum_values
+        && a.enum_titles == b.enum_titles
+        && a.legacy_enum_names == b.legacy_enum_names
+        && a.default == b.default
+        && a.format == b.format
+        && a.min_length == b.min_length
+        && a.max_length == b.max_length
+        && a.pattern == b.pattern
+        && a.minimum == b.minimum
+        && a.maximum == b.maximum
+        && a.exclusive_minimum == b.exclusive_minimum
+        && a.exclusive_maximum == b.exclusive_maximum
+        && a.multiple_of == b.multiple_of
+        && a.items == b.items
+        && a.min_items == b.min_items
+        && a.max_items == b.max_items
+        && a.unique_items == b.unique_items
+        && a.properties == b.properties
+        && a.required_extra == b.required_extra
+        && a.additional_properties == b.additional_properties
+        && a.one_of == b.one_of
+        && a.reference == b.reference
+        && a.defs == b.defs
+        && a.mcp_header == b.mcp_header
 }
 
 /// One `$defs` entry: the definition of a recursive type, named after it.
@@ -415,6 +605,81 @@ impl Def {
     #[must_use]
     pub fn schema(&self) -> &SchemaNode {
         &self.schema
+    }
+}
+
+/// A copy of `node` that borrows everything it holds (a `const fn` cannot clone).
+const fn borrowed(node: &'static SchemaNode) -> SchemaNode {
+    SchemaNode {
+        kind: node.kind,
+        description: borrowed_str(node.description.as_ref()),
+        enum_values: match &node.enum_values {
+            Some(values) => Some(Cow::Borrowed(cow_slice(values))),
+            None => None,
+        },
+        enum_titles: node.enum_titles,
+        legacy_enum_names: node.legacy_enum_names,
+        default: match &node.default {
+            Some(value) => Some(borrowed_literal(value)),
+            None => None,
+        },
+        format: borrowed_str(node.format.as_ref()),
+        min_length: node.min_length,
+        max_length: node.max_length,
+        pattern: borrowed_str(node.pattern.as_ref()),
+        minimum: node.minimum,
+        maximum: node.maximum,
+        exclusive_minimum: node.exclusive_minimum,
+        exclusive_maximum: node.exclusive_maximum,
+        multiple_of: node.multiple_of,
+        items: match &node.items {
+            Some(items) => Some(SchemaRef::Static(deref(items))),
+            None => None,
+        },
+        min_items: node.min_items,
+        max_items: node.max_items,
+        unique_items: node.unique_items,
+        properties: match &node.properties {
+            Some(p) => Some(Cow::Borrowed(cow_slice(p))),
+            None => None,
+        },
+        required_extra: Cow::Borrowed(cow_slice(&node.required_extra)),
+        additional_properties: match &node.additional_properties {
+            Some(AdditionalProperties::Bool(b)) => Some(AdditionalProperties::Bool(*b)),
+            Some(AdditionalProperties::Schema(values)) => Some(AdditionalProperties::Schema(
+                SchemaRef::Static(deref(values)),
+            )),
+            None => None,
+        },
+        one_of: match &node.one_of {
+            Some(b) => Some(Cow::Borrowed(cow_slice(b))),
+            None => None,
+        },
+        reference: borrowed_str(node.reference.as_ref()),
+        defs: match &node.defs {
+            Some(d) => Some(Cow::Borrowed(cow_slice(d))),
+            None => None,
+        },
+        mcp_header: borrowed_str(node.mcp_header.as_ref()),
+        named: node.named,
+    }
+}
+
+const fn borrowed_str(s: Option<&'static Str>) -> Option<Str> {
+    match s {
+        Some(s) => Some(Cow::Borrowed(str_of(s))),
+        None => None,
+    }
+}
+
+const fn borrowed_literal(value: &'static Literal) -> Literal {
+    match value {
+        Literal::Null => Literal::Null,
+        Literal::Bool(b) => Literal::Bool(*b),
+        Literal::Num(n) => Literal::Num(*n),
+        Literal::Str(s) => Literal::Str(Cow::Borrowed(str_of(s))),
+        Literal::Array(items) => Literal::Array(Cow::Borrowed(cow_slice(items))),
+        Literal::Object(entries) => Literal::Object(Cow::Borrowed(cow_slice(entries))),
     }
 }
 
@@ -467,7 +732,43 @@ impl SchemaNode {
             reference: None,
             defs: None,
             mcp_header: None,
+            named: None,
         }
+    }
+
+    /// The schema of a type deriving `ToolArgs`, whose body is the `static` `body` and
+    /// whose `$defs` entry, where it contains itself, is `name` (see [`Named`]): what the
+    /// derive writes. The node keeps `body`'s address only, so that a `const` holding it
+    /// does not hold the `static` (whose value could be this very `const`).
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn named(name: &'static str, body: &'static SchemaNode) -> Self {
+        let mut node = SchemaNode::any();
+        node.named = Some(Named {
+            name,
+            body: std::ptr::from_ref(body),
+        });
+        node
+    }
+
+    /// A node naming a type ([`Named`]) becomes a copy of the type's body (its own
+    /// `description` kept), so that a keyword can be added to it: each builder but
+    /// `with_description` starts here.
+    pub(crate) const fn materialize(&mut self) {
+        if let Some(named) = self.named {
+            let mut body = borrowed(named.body());
+            body.materialize();
+            if self.description.is_some() {
+                std::mem::swap(&mut body.description, &mut self.description);
+            }
+            set(self, body);
+        }
+    }
+
+    /// The node, [materialized](Self::materialize).
+    pub(crate) const fn materialized(mut self) -> Self {
+        self.materialize();
+        self
     }
 
     const fn of_kind(kind: SchemaKind) -> Self {
@@ -593,6 +894,7 @@ impl SchemaNode {
     /// Sets `enum`: the instance must equal one of `values`.
     #[must_use]
     pub const fn with_enum_values(mut self, values: &'static [Literal]) -> Self {
+        self.materialize();
         set(&mut self.enum_values, Some(Cow::Borrowed(values)));
         self
     }
@@ -603,6 +905,7 @@ impl SchemaNode {
     /// value.
     #[must_use]
     pub const fn with_enum_titles(mut self, titles: &'static [&'static str]) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::String),
             "enum titles apply to string schemas only"
@@ -623,6 +926,7 @@ impl SchemaNode {
     /// Needs [`with_enum_titles`](Self::with_enum_titles).
     #[must_use]
     pub const fn with_legacy_enum_names(mut self) -> Self {
+        self.materialize();
         assert!(
             self.enum_titles.is_some(),
             "`enumNames` lists the titles of a string enum's values; this schema has none"
@@ -634,6 +938,7 @@ impl SchemaNode {
     /// Sets `default` (an annotation for the model).
     #[must_use]
     pub const fn with_default(mut self, value: Literal) -> Self {
+        self.materialize();
         set(&mut self.default, Some(value));
         self
     }
@@ -641,6 +946,7 @@ impl SchemaNode {
     /// Sets `format` (`"date-time"`, `"email"`, `"uri"`, …). Strings only.
     #[must_use]
     pub const fn with_format(mut self, format: &'static str) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::String),
             "`format` applies to string schemas only"
@@ -652,6 +958,7 @@ impl SchemaNode {
     /// Sets `minLength` (in Unicode code points). Strings only; at most `maxLength`.
     #[must_use]
     pub const fn with_min_length(mut self, n: u64) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::String),
             "`min_length` applies to string schemas only"
@@ -666,6 +973,7 @@ impl SchemaNode {
     /// Sets `maxLength` (in Unicode code points). Strings only; at least `minLength`.
     #[must_use]
     pub const fn with_max_length(mut self, n: u64) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::String),
             "`max_length` applies to string schemas only"
@@ -681,6 +989,7 @@ impl SchemaNode {
     /// Strings only.
     #[must_use]
     pub const fn with_pattern(mut self, pattern: &'static str) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::String),
             "`pattern` applies to string schemas only"
@@ -700,6 +1009,7 @@ impl SchemaNode {
     /// never mark a secret this way.
     #[must_use]
     pub const fn with_mcp_header(mut self, name: &'static str) -> Self {
+        self.materialize();
         assert!(
             matches!(
                 self.kind,
@@ -717,6 +1027,7 @@ impl SchemaNode {
     /// Sets `minimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_minimum(mut self, n: Number) -> Self {
+        self.materialize();
         assert!(
             self.is_numeric_kind(),
             "`minimum` applies to number and integer schemas only"
@@ -729,6 +1040,7 @@ impl SchemaNode {
     /// Sets `maximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_maximum(mut self, n: Number) -> Self {
+        self.materialize();
         assert!(
             self.is_numeric_kind(),
             "`maximum` applies to number and integer schemas only"
@@ -741,6 +1053,7 @@ impl SchemaNode {
     /// Sets `exclusiveMinimum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_exclusive_minimum(mut self, n: Number) -> Self {
+        self.materialize();
         assert!(
             self.is_numeric_kind(),
             "`exclusive_minimum` applies to number and integer schemas only"
@@ -753,6 +1066,7 @@ impl SchemaNode {
     /// Sets `exclusiveMaximum`. Numbers and integers only; the bounds must leave a value.
     #[must_use]
     pub const fn with_exclusive_maximum(mut self, n: Number) -> Self {
+        self.materialize();
         assert!(
             self.is_numeric_kind(),
             "`exclusive_maximum` applies to number and integer schemas only"
@@ -765,6 +1079,7 @@ impl SchemaNode {
     /// Sets `multipleOf` (must be positive). Numbers and integers only.
     #[must_use]
     pub const fn with_multiple_of(mut self, n: Number) -> Self {
+        self.materialize();
         assert!(
             self.is_numeric_kind(),
             "`multiple_of` applies to number and integer schemas only"
@@ -779,6 +1094,7 @@ impl SchemaNode {
     /// Sets `minItems`. Arrays only; at most `maxItems`.
     #[must_use]
     pub const fn with_min_items(mut self, n: u64) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::Array),
             "`min_items` applies to array schemas only"
@@ -793,6 +1109,7 @@ impl SchemaNode {
     /// Sets `maxItems`. Arrays only; at least `minItems`.
     #[must_use]
     pub const fn with_max_items(mut self, n: u64) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::Array),
             "`max_items` applies to array schemas only"
@@ -807,6 +1124,7 @@ impl SchemaNode {
     /// Sets `uniqueItems`. Arrays only.
     #[must_use]
     pub const fn with_unique_items(mut self, unique: bool) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::Array),
             "`unique_items` applies to array schemas only"
@@ -818,6 +1136,7 @@ impl SchemaNode {
     /// `additionalProperties: false`: unknown properties are errors. Objects only.
     #[must_use]
     pub const fn closed(mut self) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::Object),
             "`additionalProperties` applies to object schemas only"
@@ -833,6 +1152,7 @@ impl SchemaNode {
     /// Objects only.
     #[must_use]
     pub const fn with_additional_properties(mut self, schema: &'static SchemaNode) -> Self {
+        self.materialize();
         assert!(
             self.is_kind(SchemaKind::Object),
             "`additionalProperties` applies to object schemas only"
@@ -849,14 +1169,14 @@ impl SchemaNode {
     /// The node's `type`; `None` for a `oneOf` node (or a type-less lenient node).
     #[must_use]
     pub const fn kind(&self) -> Option<SchemaKind> {
-        self.kind
+        target(self).kind
     }
 
     /// `true` when the node is `{"type": "object", …}`: what the root of an argsSchema
     /// must be. Usable in a `const`.
     #[must_use]
     pub const fn is_object(&self) -> bool {
-        self.is_kind(SchemaKind::Object)
+        target(self).is_kind(SchemaKind::Object)
     }
 
     /// `true` when the node is a form a person can fill in: an object whose properties
@@ -865,17 +1185,14 @@ impl SchemaNode {
     /// for such schemas. Usable in a `const`: `ctx.elicit::<T>` checks it at compile time.
     #[must_use]
     pub const fn is_flat_form(&self) -> bool {
-        if !self.is_object() || self.one_of.is_some() {
+        let this = target(self);
+        if !this.is_object() || this.one_of.is_some() {
             return false;
         }
-        let properties: &[Property] = match &self.properties {
-            None => &[],
-            Some(Cow::Borrowed(properties)) => properties,
-            Some(Cow::Owned(properties)) => properties.as_slice(),
-        };
+        let properties = properties(this);
         let mut i = 0;
         while i < properties.len() {
-            let node = &properties[i].schema;
+            let node = target(&properties[i].schema);
             let flat = match node.kind {
                 Some(
                     SchemaKind::String
@@ -884,10 +1201,8 @@ impl SchemaNode {
                     | SchemaKind::Boolean,
                 ) => node.one_of.is_none(),
                 Some(SchemaKind::Array) => match &node.items {
-                    Some(SchemaRef::Static(items)) => {
-                        items.is_kind(SchemaKind::String) && items.enum_values.is_some()
-                    }
-                    Some(SchemaRef::Owned(items)) => {
+                    Some(items) => {
+                        let items = target(deref(items));
                         items.is_kind(SchemaKind::String) && items.enum_values.is_some()
                     }
                     None => false,
@@ -905,123 +1220,125 @@ impl SchemaNode {
     /// `description`
     #[must_use]
     pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
+        self.description
+            .as_deref()
+            .or(target(self).description.as_deref())
     }
 
     /// `enum`
     #[must_use]
     pub fn enum_values(&self) -> Option<&[Literal]> {
-        self.enum_values.as_deref()
+        target(self).enum_values.as_deref()
     }
 
     /// The titles of the `enum` values, in order, when they have some
     /// ([`with_enum_titles`](Self::with_enum_titles)).
     #[must_use]
     pub const fn enum_titles(&self) -> Option<&'static [&'static str]> {
-        self.enum_titles
+        target(self).enum_titles
     }
 
     /// Whether an elicitation form lists the titles as `enumNames`
     /// ([`with_legacy_enum_names`](Self::with_legacy_enum_names)).
     #[must_use]
     pub const fn lists_enum_names(&self) -> bool {
-        self.legacy_enum_names
+        target(self).legacy_enum_names
     }
 
     /// `default`
     #[must_use]
     pub const fn default_value(&self) -> Option<&Literal> {
-        self.default.as_ref()
+        target(self).default.as_ref()
     }
 
     /// `format`
     #[must_use]
     pub fn format(&self) -> Option<&str> {
-        self.format.as_deref()
+        target(self).format.as_deref()
     }
 
     /// `minLength`
     #[must_use]
     pub const fn min_length(&self) -> Option<u64> {
-        self.min_length
+        target(self).min_length
     }
 
     /// `maxLength`
     #[must_use]
     pub const fn max_length(&self) -> Option<u64> {
-        self.max_length
+        target(self).max_length
     }
 
     /// `pattern`
     #[must_use]
     pub fn pattern(&self) -> Option<&str> {
-        self.pattern.as_deref()
+        target(self).pattern.as_deref()
     }
 
     /// `x-mcp-header`: the `Mcp-Param-*` header an MCP client mirrors this argument into.
     #[must_use]
     pub fn mcp_header(&self) -> Option<&str> {
-        self.mcp_header.as_deref()
+        target(self).mcp_header.as_deref()
     }
 
     /// `minimum`
     #[must_use]
     pub const fn minimum(&self) -> Option<Number> {
-        self.minimum
+        target(self).minimum
     }
 
     /// `maximum`
     #[must_use]
     pub const fn maximum(&self) -> Option<Number> {
-        self.maximum
+        target(self).maximum
     }
 
     /// `exclusiveMinimum`
     #[must_use]
     pub const fn exclusive_minimum(&self) -> Option<Number> {
-        self.exclusive_minimum
+        target(self).exclusive_minimum
     }
 
     /// `exclusiveMaximum`
     #[must_use]
     pub const fn exclusive_maximum(&self) -> Option<Number> {
-        self.exclusive_maximum
+        target(self).exclusive_maximum
     }
 
     /// `multipleOf`
     #[must_use]
     pub const fn multiple_of(&self) -> Option<Number> {
-        self.multiple_of
+        target(self).multiple_of
     }
 
     /// `items`
     #[must_use]
     pub fn items(&self) -> Option<&SchemaNode> {
-        self.items.as_deref()
+        target(self).items.as_deref()
     }
 
     /// `minItems`
     #[must_use]
     pub const fn min_items(&self) -> Option<u64> {
-        self.min_items
+        target(self).min_items
     }
 
     /// `maxItems`
     #[must_use]
     pub const fn max_items(&self) -> Option<u64> {
-        self.max_items
+        target(self).max_items
     }
 
     /// `uniqueItems`
     #[must_use]
     pub const fn unique_items(&self) -> Option<bool> {
-        self.unique_items
+        target(self).unique_items
     }
 
     /// `properties`, in declaration order.
     #[must_use]
     pub fn properties(&self) -> &[Property] {
-        self.properties.as_deref().unwrap_or(&[])
+        target(self).properties.as_deref().unwrap_or(&[])
     }
 
     /// The property named `name`.
@@ -1036,25 +1353,25 @@ impl SchemaNode {
             .iter()
             .filter(|p| p.required)
             .map(Property::name)
-            .chain(self.required_extra.iter().map(AsRef::as_ref))
+            .chain(target(self).required_extra.iter().map(AsRef::as_ref))
     }
 
     /// `additionalProperties`
     #[must_use]
     pub const fn additional_properties(&self) -> Option<&AdditionalProperties> {
-        self.additional_properties.as_ref()
+        target(self).additional_properties.as_ref()
     }
 
     /// `oneOf`
     #[must_use]
     pub fn one_of_branches(&self) -> Option<&[SchemaNode]> {
-        self.one_of.as_deref()
+        target(self).one_of.as_deref()
     }
 
     /// The `$defs` entry `$ref` names (`Filter` for `"#/$defs/Filter"`).
     #[must_use]
     pub fn reference_name(&self) -> Option<&str> {
-        self.reference.as_deref()
+        target(self).reference.as_deref()
     }
 
     /// The `$defs` entries this node brings (see [`definitions`](Self::definitions) for
@@ -1222,18 +1539,18 @@ impl Serialize for AdditionalProperties {
     }
 }
 
-impl Serialize for SchemaNode {
-    /// The wire form: standard JSON Schema keywords only, `properties` in declaration order,
-    /// and, when the schema holds a recursive type, its `$defs` last.
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        self.serialize_keywords(&mut map)?;
-        let defs = self.definitions();
-        if !defs.is_empty() {
-            map.serialize_entry("$defs", &DefsMap(defs))?;
-        }
-        map.end()
+/// The wire form of `node`, a schema naming no type (see `resolve`).
+pub(crate) fn serialize_root<S: Serializer>(
+    node: &SchemaNode,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(None)?;
+    node.serialize_keywords(&mut map)?;
+    let defs = node.definitions();
+    if !defs.is_empty() {
+        map.serialize_entry("$defs", &DefsMap(defs))?;
     }
+    map.end()
 }
 
 impl SchemaNode {

@@ -10,8 +10,8 @@
 //! like are left to validation, whose error names the argument.
 
 use super::node::{
-    AdditionalProperties, Literal, SchemaKind, SchemaNode, branches, cow_slice, deref, properties,
-    str_of,
+    AdditionalProperties, Literal, Path, SchemaKind, SchemaNode, Step, branches, cow_slice, deref,
+    properties, step, str_of, target,
 };
 use pedelec_rules::Number;
 
@@ -163,31 +163,92 @@ pub const fn is_identifier(name: &str) -> bool {
 /// declarations of its recursive types before it (`type Node = …;`, each on its own line).
 /// `output` is the output schema's node, if the tool has one.
 pub const fn signature(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
-    let closed_and_empty = properties(args).is_empty()
+    write_signature(args, output, out, &mut Seen::new());
+}
+
+const fn write_signature(
+    args: &SchemaNode,
+    output: Option<&SchemaNode>,
+    out: &mut Out<'_>,
+    seen: &mut Seen,
+) {
+    let root = target(args);
+    let closed_and_empty = properties(root).is_empty()
         && matches!(
-            args.additional_properties,
+            root.additional_properties,
             Some(AdditionalProperties::Bool(false))
         );
     if closed_and_empty {
         out.push("(");
     } else {
         out.push("(args: ");
-        ts_type(args, 1, out);
+        ts_type(args, 1, out, None, seen);
     }
     out.push("): Promise<");
     match output {
-        Some(node) => ts_type(node, 1, out),
+        Some(node) => ts_type(node, 1, out, None, seen),
         None => out.push("unknown"),
     }
     out.push(">");
 }
 
-/// Writes the declarations of the `$defs` a signature refers to (`type Node = {…};`, one
-/// per line), found on `args` and `output`; nothing for the common schema without any.
+/// The recursive types a signature refers to, in the order met (at most [`Seen::MAX`]; a
+/// further one is declared each time it is met).
+struct Seen {
+    names: [&'static str; Seen::MAX],
+    bodies: [Option<&'static SchemaNode>; Seen::MAX],
+    len: usize,
+}
+
+impl Seen {
+    const MAX: usize = 32;
+
+    const fn new() -> Self {
+        Seen {
+            names: [""; Seen::MAX],
+            bodies: [None; Seen::MAX],
+            len: 0,
+        }
+    }
+
+    /// Notes the type `name` (body `body`), once.
+    const fn note(&mut self, name: &'static str, body: &'static SchemaNode) {
+        let mut i = 0;
+        while i < self.len {
+            if pedelec_rules::str_eq(self.names[i], name) {
+                return;
+            }
+            i += 1;
+        }
+        if self.len < Seen::MAX {
+            self.names[self.len] = name;
+            self.bodies[self.len] = Some(body);
+            self.len += 1;
+        }
+    }
+}
+
+/// Writes the declarations of the types a signature refers to (`type Node = {…};`, one
+/// per line): the `$defs` found on `args` and `output`, and each type met again inside
+/// itself; nothing for the common schema without any.
 pub const fn declarations(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
     defs_of(args, out);
     if let Some(node) = output {
         defs_of(node, out);
+    }
+    let mut seen = Seen::new();
+    write_signature(args, output, &mut Out::measure(), &mut seen);
+    let mut i = 0;
+    while i < seen.len {
+        if let Some(body) = seen.bodies[i] {
+            out.push("type ");
+            out.push(seen.names[i]);
+            out.push(" = ");
+            let path = Path::inside(seen.names[i], body, None);
+            ts_type(body, 1, out, Some(&path), &mut seen);
+            out.push(";\n");
+        }
+        i += 1;
     }
 }
 
@@ -201,14 +262,35 @@ const fn defs_of(node: &SchemaNode, out: &mut Out<'_>) {
         out.push("type ");
         out.push(str_of(&defs[i].name));
         out.push(" = ");
-        ts_type(deref(&defs[i].schema), 1, out);
+        ts_type(deref(&defs[i].schema), 1, out, None, &mut Seen::new());
         out.push(";\n");
         i += 1;
     }
 }
 
 /// The TypeScript type of `node`; `depth` is the indentation of the members of an object.
-const fn ts_type(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
+const fn ts_type(
+    node: &SchemaNode,
+    depth: usize,
+    out: &mut Out<'_>,
+    path: Option<&Path<'_>>,
+    seen: &mut Seen,
+) {
+    let here;
+    let (node, path) = match step(node, path) {
+        Step::Ref(name) => {
+            if let Some(p) = Path::find(path, name) {
+                seen.note(name, p.body());
+            }
+            out.push(name);
+            return;
+        }
+        Step::Plain(node) => (node, path),
+        Step::Enter(name, body) => {
+            here = Path::inside(name, body, path);
+            (body, Some(&here))
+        }
+    };
     if let Some(reference) = &node.reference {
         out.push(str_of(reference));
         return;
@@ -234,7 +316,7 @@ const fn ts_type(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
             if i > 0 {
                 out.push(" | ");
             }
-            ts_type(&one_of[i], depth, out);
+            ts_type(&one_of[i], depth, out, path, seen);
             i += 1;
         }
         return;
@@ -246,20 +328,24 @@ const fn ts_type(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
         Some(SchemaKind::Array) => match &node.items {
             Some(items) => {
                 let items = deref(items);
-                let union = needs_parens(items);
+                let union = needs_parens(items, path);
                 out.push(if union { "Array<" } else { "" });
-                ts_type(items, depth, out);
+                ts_type(items, depth, out, path, seen);
                 out.push(if union { ">" } else { "[]" });
             }
             None => out.push("unknown[]"),
         },
-        Some(SchemaKind::Object) => object(node, depth, out),
+        Some(SchemaKind::Object) => object(node, depth, out, path, seen),
         None => out.push("unknown"),
     }
 }
 
 /// Whether `T[]` would misread `node`'s type (a union).
-const fn needs_parens(node: &SchemaNode) -> bool {
+const fn needs_parens(node: &SchemaNode, path: Option<&Path<'_>>) -> bool {
+    let node = match step(node, path) {
+        Step::Ref(_) => return false,
+        Step::Plain(node) | Step::Enter(_, node) => node,
+    };
     if node.reference.is_some() {
         return false;
     }
@@ -269,7 +355,28 @@ const fn needs_parens(node: &SchemaNode) -> bool {
     branches(node).len() > 1
 }
 
-const fn object(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
+/// The description a property's comment shows: its own, or its type's where the type is
+/// written out (not at a `$ref`).
+const fn comment<'a>(node: &'a SchemaNode, path: Option<&Path<'_>>) -> Option<&'a str> {
+    if let Some(d) = &node.description {
+        return Some(str_of(d));
+    }
+    match step(node, path) {
+        Step::Ref(_) | Step::Plain(_) => None,
+        Step::Enter(_, body) => match &body.description {
+            Some(d) => Some(str_of(d)),
+            None => None,
+        },
+    }
+}
+
+const fn object(
+    node: &SchemaNode,
+    depth: usize,
+    out: &mut Out<'_>,
+    path: Option<&Path<'_>>,
+    seen: &mut Seen,
+) {
     let props = properties(node);
     let extra = &node.additional_properties;
     if props.is_empty() {
@@ -277,7 +384,7 @@ const fn object(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
             Some(AdditionalProperties::Bool(false)) => out.push("{}"),
             Some(AdditionalProperties::Schema(schema)) => {
                 out.push("{ [key: string]: ");
-                ts_type(deref(schema), depth, out);
+                ts_type(deref(schema), depth, out, path, seen);
                 out.push(" }");
             }
             _ => out.push("{ [key: string]: unknown }"),
@@ -288,16 +395,16 @@ const fn object(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
     let mut i = 0;
     while i < props.len() {
         let p = &props[i];
-        if let Some(description) = &p.schema.description {
+        if let Some(description) = comment(&p.schema, path) {
             indent(depth, out);
             out.push("/** ");
-            out.comment_text(str_of(description));
+            out.comment_text(description);
             out.push(" */\n");
         }
         indent(depth, out);
         out.key(str_of(&p.name));
         out.push(if p.required { ": " } else { "?: " });
-        ts_type(&p.schema, depth + 1, out);
+        ts_type(&p.schema, depth + 1, out, path, seen);
         out.push(";\n");
         i += 1;
     }
@@ -305,7 +412,7 @@ const fn object(node: &SchemaNode, depth: usize, out: &mut Out<'_>) {
         Some(AdditionalProperties::Schema(schema)) => {
             indent(depth, out);
             out.push("[key: string]: ");
-            ts_type(deref(schema), depth + 1, out);
+            ts_type(deref(schema), depth + 1, out, path, seen);
             out.push(";\n");
         }
         Some(AdditionalProperties::Bool(true)) => {

@@ -20,12 +20,6 @@ use super::ty;
 use super::value;
 use crate::util::Private;
 
-thread_local! {
-    /// The recursive type being expanded: its uses in field types become `SelfRef<Self>`
-    /// (see `recursion`).
-    static RECURSIVE: std::cell::RefCell<Option<Ident>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Whether the type contains itself (arguments only: an output schema is not recursive).
 pub fn is_recursive(c: &Container) -> bool {
     c.dir == Direction::Args
@@ -34,32 +28,21 @@ pub fn is_recursive(c: &Container) -> bool {
             .any(|ty| super::recursion::mentions(ty, c.ident))
 }
 
+/// Whether the schema is a `static` the type's `SCHEMA` names (see
+/// `pedelec_core::schema::SchemaNode::named`): every argument type without type or const
+/// parameters, so that types may contain themselves and each other.
+fn is_named(c: &Container) -> bool {
+    let generics = &c.input.generics;
+    c.dir == Direction::Args
+        && generics.type_params().next().is_none()
+        && generics.const_params().next().is_none()
+}
+
 pub fn expand(c: &Container) -> TokenStream {
     let ident = c.ident;
     let generics = with_bounds(c);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let recursive = is_recursive(c);
-    if recursive {
-        RECURSIVE.with(|r| *r.borrow_mut() = Some(ident.clone()));
-    }
     let schema = body_schema(c);
-    RECURSIVE.with(|r| *r.borrow_mut() = None);
-    let (schema, recursive_impl) = if recursive {
-        let name = ident.to_string();
-        (
-            quote!(#Private::recursive::<Self>()),
-            quote! {
-                #[automatically_derived]
-                #[allow(clippy::absolute_paths)]
-                impl #impl_generics #Private::Recursive for #ident #ty_generics #where_clause {
-                    const NAME: &'static ::core::primitive::str = #name;
-                    const BODY: #Private::SchemaNode = #schema;
-                }
-            },
-        )
-    } else {
-        (schema, TokenStream::new())
-    };
     if c.dir == Direction::Output {
         let evaluate = evaluation(c);
         return quote! {
@@ -98,7 +81,16 @@ pub fn expand(c: &Container) -> TokenStream {
         Body::From(ty) => Some(conditional_root(c, &generics, ty)),
         _ => None,
     };
-    let evaluate = evaluation(c);
+    let schema = if is_named(c) {
+        // A `static` inside the constant (see `__private::named!`): `Self` is not in scope
+        // there, nor are the type's lifetimes.
+        let body = super::recursion::in_static(schema, ident, &c.input.generics);
+        let name = ident.to_string();
+        quote!(#Private::named!(#name, #body))
+    } else {
+        schema
+    };
+    let evaluate = if is_named(c) { None } else { evaluation(c) };
     quote! {
         #[automatically_derived]
         // The calls that carry the `#[arg]` tokens' spans look like user code to clippy.
@@ -107,7 +99,6 @@ pub fn expand(c: &Container) -> TokenStream {
             const SCHEMA: #Private::SchemaNode = #schema;
             #optional
         }
-        #recursive_impl
         #root
         #evaluate
     }
@@ -239,15 +230,6 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 /// `#[diagnostic::on_unimplemented]`.
 fn type_const(ty: &Type, dir: Direction, name: &str) -> TokenStream {
     let range = SpanRange::of(ty);
-    let owner = RECURSIVE.with(|r| r.borrow().clone());
-    let substituted;
-    let ty = match owner {
-        Some(owner) if super::recursion::mentions(ty, &owner) => {
-            substituted = super::recursion::substitute(ty, &owner);
-            &substituted
-        }
-        _ => ty,
-    };
     let open = respan(quote!(<), range.first);
     let bound = dir.trait_path();
     let rest = respan(quote!(as #bound>::), range.last);

@@ -1,80 +1,53 @@
 //! Recursive types: a type whose fields contain the type itself (`Vec<Filter>` in
-//! `Filter`, `Option<Box<Expr>>` in `Expr`, written with its name or `Self`).
+//! `Filter`), or types that contain each other (`Vec<File>` in `Folder`, `Box<Folder>` in
+//! `File`).
 //!
-//! A `const` schema cannot contain itself, so such a type's schema is built in two parts
-//! (see `pedelec_core::schema::Recursive`): its body, where each use of the type is
-//! replaced by `SelfRef<Self>` (whose schema is `{"$ref": "#/$defs/Name"}`), and the type's
-//! schema, the body carrying its one `$defs` entry. Every other type is inlined as before.
+//! A `const` cannot contain itself, and a macro cannot see the other types of a cycle. So
+//! the schema of an argument type without type or const parameters is a `static` inside
+//! the type's `SCHEMA`, which names it (`__private::named!("Folder", body)`): statics may
+//! point at each other. Readers inline each type, and stop where one is met again inside itself
+//! (see `pedelec_core::schema::SchemaNode::named`). A generic type has no `static` (it
+//! would depend on the parameters): its schema stays an inline `const`, and a generic
+//! type that contains itself is an error.
 
-use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
-use syn::{GenericArgument, Ident, PathArguments, Type};
-
-use crate::util::Private;
+use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
+use syn::{Generics, Type};
 
 /// Whether `ty` names the type `owner` (`Filter`, `crate::Filter`, `Self`) anywhere.
 pub fn mentions(ty: &Type, owner: &Ident) -> bool {
     super::ty::mentions(ty, owner)
 }
 
-/// A path naming `owner` itself: `Self`, or its name, alone or after `crate::`, `self::`,
-/// `super::` (the paths `ty::mentions` recognises).
-fn is_owner(path: &syn::Path, owner: &Ident) -> bool {
-    let Some((last, before)) = path
-        .segments
-        .iter()
-        .collect::<Vec<_>>()
-        .split_last()
-        .map(|(l, b)| (*l, b.to_vec()))
-    else {
-        return false;
-    };
-    if !matches!(last.arguments, PathArguments::None) || path.leading_colon.is_some() {
-        return false;
-    }
-    (before.is_empty() && last.ident == "Self")
-        || (last.ident == *owner
-            && before
-                .iter()
-                .all(|s| s.ident == "crate" || s.ident == "self" || s.ident == "super"))
+/// The schema's tokens made fit for a `static`: `Self` is `owner`, the type's lifetimes are
+/// `'static`.
+pub fn in_static(tokens: TokenStream, owner: &Ident, generics: &Generics) -> TokenStream {
+    let lifetimes: Vec<String> = generics
+        .lifetimes()
+        .map(|l| l.lifetime.ident.to_string())
+        .collect();
+    replace(tokens, owner, &lifetimes)
 }
 
-/// `ty` with every use of `owner` replaced by `SelfRef<Self>`, spanned at the use.
-pub fn substitute(ty: &Type, owner: &Ident) -> Type {
-    let mut ty = ty.clone();
-    replace(&mut ty, owner);
-    ty
-}
-
-fn replace(ty: &mut Type, owner: &Ident) {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            if is_owner(&p.path, owner) {
-                let span = p.path.segments[0].ident.span();
-                *ty = self_ref(span);
-                return;
+fn replace(tokens: TokenStream, owner: &Ident, lifetimes: &[String]) -> TokenStream {
+    let mut out = Vec::new();
+    let mut after_quote = false;
+    for token in tokens {
+        let token = match token {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), replace(g.stream(), owner, lifetimes));
+                group.set_span(g.span());
+                TokenTree::Group(group)
             }
-            for s in &mut p.path.segments {
-                if let PathArguments::AngleBracketed(args) = &mut s.arguments {
-                    for a in &mut args.args {
-                        if let GenericArgument::Type(t) = a {
-                            replace(t, owner);
-                        }
-                    }
-                }
+            TokenTree::Ident(i) if i == "Self" && !after_quote => {
+                TokenTree::Ident(Ident::new(&owner.to_string(), i.span()))
             }
-        }
-        Type::Reference(r) => replace(&mut r.elem, owner),
-        Type::Array(a) => replace(&mut a.elem, owner),
-        Type::Slice(s) => replace(&mut s.elem, owner),
-        Type::Paren(p) => replace(&mut p.elem, owner),
-        Type::Group(g) => replace(&mut g.elem, owner),
-        Type::Tuple(t) => t.elems.iter_mut().for_each(|t| replace(t, owner)),
-        _ => {}
+            TokenTree::Ident(i) if after_quote && lifetimes.iter().any(|l| i == l) => {
+                TokenTree::Ident(Ident::new("static", i.span()))
+            }
+            other => other,
+        };
+        after_quote = matches!(&token, TokenTree::Punct(p) if p.as_char() == '\'' && p.spacing() == Spacing::Joint);
+        out.push(token);
     }
-}
-
-fn self_ref(span: Span) -> Type {
-    let tokens: TokenStream = quote_spanned!(span=> #Private::SelfRef<Self>);
-    syn::parse2(tokens).unwrap_or_else(|_| Type::Verbatim(TokenStream::new()))
+    out.into_iter().collect()
 }
