@@ -148,6 +148,37 @@ fn task_until(
     }
 }
 
+/// Kills (SIGKILL) the replica whose journal shows `{what}ID` once it does (a handler
+/// starts once the shared rate limit admitted it: a round trip to Redis); its index.
+fn kill_where(
+    journals: &[PathBuf],
+    replicas: &mut [(Option<Service>, SocketAddr)],
+    what: &str,
+    id: u64,
+) -> Result<usize, String> {
+    let started = Instant::now();
+    let victim = loop {
+        if let Some(i) = journals
+            .iter()
+            .position(|j| runs_of(std::slice::from_ref(j), what).contains_key(&id))
+        {
+            break i;
+        }
+        check(
+            started.elapsed() < Duration::from_secs(10),
+            &format!("`{what}{id}` to kill mid-run never started"),
+        )?;
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    if let Some(replica) = replicas[victim].0.take() {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &replica.pid().to_string()])
+            .status();
+        drop(replica);
+    }
+    Ok(victim)
+}
+
 fn check(ok: bool, what: &str) -> Result<(), String> {
     if ok {
         Ok(())
@@ -335,26 +366,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 
     // 5. A replica killed mid-call.
     let first = std::thread::spawn(move || charge(listen, "killed", 200, 1_500));
-    let started = Instant::now();
-    let victim = loop {
-        if let Some(i) = journals
-            .iter()
-            .position(|j| runs(std::slice::from_ref(j)).contains_key(&200))
-        {
-            break i;
-        }
-        check(
-            started.elapsed() < Duration::from_secs(10),
-            "the call to kill mid-run never started",
-        )?;
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    if let Some(replica) = replicas[victim].0.take() {
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", &replica.pid().to_string()])
-            .status();
-        drop(replica);
-    }
+    let victim = kill_where(&journals, &mut replicas, "charge ", 200)?;
     let seen = first
         .join()
         .map_err(|_| "a client thread panicked".to_owned())?;
@@ -437,27 +449,7 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 
     // 8. A replica killed mid-task.
     let task = start_task(listen, 3, 120_000)?;
-    // Its handler starts once the shared rate limit admitted it (a round trip to Redis).
-    let started = Instant::now();
-    let victim = loop {
-        if let Some(i) = journals
-            .iter()
-            .position(|j| runs_of(std::slice::from_ref(j), "task ").contains_key(&3))
-        {
-            break i;
-        }
-        check(
-            started.elapsed() < Duration::from_secs(10),
-            "the task to kill mid-run never started",
-        )?;
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    if let Some(replica) = replicas[victim].0.take() {
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", &replica.pid().to_string()])
-            .status();
-        drop(replica);
-    }
+    let victim = kill_where(&journals, &mut replicas, "task ", 3)?;
     let killed = Instant::now();
     let lost = task_until(listen, &task, "failed", Duration::from_secs(15))?;
     check(
