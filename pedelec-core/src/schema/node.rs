@@ -537,7 +537,7 @@ pub(crate) const fn step<'a>(node: &'a SchemaNode, path: Option<&Path<'_>>) -> S
     }
 }
 
-/// Equality of what the schemas describe: a node naming a type ([`Named`]) equals the
+/// Equality of what the schemas describe: a node naming a type (`SchemaNode::named`) equals the
 /// type's schema written out.
 impl PartialEq for SchemaNode {
     fn eq(&self, other: &Self) -> bool {
