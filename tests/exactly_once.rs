@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use pedelec::context::Caller;
 use pedelec::session::RateLimit;
-use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskRecord, TaskSignal};
+use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
 use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
@@ -250,14 +250,14 @@ impl Store for Down {
         &self,
         _: &str,
         _: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
         refused()
     }
 }
 
 /// MCP tasks in the store (DESIGN §13), the contract every replica relies on: a record any
-/// replica reads, requests answered and cancellations left for the runner (taken when it
-/// renews its lease), a finished task that stays finished, a lapsed lease that ends
+/// replica reads, answers left for the runner and a cancellation it reads (when it renews
+/// its lease), a finished task that stays finished, a lapsed lease that ends
 /// `failed`.
 #[tokio::test]
 async fn tasks_in_the_store_are_one_record_for_every_replica() {
@@ -308,11 +308,11 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
             "{name}"
         );
         assert!(record.input_requests.is_empty(), "{name}");
-        let (status, signals) = store.task_renew(&t1, minute).await.unwrap().unwrap();
+        let (status, taken) = store.task_renew(&t1, minute).await.unwrap().unwrap();
         assert_eq!(status, "working", "{name}");
         assert_eq!(
-            signals,
-            [TaskSignal::Answer {
+            taken,
+            [TaskAnswer {
                 key: odd.to_owned(),
                 answer: answer.to_owned()
             }],
@@ -368,7 +368,7 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
             Some(false),
             "{name}"
         );
-        // Cancelled from another replica: the runner is told; its own outcome comes too late.
+        // Cancelled from another replica: the runner reads it; its own outcome comes too late.
         store
             .task_create(&t2, "s0", &[], minute, minute)
             .await
@@ -398,7 +398,7 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
         );
         assert_eq!(
             store.task_renew(&t2, minute).await.unwrap(),
-            Some(("cancelled".to_owned(), vec![TaskSignal::Cancelled])),
+            Some(("cancelled".to_owned(), vec![])),
             "{name}"
         );
         assert!(

@@ -507,14 +507,7 @@ impl<'a> Path<'a> {
 
     /// Whether `name` is on the path.
     pub(crate) const fn has(path: Option<&Path<'_>>, name: &str) -> bool {
-        let mut at = path;
-        while let Some(p) = at {
-            if pedelec_rules::str_eq(p.name, name) {
-                return true;
-            }
-            at = p.up;
-        }
-        false
+        Path::find(path, name).is_some()
     }
 }
 

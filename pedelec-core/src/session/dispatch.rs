@@ -445,11 +445,8 @@ impl Shared {
         };
         let _ = tool;
         Ok(start_in(out, async move {
-            match result.await {
-                Ok(ToolResult::Ok(value)) => Ok(value),
-                Ok(ToolResult::Err(e)) => Err(e),
-                Err(never) => match never {},
-            }
+            let Ok(result) = result.await;
+            result.into_result()
         }))
     }
 

@@ -5,7 +5,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::task::is_over;
-use super::{Claim, Store, StoreError, StoreFuture, TaskRecord, TaskSignal, gcra};
+use super::{Claim, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord, gcra};
 
 /// The store of one process: what replicas would share stays in this one (the default of
 /// `SessionBuilder::store`).
@@ -29,7 +29,7 @@ struct State {
     tasks: HashMap<String, Task>,
 }
 
-/// A task: its record, its runner's lease, and the signals left for the runner.
+/// A task: its record, its runner's lease, and the answers left for the runner.
 #[derive(Debug)]
 struct Task {
     status: String,
@@ -37,7 +37,7 @@ struct Task {
     updated_at: String,
     payload: String,
     input: BTreeMap<String, String>,
-    signals: Vec<TaskSignal>,
+    answers: Vec<TaskAnswer>,
     lease: Instant,
     expires: Instant,
 }
@@ -211,7 +211,7 @@ impl Store for Memory {
                 updated_at: stamp.to_owned(),
                 payload: String::new(),
                 input: requests.iter().cloned().collect(),
-                signals: Vec::new(),
+                answers: Vec::new(),
                 lease: now + lease,
                 expires: now + ttl,
             },
@@ -254,7 +254,6 @@ impl Store for Memory {
                 return false;
             }
             task.end("cancelled", "", stamp);
-            task.signals.push(TaskSignal::Cancelled);
             true
         }))
     }
@@ -268,7 +267,7 @@ impl Store for Memory {
         let known = self.with_task(id, |task| {
             for (key, answer) in answers {
                 if task.input.remove(key).is_some() {
-                    task.signals.push(TaskSignal::Answer {
+                    task.answers.push(TaskAnswer {
                         key: key.clone(),
                         answer: answer.clone(),
                     });
@@ -305,13 +304,13 @@ impl Store for Memory {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
         let now = Instant::now();
         ready(self.with_task(id, |task| {
             if !is_over(&task.status) {
                 task.lease = now + lease;
             }
-            (task.status.clone(), std::mem::take(&mut task.signals))
+            (task.status.clone(), std::mem::take(&mut task.answers))
         }))
     }
 }

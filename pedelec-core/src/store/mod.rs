@@ -36,7 +36,7 @@ use std::time::Duration;
 pub use memory::Memory;
 #[cfg(feature = "redis")]
 pub use redis::Redis;
-pub use task::{TaskRecord, TaskSignal};
+pub use task::{TaskAnswer, TaskRecord};
 
 /// A boxed, `Send` future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -91,13 +91,12 @@ pub trait Store: Send + Sync + 'static {
         stamp: &str,
     ) -> StoreFuture<'_, bool>;
 
-    /// `tasks/cancel` on any replica: a task not over is `cancelled`, and its runner is told
-    /// ([`TaskSignal::Cancelled`]). `None` for an unknown task, `Some(false)` for one already
-    /// over.
+    /// `tasks/cancel` on any replica: a task not over is `cancelled` (its runner reads it when
+    /// it renews). `None` for an unknown task, `Some(false)` for one already over.
     fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>>;
 
     /// `tasks/update` on any replica: each answer (key, JSON text) to a request the task waits
-    /// on goes to its runner ([`TaskSignal::Answer`]); others are ignored. `false` for an
+    /// on goes to its runner ([`TaskAnswer`]); others are ignored. `false` for an
     /// unknown task.
     fn task_update(
         &self,
@@ -111,12 +110,12 @@ pub trait Store: Send + Sync + 'static {
     fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>>;
 
     /// The task's runner renews its lease for `lease` (unless the task is over) and takes
-    /// the signals left for it: the task's status and them, or `None` when the task is gone.
+    /// the answers left for it: the task's status and them, or `None` when the task is gone.
     fn task_renew(
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>>;
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>>;
 }
 
 /// A shared store: replicas in one process (and tests) share one through an `Arc`.
@@ -188,7 +187,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
         (**self).task_renew(id, lease)
     }
 }

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::{Claim, Store, StoreError, StoreFuture, TaskRecord, TaskSignal};
+use super::{Claim, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
 /// (`pedelec:` unless set with [`prefix`](Self::prefix)).
@@ -74,8 +74,8 @@ return 1
 ";
 
 /// A task is one hash: `s` status, `c` created, `u` updated, `p` payload, `l` the runner's
-/// lease (server time, ms), `n` requests waiting, `i:KEY` each request, `q` the signals'
-/// counter and `b:N` each signal (`c`: cancelled; `aLEN:KEY ANSWER`: an answer). One key,
+/// lease (server time, ms), `n` requests waiting, `i:KEY` each request, `q` the answers'
+/// counter and `b:N` each answer for the runner (`LEN:KEY ANSWER`, `LEN` the key's bytes). One key,
 /// so one `PEXPIRE` (at creation) covers all of it.
 macro_rules! task_script {
     ($body:literal) => {
@@ -92,7 +92,7 @@ local function drop_requests()
   end
   redis.call('HSET', KEYS[1], 'n', 0)
 end
-local function signal(v)
+local function leave(v)
   local q = redis.call('HINCRBY', KEYS[1], 'q', 1)
   redis.call('HSET', KEYS[1], 'b:' .. q, v)
 end
@@ -148,7 +148,6 @@ if not s then return -1 end
 if over(s) then return 0 end
 drop_requests()
 redis.call('HSET', KEYS[1], 's', 'cancelled', 'p', '', 'u', ARGV[1])
-signal('c')
 return 1
 "
 );
@@ -161,7 +160,7 @@ if not s then return 0 end
 for i = 2, #ARGV, 2 do
   if redis.call('HDEL', KEYS[1], 'i:' .. ARGV[i]) == 1 then
     redis.call('HINCRBY', KEYS[1], 'n', -1)
-    signal('a' .. string.len(ARGV[i]) .. ':' .. ARGV[i] .. ARGV[i + 1])
+    leave(string.len(ARGV[i]) .. ':' .. ARGV[i] .. ARGV[i + 1])
   end
 end
 if s == 'input_required' and tonumber(redis.call('HGET', KEYS[1], 'n')) <= 0 then
@@ -198,7 +197,7 @@ return out
 "
 );
 
-/// `task_renew`: ARGV lease; nil, or the status and the signals taken.
+/// `task_renew`: ARGV lease; nil, or the status and the answers taken.
 const TASK_RENEW: &str = task_script!(
     r"
 local s = redis.call('HGET', KEYS[1], 's')
@@ -233,16 +232,21 @@ static SCRIPTS: LazyLock<[redis::Script; 10]> = LazyLock::new(|| {
     .map(redis::Script::new)
 });
 
-/// A signal as `TASK_UPDATE` and `TASK_CANCEL` write it.
-fn signal_of(raw: &str) -> Option<TaskSignal> {
-    if raw == "c" {
-        return Some(TaskSignal::Cancelled);
+/// `head`, then each pair's two strings (a script's `ARGV`).
+fn with_pairs(mut head: Vec<String>, pairs: &[(String, String)]) -> Vec<String> {
+    for (key, value) in pairs {
+        head.push(key.clone());
+        head.push(value.clone());
     }
-    let rest = raw.strip_prefix('a')?;
-    let (len, rest) = rest.split_once(':')?;
+    head
+}
+
+/// An answer as `TASK_UPDATE` leaves it.
+fn answer_of(raw: &str) -> Option<TaskAnswer> {
+    let (len, rest) = raw.split_once(':')?;
     let len: usize = len.parse().ok()?;
     let (key, answer) = (rest.get(..len)?, rest.get(len..)?);
-    Some(TaskSignal::Answer {
+    Some(TaskAnswer {
         key: key.to_owned(),
         answer: answer.to_owned(),
     })
@@ -288,6 +292,20 @@ impl Redis {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// Runs the task script `script` on the task `id` with `args`.
+    fn run_task<T: redis::FromRedisValue + Send>(
+        &self,
+        script: &'static redis::Script,
+        id: &str,
+        args: Vec<String>,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + '_ {
+        let key = format!("task:{id}");
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            self.run(script, &key, &args).await
+        }
     }
 
     async fn run<T: redis::FromRedisValue>(
@@ -402,28 +420,15 @@ impl Store for Redis {
         ttl: Duration,
         lease: Duration,
     ) -> StoreFuture<'_, ()> {
-        let key = format!("task:{id}");
-        let mut args = vec![stamp.to_owned(), millis(ttl), millis(lease)];
-        for (k, request) in requests {
-            args.push(k.clone());
-            args.push(request.clone());
-        }
-        Box::pin(async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let _: i64 = self.run(&SCRIPTS[3], &key, &args).await?;
-            Ok(())
-        })
+        let args = with_pairs(vec![stamp.to_owned(), millis(ttl), millis(lease)], requests);
+        let created = self.run_task::<i64>(&SCRIPTS[3], id, args);
+        Box::pin(async move { created.await.map(drop) })
     }
 
     fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
-        let task = format!("task:{id}");
-        let args = [key.to_owned(), request.to_owned(), stamp.to_owned()];
-        Box::pin(async move {
-            let asked: i64 = self
-                .run(&SCRIPTS[4], &task, &[&args[0], &args[1], &args[2]])
-                .await?;
-            Ok(asked == 1)
-        })
+        let args = vec![key.to_owned(), request.to_owned(), stamp.to_owned()];
+        let asked = self.run_task::<i64>(&SCRIPTS[4], id, args);
+        Box::pin(async move { Ok(asked.await? == 1) })
     }
 
     fn task_finish(
@@ -433,21 +438,15 @@ impl Store for Redis {
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
-        let task = format!("task:{id}");
-        let args = [status.to_owned(), payload.to_owned(), stamp.to_owned()];
-        Box::pin(async move {
-            let finished: i64 = self
-                .run(&SCRIPTS[5], &task, &[&args[0], &args[1], &args[2]])
-                .await?;
-            Ok(finished == 1)
-        })
+        let args = vec![status.to_owned(), payload.to_owned(), stamp.to_owned()];
+        let finished = self.run_task::<i64>(&SCRIPTS[5], id, args);
+        Box::pin(async move { Ok(finished.await? == 1) })
     }
 
     fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
-        let task = format!("task:{id}");
-        let stamp = stamp.to_owned();
+        let found = self.run_task::<i64>(&SCRIPTS[6], id, vec![stamp.to_owned()]);
         Box::pin(async move {
-            let found: i64 = self.run(&SCRIPTS[6], &task, &[&stamp]).await?;
+            let found = found.await?;
             Ok((found >= 0).then_some(found == 1))
         })
     }
@@ -458,26 +457,19 @@ impl Store for Redis {
         answers: &[(String, String)],
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
-        let task = format!("task:{id}");
-        let mut args = vec![stamp.to_owned()];
-        for (k, answer) in answers {
-            args.push(k.clone());
-            args.push(answer.clone());
-        }
-        Box::pin(async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let known: i64 = self.run(&SCRIPTS[7], &task, &args).await?;
-            Ok(known == 1)
-        })
+        let args = with_pairs(vec![stamp.to_owned()], answers);
+        let known = self.run_task::<i64>(&SCRIPTS[7], id, args);
+        Box::pin(async move { Ok(known.await? == 1) })
     }
 
     fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
-        let task = format!("task:{id}");
-        let args = [stamp.to_owned(), lapsed.to_owned()];
+        let found = self.run_task::<Option<Vec<String>>>(
+            &SCRIPTS[8],
+            id,
+            vec![stamp.to_owned(), lapsed.to_owned()],
+        );
         Box::pin(async move {
-            let found: Option<Vec<String>> =
-                self.run(&SCRIPTS[8], &task, &[&args[0], &args[1]]).await?;
-            let Some(found) = found else {
+            let Some(found) = found.await? else {
                 return Ok(None);
             };
             let mut parts = found.into_iter();
@@ -505,15 +497,13 @@ impl Store for Redis {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskSignal>)>> {
-        let task = format!("task:{id}");
-        let lease = millis(lease);
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+        let found = self.run_task::<Option<Vec<String>>>(&SCRIPTS[9], id, vec![millis(lease)]);
         Box::pin(async move {
-            let found: Option<Vec<String>> = self.run(&SCRIPTS[9], &task, &[&lease]).await?;
-            Ok(found.map(|found| {
+            Ok(found.await?.map(|found| {
                 let mut parts = found.into_iter();
                 let status = parts.next().unwrap_or_default();
-                (status, parts.filter_map(|raw| signal_of(&raw)).collect())
+                (status, parts.filter_map(|raw| answer_of(&raw)).collect())
             }))
         })
     }

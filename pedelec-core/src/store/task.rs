@@ -1,5 +1,5 @@
 //! MCP tasks as a store keeps them: the record any replica answers `tasks/get` with, and the
-//! signals the replica that runs a task takes when it renews its lease.
+//! answers the replica that runs a task takes when it renews its lease.
 
 /// A task as the store keeps it (MCP's tasks extension): what any replica answers
 /// `tasks/get` with.
@@ -17,19 +17,15 @@ pub struct TaskRecord {
     pub input_requests: Vec<(String, String)>,
 }
 
-/// What a replica that got `tasks/cancel` or `tasks/update` leaves for the replica that runs
-/// the task ([`Store::task_renew`](super::Store::task_renew) hands it over).
+/// An answer a replica that got `tasks/update` leaves for the replica that runs the task
+/// ([`Store::task_renew`](super::Store::task_renew) hands it over; a cancellation needs
+/// none: the runner reads the task's status).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TaskSignal {
-    /// The task was cancelled: stop its handler.
-    Cancelled,
-    /// The answer to the request `key` (the answer's JSON text).
-    Answer {
-        /// The request's key.
-        key: String,
-        /// The answer's JSON text.
-        answer: String,
-    },
+pub struct TaskAnswer {
+    /// The request's key.
+    pub key: String,
+    /// The answer's JSON text.
+    pub answer: String,
 }
 
 /// Whether `status` is final.

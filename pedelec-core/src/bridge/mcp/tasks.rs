@@ -7,9 +7,10 @@
 //!   finds it, on any replica); its id is a random UUID (unguessable: the id is the only key
 //!   to it).
 //! - Its handler runs in the process that created it, which renews the task's lease every
-//!   200 ms and takes, in the same round trip, what other replicas left for it: a
-//!   cancellation, answers to its requests. (A list drained on renewal rather than pub/sub:
-//!   nothing is lost while a replica reconnects; a signal waits at most one renewal.) A
+//!   200 ms and learns, in the same round trip, what other replicas did: the task's status
+//!   (cancelled?) and the answers they left for its requests. (A list drained on renewal
+//!   rather than pub/sub: nothing is lost while a replica reconnects; an answer waits at
+//!   most one renewal.) A
 //!   request that reaches the process running the task is delivered at once.
 //! - A task whose process stops renewing its lease (3 s) ends `failed` at the next
 //!   `tasks/get`, saying its outcome is unknown.
@@ -36,9 +37,9 @@ use super::settings::Settings;
 use crate::context::{Cancellation, InputError, InputFuture, InputKind, InputRequest};
 use crate::error::{ErrorCode as ToolErrorCode, ToolError};
 use crate::output::OutputSchema;
-use crate::store::{Store, StoreError, TaskRecord, TaskSignal};
+use crate::store::{Store, StoreError, TaskAnswer, TaskRecord};
 
-/// How often the process running a task renews its lease and takes its signals.
+/// How often the process running a task renews its lease and takes its answers.
 pub(super) const RENEWAL: Duration = Duration::from_millis(200);
 /// How long a lease lasts: a task not renewed for this long is taken for lost.
 const LEASE: Duration = Duration::from_secs(3);
@@ -291,21 +292,17 @@ impl TaskStore {
         })
     }
 
-    /// The process running `task_id` renews its lease and takes its signals (see the module
+    /// The process running `task_id` renews its lease and takes its answers (see the module
     /// docs).
     pub(crate) async fn renew(&self, task_id: &str) {
         match self.store.task_renew(task_id, LEASE).await {
-            Ok(Some((status, signals))) => {
-                for signal in signals {
-                    match signal {
-                        TaskSignal::Cancelled => self.cancel_here(task_id),
-                        TaskSignal::Answer { key, answer } => {
-                            if let Ok(answer) = serde_json::from_str(&answer) {
-                                self.deliver(task_id, &key, answer);
-                            }
-                        }
+            Ok(Some((status, answers))) => {
+                for TaskAnswer { key, answer } in answers {
+                    if let Ok(answer) = serde_json::from_str(&answer) {
+                        self.deliver(task_id, &key, answer);
                     }
                 }
+                // Cancelled through another replica.
                 if status == "cancelled" {
                     self.cancel_here(task_id);
                 }
@@ -326,30 +323,25 @@ impl TaskStore {
         output: Option<OutputSchema>,
     ) {
         self.running().remove(task_id);
-        let failure = match &result {
-            Err(_) if missing.is_some() => Some(missing_capability(
+        let failed = |error: ErrorData| {
+            (
+                TaskStatus::Failed,
+                serde_json::to_string(&error).unwrap_or_default(),
+            )
+        };
+        let (status, payload) = match &result {
+            Err(_) if missing.is_some() => failed(missing_capability(
                 missing.unwrap_or(InputKind::Elicitation),
             )),
-            Err(error) if is_panic(error) => Some(ErrorData::internal_error(
+            Err(error) if is_panic(error) => failed(ErrorData::internal_error(
                 error.message().to_owned(),
                 error.details().cloned(),
             )),
+            // Cancelled (unless `tasks/cancel` ended it first: then that stands).
             Err(error) if error.code() == ToolErrorCode::ToolCancelled => {
-                let stamp = timestamp(SystemTime::now());
-                let _ = self
-                    .store
-                    .task_finish(task_id, &status_name(TaskStatus::Cancelled), "", &stamp)
-                    .await;
-                return;
+                (TaskStatus::Cancelled, String::new())
             }
-            _ => None,
-        };
-        let (status, payload) = match failure {
-            Some(error) => (
-                TaskStatus::Failed,
-                serde_json::to_string(&error).unwrap_or_default(),
-            ),
-            None => {
+            _ => {
                 let mut out = Vec::with_capacity(256);
                 write_call_result(&mut out, &result, output, true);
                 (
