@@ -8,9 +8,11 @@
 //! Every tool is an ordinary pedelec tool: content blocks are `Content`, log messages
 //! `ctx.log`, questions to the user `ctx.elicit`, to the client's model `ctx.sample`, the
 //! client's roots `ctx.roots`; the tasks extension's tools declare `task = optional` or
-//! `task = required`; titled choices are variants with `#[arg(title)]`. Not served, for want
-//! of a way to say it in an argsSchema (see `cargo xtask conformance --list`):
-//! `json_schema_2020_12_tool` (`$schema`, `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`).
+//! `task = required`; titled choices are variants with `#[arg(title)]`.
+//! `json_schema_2020_12_tool` is defined at run time: its schema (`$schema`, `$anchor`,
+//! `allOf`/`anyOf`, `if`/`then`/`else`) is beyond the wire subset, so it is a raw schema
+//! (`ToolArgsSchema::from_json_lenient`, feature `raw-schemas`), listed as written and
+//! validated by a 2020-12 validator.
 
 use std::time::Duration;
 
@@ -582,6 +584,44 @@ skills![
     ],
 ];
 
+/// The suite's `json_schema_2020_12_tool`: a contact whose schema uses 2020-12 keywords
+/// beyond the wire subset. It answers the arguments it was given.
+fn json_schema_2020_12_tool() -> Result<pedelec::ToolDefinition, pedelec::Error> {
+    let schema = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    let (schema, _warnings) = pedelec::ToolArgsSchema::from_json_lenient(&schema)
+        .map_err(|e| pedelec::Error::config(e.to_string()))?;
+    Ok(pedelec::ToolDefinition::new(
+        "json_schema_2020_12_tool",
+        "Records a contact: a phone number or an email address, as the contact method says.",
+        schema,
+    )
+    .with_handler(pedelec::call::ToolHandler::json(
+        |args: serde_json::Value, _ctx| async move { Ok::<_, ToolError>(args) },
+    )))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), pedelec::Error> {
     let mut addr = "127.0.0.1:8080".to_owned();
@@ -600,7 +640,9 @@ async fn main() -> Result<(), pedelec::Error> {
     let bound = listener.local_addr().map_or(addr, |a| a.to_string());
     let mode = if stateful { "stateful" } else { "stateless" };
     eprintln!("serving the conformance tools at http://{bound}/mcp ({mode}; Ctrl-C to stop)");
-    pedelec::Session::builder(ToolName::skills())
+    let mut skills = ToolName::skills().untyped();
+    skills.tools_mut().push(json_schema_2020_12_tool()?);
+    pedelec::Session::builder(skills)
         .create()?
         .serve(pedelec::bridge::McpHttp::from_listener(listener).stateful(stateful))
         .await

@@ -124,12 +124,7 @@ pub const NOT_APPLICABLE: &[(&str, &str)] = &[
 /// model (DESIGN §1) has no way to say it yet. They run and are shown; the task fails when
 /// any other applicable scenario fails, and when one of these passes (the entry is then
 /// stale: remove it).
-pub const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "json-schema-2020-12",
-    "the tool `json_schema_2020_12_tool` lists `$schema`, `$defs` with `$anchor`, \
-         `allOf`/`anyOf` and `if`/`then`/`else`: keywords an argsSchema cannot hold (its wire \
-         form is the subset of DESIGN §1), so the tool is not served",
-)];
+pub const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 /// Why an applicable scenario is expected to fail, if it is in [`KNOWN_FAILURES`].
 fn known_failure(name: &str) -> Option<&'static str> {

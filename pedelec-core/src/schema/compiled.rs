@@ -263,6 +263,9 @@ pub struct CompiledSchema {
     /// `(node, entry)` for each node with a `$ref`, by node: the compiled `$defs` entry the
     /// value must match too. Empty unless the schema holds a recursive type.
     pub(crate) references: Box<[(NodeId, NodeId)]>,
+    /// A raw schema's validator (`schema::raw`): it alone decides validity; the nodes are
+    /// its plain form.
+    pub(crate) raw: Option<std::sync::Arc<super::raw::RawSchema>>,
 }
 
 impl CompiledSchema {
@@ -292,10 +295,16 @@ impl CompiledSchema {
             Ok(CompiledSchema {
                 nodes: builder.nodes.into_boxed_slice(),
                 references: references.into_boxed_slice(),
+                raw: None,
             })
         } else {
             Err(SchemaError::new(builder.problems))
         }
+    }
+
+    /// Whether a 2020-12 validator decides (a raw schema): the fast path does not serve it.
+    pub(crate) fn is_raw(&self) -> bool {
+        self.raw.is_some()
     }
 
     pub(crate) fn node(&self, id: NodeId) -> &CompiledNode {
@@ -316,6 +325,7 @@ impl fmt::Debug for CompiledSchema {
         f.debug_struct("CompiledSchema")
             .field("nodes", &self.nodes.len())
             .field("references", &self.references.len())
+            .field("raw", &self.raw.is_some())
             .finish()
     }
 }

@@ -191,6 +191,7 @@ impl CompiledSchema {
         tape: &mut Tape<'a>,
     ) -> Result<(), ArgsError> {
         if let ArgsIn::Text(text) = args
+            && !self.is_raw()
             && self.record_fast(text, options, tape)
         {
             return Ok(());
@@ -222,6 +223,11 @@ impl CompiledSchema {
         mut args: Value,
         options: ValidationOptions,
     ) -> Result<Value, ValidationErrors> {
+        if let Some(raw) = &self.raw {
+            // The raw validator drops what `null_as_absent` drops; the plain nodes are
+            // only its approximation, not a guide to normalizing.
+            return raw.validated(args, options);
+        }
         self.validate_with(&args, options)?;
         self.normalize(CompiledSchema::ROOT, &mut args, options);
         Ok(args)

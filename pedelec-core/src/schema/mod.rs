@@ -11,10 +11,15 @@ mod fast;
 pub mod format;
 mod json;
 mod keywords;
+#[cfg(feature = "raw-schemas")]
+mod lenient;
 pub(crate) mod mcp_header;
 mod node;
 mod options;
 mod parse;
+#[cfg(feature = "raw-schemas")]
+mod plain;
+mod raw;
 mod resolve;
 mod shortcuts;
 pub(crate) mod tape;
@@ -157,10 +162,32 @@ impl ToolArgsSchema {
         &self.root
     }
 
-    /// The wire JSON.
+    /// The wire JSON: a raw schema's as it was read (see
+    /// [`from_json_lenient`](Self::from_json_lenient)).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        self.root.to_json()
+        match self.raw_json() {
+            Some(raw) => raw.clone(),
+            None => self.root.to_json(),
+        }
+    }
+
+    /// Whether this is a raw schema (read by [`from_json_lenient`](Self::from_json_lenient)
+    /// from JSON Schema beyond the wire subset), validated by a 2020-12 validator; its
+    /// [`node`](Self::node) is then the plain form, which accepts at least what it does.
+    #[must_use]
+    pub fn is_raw(&self) -> bool {
+        self.raw_json().is_some()
+    }
+
+    /// A raw schema's JSON, as it was read; `None` for a schema in the wire subset.
+    #[must_use]
+    pub fn raw_json(&self) -> Option<&Value> {
+        self.compiled
+            .as_ref()?
+            .raw
+            .as_deref()
+            .map(raw::RawSchema::json)
     }
 
     /// Reads a schema from its JSON form, reporting every structural problem, and compiles
@@ -365,7 +392,13 @@ impl Serialize for ToolArgsSchema {
 impl<'de> Deserialize<'de> for ToolArgsSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        ToolArgsSchema::from_json(&value).map_err(serde::de::Error::custom)
+        // With raw schemas, a manifest holds what `from_json_lenient` read; its warnings
+        // were the reader's to see.
+        #[cfg(feature = "raw-schemas")]
+        let read = ToolArgsSchema::from_json_lenient(&value).map(|(schema, _)| schema);
+        #[cfg(not(feature = "raw-schemas"))]
+        let read = ToolArgsSchema::from_json(&value);
+        read.map_err(serde::de::Error::custom)
     }
 }
 
@@ -373,5 +406,7 @@ impl<'de> Deserialize<'de> for ToolArgsSchema {
 mod tests {
     mod fast;
     mod from_json;
+    #[cfg(feature = "raw-schemas")]
+    mod lenient;
     mod validation;
 }

@@ -128,6 +128,9 @@ impl CompiledSchema {
         value: &Value,
         options: ValidationOptions,
     ) -> Result<(), ValidationErrors> {
+        if let Some(raw) = &self.raw {
+            return raw.validate(value, options);
+        }
         // The fast check first: it allocates nothing, and most values are valid.
         let mut first = First { failed: false };
         let checker = Checker {
@@ -174,6 +177,9 @@ impl CompiledSchema {
     /// check `uniqueItems` on arrays longer than 32 items).
     #[must_use]
     pub fn is_valid_with(&self, value: &Value, options: ValidationOptions) -> bool {
+        if let Some(raw) = &self.raw {
+            return raw.is_valid(value, options);
+        }
         self.is_valid_at(CompiledSchema::ROOT, value, options)
     }
 

@@ -98,61 +98,23 @@ impl SkillsInput<String> {
     /// `argsSchema`, a `timeoutMs` that is not a positive integer, a duplicate name, unknown
     /// keys, and a bad value for any of the keys above.
     pub fn from_json(json: &Value) -> Result<Self, Error> {
-        let mut problems = Vec::new();
-        let Some(root) = json.as_object() else {
-            return Err(Error::invalid_input(vec![Problem::at(
-                String::new(),
-                format!(
-                    "a skill set is an object `{{\"guidance\": …, \"tools\": […]}}`, not {}",
-                    describe(json)
-                ),
-            )]));
-        };
-        unknown_keys(root, SKILLS_KEYS, "", &mut problems);
-        let guidance = required_string(
-            root,
-            "guidance",
-            "guidance".into(),
-            "a string telling the model how to use the tools",
-            &mut problems,
-        )
-        .cloned()
-        .unwrap_or_default();
-        let mut tools = Vec::new();
-        match root.get("tools") {
-            Some(Value::Array(entries)) => {
-                let mut names = Vec::new();
-                for (i, entry) in entries.iter().enumerate() {
-                    let before = problems.len();
-                    if let Some(def) = read_tool(i, entry, &mut names, &mut problems)
-                        && problems.len() == before
-                    {
-                        tools.push(def);
-                    }
-                }
-                problems.extend(duplicate_problems(
-                    names
-                        .iter()
-                        .map(|(i, n): &(usize, String)| (*i, n.as_str())),
-                ));
-            }
-            Some(other) => problems.push(Problem::at(
-                "tools",
-                format!(
-                    "`tools` must be an array of tool definitions, not {}",
-                    describe(other)
-                ),
-            )),
-            None => problems.push(Problem::at(
-                "tools",
-                "missing `tools`: an array of tool definitions",
-            )),
-        }
-        if problems.is_empty() {
-            Ok(SkillsInput::new(guidance, tools))
-        } else {
-            Err(Error::invalid_input(problems))
-        }
+        read_skills(json, None)
+    }
+
+    /// [`from_json`](Self::from_json) for skill sets written by others: each `argsSchema`
+    /// is read by [`ToolArgsSchema::from_json_lenient`] (full JSON Schema 2020-12, as
+    /// people write it), and its warnings come back beside the set, each at its path
+    /// (`tools[1].argsSchema/properties/x/default: …`). Everything else is read as
+    /// `from_json` reads it.
+    ///
+    /// # Errors
+    /// As `from_json`, except that an `argsSchema` is refused only when it cannot hold any
+    /// tool's arguments (see `from_json_lenient`).
+    #[cfg(feature = "raw-schemas")]
+    pub fn from_json_lenient(json: &Value) -> Result<(Self, Vec<Problem>), Error> {
+        let mut warnings = Vec::new();
+        let skills = read_skills(json, Some(&mut warnings))?;
+        Ok((skills, warnings))
     }
 
     /// [`from_json`](Self::from_json) for JSON text.
@@ -170,12 +132,97 @@ impl SkillsInput<String> {
     }
 }
 
+/// Reads a skill set; with `warnings`, its schemas leniently (their warnings there).
+fn read_skills(
+    json: &Value,
+    mut warnings: Option<&mut Vec<Problem>>,
+) -> Result<SkillsInput<String>, Error> {
+    let mut problems = Vec::new();
+    let Some(root) = json.as_object() else {
+        return Err(Error::invalid_input(vec![Problem::at(
+            String::new(),
+            format!(
+                "a skill set is an object `{{\"guidance\": …, \"tools\": […]}}`, not {}",
+                describe(json)
+            ),
+        )]));
+    };
+    unknown_keys(root, SKILLS_KEYS, "", &mut problems);
+    let guidance = required_string(
+        root,
+        "guidance",
+        "guidance".into(),
+        "a string telling the model how to use the tools",
+        &mut problems,
+    )
+    .cloned()
+    .unwrap_or_default();
+    let mut tools = Vec::new();
+    match root.get("tools") {
+        Some(Value::Array(entries)) => {
+            let mut names = Vec::new();
+            for (i, entry) in entries.iter().enumerate() {
+                let before = problems.len();
+                if let Some(def) =
+                    read_tool(i, entry, &mut names, &mut problems, warnings.as_deref_mut())
+                    && problems.len() == before
+                {
+                    tools.push(def);
+                }
+            }
+            problems.extend(duplicate_problems(
+                names
+                    .iter()
+                    .map(|(i, n): &(usize, String)| (*i, n.as_str())),
+            ));
+        }
+        Some(other) => problems.push(Problem::at(
+            "tools",
+            format!(
+                "`tools` must be an array of tool definitions, not {}",
+                describe(other)
+            ),
+        )),
+        None => problems.push(Problem::at(
+            "tools",
+            "missing `tools`: an array of tool definitions",
+        )),
+    }
+    if problems.is_empty() {
+        Ok(SkillsInput::new(guidance, tools))
+    } else {
+        Err(Error::invalid_input(problems))
+    }
+}
+
+/// Reads `tools[i].argsSchema`: strictly, or (with `warnings`) leniently, its warnings
+/// there at their paths.
+fn read_schema(
+    i: usize,
+    json: &Value,
+    warnings: Option<&mut Vec<Problem>>,
+) -> Result<ToolArgsSchema, crate::schema::SchemaError> {
+    #[cfg(feature = "raw-schemas")]
+    if let Some(warnings) = warnings {
+        let (schema, read) = ToolArgsSchema::from_json_lenient(json)?;
+        warnings.extend(
+            read.into_iter()
+                .map(|w| Problem::at(format!("tools[{i}].argsSchema{}", w.place), w.message)),
+        );
+        return Ok(schema);
+    }
+    #[cfg(not(feature = "raw-schemas"))]
+    let _ = (i, warnings);
+    ToolArgsSchema::from_json(json)
+}
+
 /// Reads `tools[i]`; records its name (for the duplicate check) and its problems.
 fn read_tool(
     i: usize,
     entry: &Value,
     names: &mut Vec<(usize, String)>,
     problems: &mut Vec<Problem>,
+    warnings: Option<&mut Vec<Problem>>,
 ) -> Option<ToolDefinition> {
     let at = |key: &str| format!("tools[{i}].{key}");
     let Some(obj) = entry.as_object() else {
@@ -227,7 +274,7 @@ fn read_tool(
         ));
     }
     let schema = match obj.get("argsSchema") {
-        Some(json) => match ToolArgsSchema::from_json(json) {
+        Some(json) => match read_schema(i, json, warnings) {
             Ok(schema) => Some(schema),
             Err(e) => {
                 for p in e.problems() {
