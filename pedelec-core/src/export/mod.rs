@@ -278,6 +278,8 @@ pub struct Export<N = String> {
     index: Option<crate::search::Index>,
     /// Per tool: its output schema (MCP answers a result's `structuredContent` by it).
     outputs: Vec<Option<OutputSchema>>,
+    /// What the export says less precisely than a raw schema (see [`Export::narrowings`]).
+    narrowings: Vec<Problem>,
     names_of: std::marker::PhantomData<fn() -> N>,
 }
 
@@ -393,6 +395,7 @@ impl<N> Export<N> {
         let provider = target.provider();
         let strict = options.strict && provider.has_strict_mode();
         let mut problems = Vec::new();
+        let mut narrowings = Vec::new();
         let names = names::map(provider, manifest, &mut problems);
         let extras: Vec<Extras<'_>> = (0..manifest.tools.len())
             .map(|i| extras.get(i).copied().unwrap_or_default())
@@ -439,14 +442,25 @@ impl<N> Export<N> {
             if !searched {
                 before = before.with(&facts);
             }
-            let schema = transform::schema(
-                provider,
-                strict,
-                &tool.args_schema.to_json(),
-                node,
-                &tool.name,
-                &mut problems,
-            );
+            let schema = if tool.args_schema.is_raw() {
+                transform::raw_schema(
+                    provider,
+                    strict,
+                    &tool.args_schema,
+                    &tool.name,
+                    &mut problems,
+                    &mut narrowings,
+                )
+            } else {
+                transform::schema(
+                    provider,
+                    strict,
+                    &tool.args_schema.to_json(),
+                    node,
+                    &tool.name,
+                    &mut problems,
+                )
+            };
             let examples = if target::has_examples(target) {
                 input_examples(tool, extras[i].examples, &mut problems)
             } else {
@@ -527,6 +541,7 @@ impl<N> Export<N> {
             namespace_of,
             index: (search == Search::Client).then(|| crate::search::Index::of(manifest)),
             outputs: extras.iter().map(|e| e.output).collect(),
+            narrowings,
             names_of: std::marker::PhantomData,
         };
         export.tools = match search_schema {
@@ -543,6 +558,16 @@ impl<N> Export<N> {
             target::mark_last_for_cache(&mut export.tools, cache_control);
         }
         Ok(export)
+    }
+
+    /// Where the export of a raw schema (one read by
+    /// [`ToolArgsSchema::from_json_lenient`]) lets the model send less than the schema
+    /// allows, per tool and pointer: an open object closed for a strict mode
+    /// (`strict-closed-object`). Empty for tools declared in Rust, whose exports are exact.
+    /// The session still validates every call against the raw schema.
+    #[must_use]
+    pub fn narrowings(&self) -> &[Problem] {
+        &self.narrowings
     }
 
     /// Exactly what goes in the request's `tools` field.

@@ -137,11 +137,61 @@ pub(crate) fn schema(
         profile,
         tool,
         problems,
+        narrowings: None,
         pointer: String::new(),
         root: node,
         reported_ref: false,
     };
     walk.node(json, node, false)
+}
+
+/// The exported form of a raw argsSchema (one read by `from_json_lenient`). Where the
+/// provider takes JSON Schema as it is (MCP, Gemini's `parametersJsonSchema`, OpenAI and
+/// Anthropic without strict mode when the root has no union or condition), the schema as
+/// written. Elsewhere its plain form (see `schema::plain`), transformed like any schema,
+/// except that a union need not be disjoint and an open object is closed (the
+/// `strict-closed-object` narrowing in `narrowings`): the raw schema still validates every
+/// call, so the export may say less than it, but never accepts what it refuses silently.
+pub(crate) fn raw_schema(
+    provider: Provider,
+    strict: bool,
+    schema: &crate::schema::ToolArgsSchema,
+    tool: &str,
+    problems: &mut Vec<Problem>,
+    narrowings: &mut Vec<Problem>,
+) -> Value {
+    let node = schema.node();
+    if let Some(raw) = schema.raw_json()
+        && takes_raw(provider, strict, raw)
+    {
+        return raw.clone();
+    }
+    let json = node.to_json();
+    let mut walk = Walk {
+        profile: Profile::new(provider, strict),
+        tool,
+        problems,
+        narrowings: Some(narrowings),
+        pointer: String::new(),
+        root: node,
+        reported_ref: false,
+    };
+    walk.node(&json, node, false)
+}
+
+/// Whether the provider takes the raw schema as written (see [`raw_schema`]).
+fn takes_raw(provider: Provider, strict: bool, raw: &Value) -> bool {
+    const ROOT_UNIONS: [&str; 6] = ["allOf", "anyOf", "oneOf", "not", "if", "enum"];
+    match provider {
+        Provider::Mcp | Provider::Gemini => true,
+        Provider::OpenAi | Provider::Anthropic => {
+            !strict
+                && raw
+                    .as_object()
+                    .is_some_and(|root| ROOT_UNIONS.iter().all(|k| !root.contains_key(*k)))
+        }
+        Provider::GeminiOpenApi => false,
+    }
 }
 
 /// Whether the export of `node` needs `decode_call` to drop `null`s (OpenAI strict).
@@ -153,6 +203,9 @@ struct Walk<'a> {
     profile: Profile,
     tool: &'a str,
     problems: &'a mut Vec<Problem>,
+    /// For a raw schema's plain form (see [`raw_schema`]): where an open object closed in
+    /// a strict mode is reported, instead of failing.
+    narrowings: Option<&'a mut Vec<Problem>>,
     pointer: String,
     /// The argsSchema's root (whose `$defs` entries the `$ref`s name).
     root: &'a SchemaNode,
@@ -278,7 +331,7 @@ impl Walk<'_> {
                     if p.one_of_to_any_of {
                         // Equivalent: no value matches two branches (checked here; see
                         // `one_of_is_disjoint`), so "exactly one" = "at least one".
-                        if !one_of_is_disjoint(nodes) {
+                        if self.narrowings.is_none() && !one_of_is_disjoint(nodes) {
                             self.problem(Rule::AmbiguousUnion);
                         }
                         out.insert("anyOf".into(), Value::Array(list));
@@ -307,7 +360,21 @@ impl Walk<'_> {
             }
         }
         if p.closed && node.is_kind(SchemaKind::Object) && !is_closed(node) {
-            self.problem(Rule::OpenObject);
+            if let Some(narrowings) = &mut self.narrowings {
+                narrowings.push(problem(
+                    Some(self.tool),
+                    self.pointer.clone(),
+                    "strict-closed-object",
+                    "an open object is closed (`additionalProperties: false`) for the provider's strict mode: the model can send only the properties it declares".to_owned(),
+                ));
+                out.insert("additionalProperties".into(), Value::Bool(false));
+                if p.require_all && !out.contains_key("properties") {
+                    out.insert("properties".into(), Value::Object(Map::new()));
+                    out.insert("required".into(), Value::Array(Vec::new()));
+                }
+            } else {
+                self.problem(Rule::OpenObject);
+            }
         }
         if p.provider == Provider::OpenAi && p.closed && out.contains_key("$ref") && out.len() > 1 {
             // OpenAI's strict mode takes no keyword beside `$ref`: the reference becomes

@@ -37,20 +37,42 @@ pub(crate) fn plain(raw: &Value) -> Value {
 }
 
 fn node(schema: &Value, root: &Value, depth: usize) -> Value {
-    let Value::Object(map) = schema else {
-        return Value::Object(Map::new());
-    };
-    if depth > MAX_DEPTH {
-        return Value::Object(Map::new());
+    let (mut out, notes) = parts(schema, root, depth);
+    if !notes.is_empty() {
+        let sentence = format!("Further rules apply: {}.", notes.join("; "));
+        match out.get_mut("description") {
+            Some(Value::String(d)) => {
+                let trimmed = d.trim_end().len();
+                d.truncate(trimmed);
+                d.push(' ');
+                d.push_str(&sentence);
+            }
+            _ => {
+                out.insert("description".into(), Value::String(sentence));
+            }
+        }
     }
+    Value::Object(out)
+}
+
+/// A node's plain form, and the rules it leaves to words (said once, in [`node`], for the
+/// node and the branches merged into it).
+fn parts(schema: &Value, root: &Value, depth: usize) -> (Map<String, Value>, Vec<String>) {
     let mut out = Map::new();
     let mut notes: Vec<String> = Vec::new();
+    let Value::Object(map) = schema else {
+        return (out, notes);
+    };
+    if depth > MAX_DEPTH {
+        return (out, notes);
+    }
     // Inline a local reference first: the node's own keywords then refine it.
     if let Some(Value::String(reference)) = map.get("$ref")
         && let Some(target) = reference.strip_prefix('#').and_then(|p| root.pointer(p))
-        && let Value::Object(target) = node(target, root, depth + 1)
     {
+        let (target, said) = parts(target, root, depth + 1);
         merge(&mut out, target);
+        notes.extend(said);
     }
     for (key, value) in map {
         match key.as_str() {
@@ -86,9 +108,9 @@ fn node(schema: &Value, root: &Value, depth: usize) -> Value {
             }
             "allOf" => {
                 for branch in value.as_array().into_iter().flatten() {
-                    if let Value::Object(branch) = node(branch, root, depth + 1) {
-                        merge(&mut out, branch);
-                    }
+                    let (branch, said) = parts(branch, root, depth + 1);
+                    merge(&mut out, branch);
+                    notes.extend(said);
                 }
             }
             "anyOf" | "oneOf" => union(value, root, depth, &mut out, &mut notes),
@@ -181,21 +203,8 @@ fn node(schema: &Value, root: &Value, depth: usize) -> Value {
             out.remove(&key);
         }
     }
-    if !notes.is_empty() {
-        let sentence = format!("Further rules apply: {}.", notes.join("; "));
-        match out.get_mut("description") {
-            Some(Value::String(d)) => {
-                let trimmed = d.trim_end().len();
-                d.truncate(trimmed);
-                d.push(' ');
-                d.push_str(&sentence);
-            }
-            _ => {
-                out.insert("description".into(), Value::String(sentence));
-            }
-        }
-    }
-    Value::Object(out)
+    notes.dedup();
+    (out, notes)
 }
 
 /// `anyOf`/`oneOf` in the plain form.

@@ -1,0 +1,180 @@
+//! Raw schemas (DESIGN §16): a tool schema written by others, in full JSON Schema 2020-12,
+//! read by `from_json_lenient`, exported to every provider (verbatim where the provider
+//! takes it, its plain form elsewhere, `tests/golden/raw/contact.txt`), and validated by
+//! the session against the schema as written.
+
+use std::fmt::Write as _;
+
+use pedelec::export::{ExportOptions, Target};
+use pedelec::{Session, SkillsInput, ToolDefinition};
+use serde_json::{Value, json};
+
+/// The MCP conformance suite's `json_schema_2020_12_tool`, with the slips of schemas found
+/// in the wild (`default: null` on a string, a non-standard `optional`).
+fn contact() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {
+            "name": {"type": "string", "default": null},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string", "optional": true},
+            "email": {"type": "string", "format": "email"},
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
+fn skills() -> (SkillsInput<String>, Vec<String>) {
+    let (skills, warnings) = SkillsInput::from_json_lenient(&json!({
+        "guidance": "Contacts.",
+        "tools": [{"name": "add_contact", "description": "Adds a contact.", "argsSchema": contact()}]
+    }))
+    .unwrap();
+    (skills, warnings.iter().map(ToString::to_string).collect())
+}
+
+#[test]
+fn warnings_name_what_was_repaired_or_ignored() {
+    let (skills, warnings) = skills();
+    assert_eq!(
+        warnings,
+        [
+            "tools[0].argsSchema/properties/name/default: `default: null` dropped: it is not of type string",
+            "tools[0].argsSchema/properties/phone/optional: `optional` is not a JSON Schema keyword: kept as an annotation, it constrains nothing (a property is optional unless its object lists it in `required`)",
+        ]
+    );
+    let schema = skills.tools()[0].args_schema();
+    assert!(schema.is_raw());
+    // Kept as written, but for the dropped `default`.
+    let mut written = contact();
+    written["properties"]["name"] = json!({"type": "string"});
+    assert_eq!(schema.to_json(), written);
+}
+
+#[test]
+fn every_target_gets_what_it_takes() {
+    let (skills, _) = skills();
+    let mut golden = String::new();
+    for target in Target::ALL {
+        for strict in [true, false] {
+            let export = skills
+                .export(target, ExportOptions::default().strict(strict))
+                .unwrap_or_else(|e| panic!("{target} strict={strict}: {e}"));
+            let schema = declared_schema(target, export.tools());
+            // Every export is itself a valid 2020-12 schema.
+            jsonschema::meta::validate(schema).unwrap();
+            if matches!(target, Target::Mcp | Target::Gemini) {
+                assert_eq!(
+                    schema["$defs"]["address"]["$anchor"], "addressDef",
+                    "{target}"
+                );
+                assert!(schema.get("if").is_some(), "{target}");
+            }
+            writeln!(
+                golden,
+                "== {target} strict={strict}\n{}",
+                serde_json::to_string_pretty(schema).unwrap()
+            )
+            .unwrap();
+            for n in export.narrowings() {
+                writeln!(golden, "narrowing: {n}").unwrap();
+            }
+        }
+    }
+    expect_test::expect_file!["golden/raw/contact.txt"].assert_eq(&golden);
+}
+
+/// The argsSchema in a target's tool declaration.
+fn declared_schema(target: Target, tools: &Value) -> &Value {
+    let tool = match target {
+        Target::Gemini | Target::GeminiOpenApi => &tools[0]["functionDeclarations"][0],
+        _ => &tools[0],
+    };
+    [
+        "parameters",
+        "input_schema",
+        "inputSchema",
+        "parametersJsonSchema",
+    ]
+    .iter()
+    .find_map(|k| {
+        tool.get(*k)
+            .or_else(|| tool.get("function").and_then(|f| f.get(*k)))
+    })
+    .unwrap_or_else(|| panic!("no schema in {tool}"))
+}
+
+#[tokio::test]
+async fn a_strict_call_is_restored_and_checked_against_the_schema_as_written() {
+    let (mut skills, _) = skills();
+    let def: ToolDefinition =
+        skills
+            .tools_mut()
+            .remove(0)
+            .with_handler(pedelec::call::ToolHandler::json(
+                |args: Value, _| async move { Ok::<_, pedelec::ToolError>(args) },
+            ));
+    skills.tools_mut().push(def);
+    let export = skills
+        .export(Target::OpenAiResponses, ExportOptions::default())
+        .unwrap();
+    let session = Session::builder(skills).create().unwrap();
+
+    // What a strict model sends: every property, `null` for those it leaves out, the map as
+    // entries.
+    let sent = |args: Value| {
+        json!({"type": "function_call", "call_id": "c1", "name": "add_contact",
+               "arguments": args.to_string()})
+    };
+    let call = export
+        .decode_call(&sent(
+            json!({"name": null, "address": null, "contactMethod": "email",
+            "phone": null, "email": "ada@example.com",
+            "tags": [{"key": "team", "value": "core"}]}),
+        ))
+        .unwrap();
+    assert_eq!(
+        call.args,
+        json!({"contactMethod": "email", "email": "ada@example.com", "tags": {"team": "core"}})
+    );
+    let result = session.call(&call.name, call.args).await;
+    assert!(result.is_ok(), "{result:?}");
+
+    // `if`/`then`: the phone method without a phone. The export could not say it; the
+    // session does.
+    let call = export
+        .decode_call(&sent(
+            json!({"name": null, "address": null, "contactMethod": "phone",
+            "phone": null, "email": "ada@example.com", "tags": []}),
+        ))
+        .unwrap();
+    let result = session.call(&call.name, call.args).await;
+    let pedelec::ToolResult::Err(error) = result else {
+        panic!("{result:?}")
+    };
+    assert_eq!(error.code(), pedelec::ErrorCode::ToolArgsInvalid);
+    assert!(
+        error.message().contains("\"phone\" is a required property"),
+        "{}",
+        error.message()
+    );
+
+    // A format the session asserts, by pedelec's own check.
+    let result = session
+        .call("add_contact", json!({"email": "not an address"}))
+        .await;
+    assert_eq!(
+        result.error_code(),
+        Some(pedelec::ErrorCode::ToolArgsInvalid),
+        "{result:?}"
+    );
+}
