@@ -442,7 +442,7 @@ impl<N> Export<N> {
             if !searched {
                 before = before.with(&facts);
             }
-            let schema = if tool.args_schema.is_raw() {
+            let schema = if tool.args_schema.is_lenient() {
                 transform::raw_schema(
                     provider,
                     strict,

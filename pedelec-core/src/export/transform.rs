@@ -145,7 +145,7 @@ pub(crate) fn schema(
     walk.node(json, node, false)
 }
 
-/// The exported form of a raw argsSchema (one read by `from_json_lenient`). Where the
+/// The exported form of an argsSchema read by `from_json_lenient` (raw or not). Where the
 /// provider takes JSON Schema as it is (MCP, Gemini's `parametersJsonSchema`, OpenAI and
 /// Anthropic without strict mode when the root has no union or condition), the schema as
 /// written. Elsewhere its plain form (see `schema::plain`), transformed like any schema,

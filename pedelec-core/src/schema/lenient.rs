@@ -15,8 +15,11 @@
 //! - a keyword JSON Schema does not define (`"optional": true`) is kept, as 2020-12 keeps
 //!   it (an annotation), with a warning; `x-…` extensions are kept silently.
 //!
+//! - an `enum` whose values all disagree with the node's `type` keeps its values: an
+//!   array's move into its `items`, elsewhere the `type` is dropped.
+//!
 //! What cannot hold any value is still an error: a root that is `false` or whose `type`
-//! excludes objects, an `enum` with no value of the node's type.
+//! excludes objects.
 
 use std::sync::Arc;
 
@@ -61,11 +64,11 @@ impl ToolArgsSchema {
     /// ```
     ///
     /// # Errors
-    /// A schema that cannot hold any tool's arguments (a root whose `type` excludes
-    /// objects, an `enum` with no value of its type), or that the validator cannot build
-    /// even after the repairs.
+    /// A schema that cannot hold any tool's arguments (`false`, or a root whose `type`
+    /// excludes objects), or that the validator cannot build even after the repairs.
     pub fn from_json_lenient(json: &Value) -> Result<(ToolArgsSchema, Vec<Problem>), SchemaError> {
-        if let Ok(schema) = ToolArgsSchema::from_json(json) {
+        if let Ok(mut schema) = ToolArgsSchema::from_json(json) {
+            schema.lenient = true;
             return Ok((schema, Vec::new()));
         }
         let mut read = Reader::default();
@@ -82,6 +85,7 @@ impl ToolArgsSchema {
             ToolArgsSchema {
                 root: node,
                 compiled: Some(Arc::new(compiled)),
+                lenient: true,
             },
             read.warnings,
         ))
@@ -105,8 +109,10 @@ impl Reader {
                 "",
                 "the schema is `false`: no arguments would ever be valid",
             )),
-            Value::Object(map) => {
-                let types = type_names(map.get("type"));
+            Value::Object(_) => {
+                // Repaired first: `dict` is an object.
+                self.node(raw, &mut String::new(), 0);
+                let types = type_names(raw.get("type"));
                 if !types.is_empty() && !types.iter().any(|t| t == "object") {
                     self.errors.push(Problem::at(
                         "",
@@ -115,9 +121,7 @@ impl Reader {
                             types.join(" or ")
                         ),
                     ));
-                    return;
                 }
-                self.node(raw, &mut String::new(), 0);
             }
             _ => self.errors.push(Problem::at(
                 "",
@@ -298,31 +302,46 @@ impl Reader {
                 ),
             );
         }
-        if let Some(Value::Array(values)) = map.get_mut("enum")
+        if let Some(Value::Array(values)) = map.get("enum")
             && !types.is_empty()
+            && !values.is_empty()
         {
-            let before = values.len();
-            let dropped: Vec<Value> = values
-                .iter()
-                .filter(|v| !of_types(v, &types))
-                .cloned()
-                .collect();
-            values.retain(|v| of_types(v, &types));
-            if values.is_empty() && before > 0 {
-                self.errors.push(Problem::at(
-                    format!("{pointer}/enum"),
-                    format!(
-                        "no value of `enum` is of type {}: nothing would ever be valid here (change `type`, or the values)",
-                        types.join(" or ")
-                    ),
-                ));
-            } else if !dropped.is_empty() {
+            let (fit, misfit): (Vec<Value>, Vec<Value>) =
+                values.iter().cloned().partition(|v| of_types(v, &types));
+            let place = format!("{pointer}/enum");
+            let types = types.join(" or ");
+            if fit.is_empty() && types == "array" && misfit.iter().all(|v| !v.is_array()) {
+                // `{"type": "array", "enum": ["a", "b"]}`: the values are the items'.
+                let values = map.remove("enum").unwrap_or_default();
+                match map.entry("items") {
+                    serde_json::map::Entry::Occupied(mut items) => {
+                        if let Value::Object(items) = items.get_mut() {
+                            items.entry("enum").or_insert(values);
+                        }
+                    }
+                    serde_json::map::Entry::Vacant(items) => {
+                        items.insert(serde_json::json!({"enum": values}));
+                    }
+                }
                 self.warn(
-                    &format!("{pointer}/enum"),
+                    &place,
+                    "the `enum` of an array moved into its `items`: the values are its items'"
+                        .to_owned(),
+                );
+            } else if fit.is_empty() {
+                // No value is of the type: the values say what is meant.
+                map.remove("type");
+                self.warn(
+                    &format!("{pointer}/type"),
+                    format!("`type: {types}` dropped: no value of `enum` is of that type, the values decide"),
+                );
+            } else if !misfit.is_empty() {
+                map.insert("enum".into(), Value::Array(fit));
+                self.warn(
+                    &place,
                     format!(
-                        "`enum` values {} dropped: not of type {}",
-                        Value::Array(dropped),
-                        types.join(" or ")
+                        "`enum` values {} dropped: not of type {types}",
+                        Value::Array(misfit)
                     ),
                 );
             }

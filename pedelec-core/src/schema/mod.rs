@@ -121,6 +121,9 @@ impl std::error::Error for SchemaError {}
 pub struct ToolArgsSchema {
     root: SchemaNode,
     compiled: Option<Arc<CompiledSchema>>,
+    /// Read by `from_json_lenient`: written by others, so a strict export closes its open
+    /// objects (a named narrowing) instead of refusing them.
+    lenient: bool,
 }
 
 impl ToolArgsSchema {
@@ -142,6 +145,7 @@ impl ToolArgsSchema {
         ToolArgsSchema {
             root,
             compiled: None,
+            lenient: false,
         }
     }
 
@@ -180,6 +184,14 @@ impl ToolArgsSchema {
         self.raw_json().is_some()
     }
 
+    /// Whether [`from_json_lenient`](Self::from_json_lenient) read this schema (raw or
+    /// not): a schema written by others, whose open objects a strict export closes (see
+    /// [`Export::narrowings`](crate::export::Export::narrowings)).
+    #[must_use]
+    pub const fn is_lenient(&self) -> bool {
+        self.lenient
+    }
+
     /// A raw schema's JSON, as it was read; `None` for a schema in the wire subset.
     #[must_use]
     pub fn raw_json(&self) -> Option<&Value> {
@@ -213,6 +225,7 @@ impl ToolArgsSchema {
         Ok(ToolArgsSchema {
             root,
             compiled: Some(Arc::new(compiled)),
+            lenient: false,
         })
     }
 
@@ -392,12 +405,15 @@ impl Serialize for ToolArgsSchema {
 impl<'de> Deserialize<'de> for ToolArgsSchema {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        // With raw schemas, a manifest holds what `from_json_lenient` read; its warnings
-        // were the reader's to see.
-        #[cfg(feature = "raw-schemas")]
-        let read = ToolArgsSchema::from_json_lenient(&value).map(|(schema, _)| schema);
-        #[cfg(not(feature = "raw-schemas"))]
         let read = ToolArgsSchema::from_json(&value);
+        // With raw schemas, a manifest may hold what `from_json_lenient` read (its warnings
+        // were the reader's to see); a schema in the subset reads as one.
+        #[cfg(feature = "raw-schemas")]
+        let read = read.or_else(|strict| {
+            ToolArgsSchema::from_json_lenient(&value)
+                .map(|(schema, _)| schema)
+                .map_err(|_| strict)
+        });
         read.map_err(serde::de::Error::custom)
     }
 }
