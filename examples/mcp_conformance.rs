@@ -587,29 +587,10 @@ skills![
 /// The suite's `json_schema_2020_12_tool`: a contact whose schema uses 2020-12 keywords
 /// beyond the wire subset. It answers the arguments it was given.
 fn json_schema_2020_12_tool() -> Result<pedelec::ToolDefinition, pedelec::Error> {
-    let schema = serde_json::json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "$defs": {
-            "address": {
-                "$anchor": "addressDef",
-                "type": "object",
-                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
-            }
-        },
-        "properties": {
-            "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"},
-            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-            "phone": {"type": "string"},
-            "email": {"type": "string"}
-        },
-        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
-        "then": {"required": ["phone"]},
-        "else": {"required": ["email"]},
-        "additionalProperties": false
-    });
+    // The suite's schema, verbatim (`tests/raw_schemas.rs` reads it too).
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../tests/data/contact.json"))
+            .map_err(|e| pedelec::Error::config(e.to_string()))?;
     let (schema, _warnings) = pedelec::ToolArgsSchema::from_json_lenient(&schema)
         .map_err(|e| pedelec::Error::config(e.to_string()))?;
     Ok(pedelec::ToolDefinition::new(

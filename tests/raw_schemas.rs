@@ -9,28 +9,17 @@ use pedelec::export::{ExportOptions, Target};
 use pedelec::{Session, SkillsInput, ToolDefinition};
 use serde_json::{Value, json};
 
-/// The MCP conformance suite's `json_schema_2020_12_tool`, with the slips of schemas found
-/// in the wild (`default: null` on a string, a non-standard `optional`).
+/// The MCP conformance suite's `json_schema_2020_12_tool` (`tests/data/contact.json`, which
+/// the conformance fixture serves), with slips of schemas found in the wild (`default: null`
+/// on a string, a non-standard `optional`), a format and a map.
 fn contact() -> Value {
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
-            "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-        "properties": {
-            "name": {"type": "string", "default": null},
-            "address": {"$ref": "#/$defs/address"},
-            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-            "phone": {"type": "string", "optional": true},
-            "email": {"type": "string", "format": "email"},
-            "tags": {"type": "object", "additionalProperties": {"type": "string"}}
-        },
-        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
-        "then": {"required": ["phone"]},
-        "else": {"required": ["email"]},
-        "additionalProperties": false
-    })
+    let mut schema: Value = serde_json::from_str(include_str!("data/contact.json")).unwrap();
+    let props = &mut schema["properties"];
+    props["name"]["default"] = Value::Null;
+    props["phone"]["optional"] = Value::Bool(true);
+    props["email"]["format"] = json!("email");
+    props["tags"] = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    schema
 }
 
 fn skills() -> (SkillsInput<String>, Vec<String>) {
