@@ -383,6 +383,8 @@ pub struct ToolDefinition {
     approval: Option<ApprovalCheck>,
     exactly_once: bool,
     callers: Option<Callers>,
+    /// The tool as a remote MCP server listed it (a gateway's tool): MCP lists it as is.
+    remote: Option<std::sync::Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 /// Which calls of a tool need approval: every call, or those a compile-time tool's
@@ -460,6 +462,7 @@ impl ToolDefinition {
             approval: None,
             exactly_once: false,
             callers: None,
+            remote: None,
         }
     }
 
@@ -514,7 +517,28 @@ impl ToolDefinition {
             approval: None,
             exactly_once: false,
             callers: parts.callers,
+            remote: None,
         }
+    }
+
+    /// Marks the tool as a remote MCP server's (a gateway's, `bridge::McpRemote`): `tool`
+    /// is its `tools/list` entry with the wire name, which the MCP bridge lists verbatim
+    /// (input and output schemas, title, annotations, icons, `_meta` as the remote wrote
+    /// them); its handler's value is the remote's `CallToolResult`, answered as is.
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code, reason = "gateways"))]
+    #[must_use]
+    pub(crate) fn with_remote(
+        mut self,
+        tool: std::sync::Arc<serde_json::Map<String, serde_json::Value>>,
+    ) -> Self {
+        self.remote = Some(tool);
+        self
+    }
+
+    /// The tool as a remote MCP server listed it, when it is a gateway's.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "MCP lists it"))]
+    pub(crate) fn remote(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.remote.as_deref()
     }
 
     /// Sets whether a call made with an idempotency key runs at most once

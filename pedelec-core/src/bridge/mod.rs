@@ -26,6 +26,9 @@ pub mod mcp_http;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub mod oauth;
+#[cfg(feature = "gateway")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gateway")))]
+pub mod remote;
 
 pub use json_lines::{JsonLines, JsonLinesListener, PROTOCOL_VERSION};
 #[cfg(feature = "mcp")]
@@ -36,5 +39,9 @@ pub use mcp_http::McpHttp;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub use oauth::OAuth;
+
+#[cfg(feature = "gateway")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gateway")))]
+pub use remote::McpRemote;
 
 pub use crate::session::Bridge;

@@ -115,7 +115,7 @@ impl<N: CodeSignatures> SessionBuilder<N> {
     /// `search_tools` and `run_code` (see [`code`](crate::code)).
     #[must_use]
     pub fn code_mode(self, mode: CodeMode) -> Self {
-        self.mount(Mounted {
+        self.mount_own(Mounted {
             mode,
             compiled: N::compiled(),
         })
@@ -130,6 +130,7 @@ struct Mounted {
 impl Mount for Mounted {
     fn tools(
         self: Box<Self>,
+        _namespace: &str,
         skills: &[ToolDefinition],
         link: &SessionLink,
     ) -> Result<Vec<ToolDefinition>, Vec<Problem>> {

@@ -4,12 +4,10 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, RwLock, Weak};
-use std::time::Duration;
 
 use super::ToolKey;
-use super::concurrency::ConcurrencyLimit;
 use super::dispatch::{Dispatch, Endpoint};
 use super::dispatch::{Shared, ToolEntry};
 use super::layers::{LayerFn, ToolLayer, ToolService, layer_fn, stack};
@@ -17,7 +15,6 @@ use super::mount::{Mount, SessionLink};
 use super::rate::{RateLimit, RateLimiter};
 use super::{Session, events, input};
 
-use crate::call::args::CompiledArgs;
 use crate::context::StateMap;
 use crate::error::{Error, Problem};
 use crate::skills::SkillsInput;
@@ -42,7 +39,7 @@ pub struct SessionBuilder<N = String> {
     pub(super) rate_limit: Option<RateLimit>,
     pub(super) approver: Option<crate::context::ApproverFn>,
     pub(super) store: Option<Arc<dyn crate::store::Store>>,
-    pub(super) mounts: Vec<Box<dyn Mount>>,
+    pub(super) mounts: Vec<(String, Box<dyn Mount>)>,
 }
 
 impl<N> SessionBuilder<N> {
@@ -158,13 +155,25 @@ impl<N> SessionBuilder<N> {
         self
     }
 
-    /// Mounts tools beside the skill set's (code mode, remote servers).
+    /// Mounts tools served by something else under `namespace`: a remote MCP server
+    /// (`McpRemote::stdio(cmd)` or `McpRemote::http(url)`, feature `gateway`), whose tools
+    /// are listed as `namespace.tool` and called through the session's policy (scopes, the
+    /// rate limit, layers, approval, timeouts) like its own. `namespace` follows the tool
+    /// name rule without a `.`; no tool of the skill set may be named `namespace.…`.
+    /// Checked by [`create`](Self::create).
+    #[must_use]
+    pub fn mount(mut self, namespace: impl Into<String>, mount: impl Mount) -> Self {
+        self.mounts.push((namespace.into(), Box::new(mount)));
+        self
+    }
+
+    /// Mounts the session's own tools (code mode), without a namespace.
     #[cfg_attr(
         not(feature = "code-mode"),
         allow(dead_code, reason = "what code mode mounts")
     )]
-    pub(crate) fn mount(mut self, mount: impl Mount) -> Self {
-        self.mounts.push(Box::new(mount));
+    pub(crate) fn mount_own(mut self, mount: impl Mount) -> Self {
+        self.mounts.push((String::new(), Box::new(mount)));
         self
     }
 
@@ -185,8 +194,11 @@ impl<N> SessionBuilder<N> {
         let mut definitions = self.skills.tools().to_vec();
         let link = SessionLink::default();
         let mut problems = Vec::new();
-        for mount in self.mounts {
-            match mount.tools(self.skills.tools(), &link) {
+        for (namespace, mount) in self.mounts {
+            if !namespace.is_empty() {
+                problems.extend(namespace_problems(&namespace, self.skills.tools()));
+            }
+            match mount.tools(&namespace, self.skills.tools(), &link) {
                 Ok(tools) => {
                     manifest
                         .tools
@@ -196,45 +208,17 @@ impl<N> SessionBuilder<N> {
                 Err(mut found) => problems.append(&mut found),
             }
         }
+        let live = link.take_live();
         let mut by_name = HashMap::with_capacity_and_hasher(
             definitions.len(),
             foldhash::fast::RandomState::default(),
         );
         let mut tools = Vec::with_capacity(definitions.len());
         for (i, def) in definitions.iter().enumerate() {
-            let name: Arc<str> = Arc::from(def.name());
             by_name.insert(Box::from(def.name()), i);
-            let timeout_ms = def
-                .timeout_ms()
-                .unwrap_or(pedelec_rules::DEFAULT_TIMEOUT_MS);
-            // Compiled once here; every call validates against the compiled form.
-            let mut schema = def.args_schema().clone();
-            if let Err(e) = schema.compile() {
-                problems.extend(e.problems().iter().map(|p| {
-                    Problem::at(
-                        format!("tools[{i}].argsSchema{}", p.place),
-                        p.message.clone(),
-                    )
-                }));
-            }
-            let args = match schema.compiled_shared() {
-                Some(compiled) => CompiledArgs::new(name.clone(), compiled.clone()),
-                // Reported above; the session is not created.
-                None => CompiledArgs::unchecked(name.clone()),
-            };
-            tools.push(ToolEntry {
-                args,
-                name,
-                timeout: Duration::from_millis(timeout_ms),
-                inline: def.handler().cloned(),
-                named: RwLock::new(None),
-                has_named: AtomicBool::new(false),
-                scopes: def.scopes().iter().map(|s| Box::from(&**s)).collect(),
-                concurrency: def.max_concurrency().map(ConcurrencyLimit::new),
-                layers: None,
-                approval: def.approval_check(),
-                exactly_once: def.exactly_once(),
-            });
+            let (entry, mut found) = ToolEntry::of(def, &format!("tools[{i}]"));
+            problems.append(&mut found);
+            tools.push(entry);
         }
         let mut tool_layers: Vec<Vec<LayerFn>> = tools.iter().map(|_| Vec::new()).collect();
         for (name, layer) in self.tool_layers {
@@ -263,7 +247,10 @@ impl<N> SessionBuilder<N> {
             });
             Shared {
                 manifest,
+                listed: RwLock::new(definitions.clone().into()),
                 definitions,
+                live: live.clone().into(),
+                revision: AtomicU64::new(0),
                 tools,
                 by_name,
                 fallback: RwLock::new(None),
@@ -284,6 +271,13 @@ impl<N> SessionBuilder<N> {
             }
         });
         link.set(&shared);
+        for live in &live {
+            live.set_session(&shared);
+        }
+        // A mount may have listed tools before the session existed.
+        if let Some(first) = live.first() {
+            shared.tools_changed(first.namespace());
+        }
         Ok(Session {
             shared,
             names: PhantomData,
@@ -298,4 +292,34 @@ impl<N> fmt::Debug for SessionBuilder<N> {
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
+}
+
+/// What is wrong with a mount's namespace: it must be a tool name without `.`, and no tool
+/// of the skill set may live under it.
+fn namespace_problems(namespace: &str, skills: &[ToolDefinition]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Err(e) = pedelec_rules::check_tool_name(namespace) {
+        problems.push(Problem::at(
+            format!("mount(\"{namespace}\")"),
+            format!("namespace: {e}"),
+        ));
+    } else if namespace.contains('.') {
+        problems.push(Problem::at(
+            format!("mount(\"{namespace}\")"),
+            "a namespace may not contain `.` (it ends at the first one)",
+        ));
+    }
+    let prefix = format!("{namespace}.");
+    for (i, tool) in skills.iter().enumerate() {
+        if tool.name().starts_with(&prefix) {
+            problems.push(Problem::at(
+                format!("tools[{i}].name"),
+                format!(
+                    "`{}` is in the namespace `{namespace}`, which a mount owns",
+                    tool.name()
+                ),
+            ));
+        }
+    }
+    problems
 }

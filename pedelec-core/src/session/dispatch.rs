@@ -23,6 +23,7 @@ use super::behind::Behind;
 use super::concurrency::{ConcurrencyLimit, Permit};
 use super::events::{EventHub, SessionEvent};
 use super::layers::ToolService;
+use super::mount::LiveTools;
 use super::rate::{RateLimiter, admit_shared};
 use super::shutdown::{ShutdownState, refused_error};
 use super::spare::{SpareGuard, SpareSlot};
@@ -67,6 +68,42 @@ pub(super) struct ToolEntry {
 }
 
 impl ToolEntry {
+    /// The live form of a checked definition: its schema compiled (problems placed under
+    /// `place`, e.g. `tools[3]`), its handler, policy and timeout. Without layers.
+    pub(super) fn of(def: &ToolDefinition, place: &str) -> (ToolEntry, Vec<Problem>) {
+        let name: Arc<str> = Arc::from(def.name());
+        let timeout_ms = def
+            .timeout_ms()
+            .unwrap_or(pedelec_rules::DEFAULT_TIMEOUT_MS);
+        let mut problems = Vec::new();
+        // Compiled once here; every call validates against the compiled form.
+        let mut schema = def.args_schema().clone();
+        if let Err(e) = schema.compile() {
+            problems.extend(e.problems().iter().map(|p| {
+                Problem::at(format!("{place}.argsSchema{}", p.place), p.message.clone())
+            }));
+        }
+        let args = match schema.compiled_shared() {
+            Some(compiled) => CompiledArgs::new(name.clone(), compiled.clone()),
+            // Reported above; the entry is not used.
+            None => CompiledArgs::unchecked(name.clone()),
+        };
+        let entry = ToolEntry {
+            args,
+            name,
+            timeout: Duration::from_millis(timeout_ms),
+            inline: def.handler().cloned(),
+            named: RwLock::new(None),
+            has_named: AtomicBool::new(false),
+            scopes: def.scopes().iter().map(|s| Box::from(&**s)).collect(),
+            concurrency: def.max_concurrency().map(ConcurrencyLimit::new),
+            layers: None,
+            approval: def.approval_check(),
+            exactly_once: def.exactly_once(),
+        };
+        (entry, problems)
+    }
+
     /// Resolution step 1: the named handler, if one is registered.
     fn named(&self) -> Option<ToolHandler> {
         if !self.has_named.load(Ordering::Acquire) {
@@ -81,9 +118,17 @@ impl ToolEntry {
 
 /// What every clone of a session, and every bridge serving it, shares.
 pub(super) struct Shared {
+    /// The skill set's manifest and its mounts' fixed tools.
     pub(super) manifest: SerializableSkillsManifest,
-    /// The skill set's definitions, in order (for bridges that list per-tool metadata).
+    /// The skill set's definitions, in order, then the mounts' fixed tools (for bridges
+    /// that list per-tool metadata).
     pub(super) definitions: Vec<ToolDefinition>,
+    /// The namespaces whose tools change at run time (remote servers), beside `tools`.
+    pub(super) live: Box<[Arc<LiveTools>]>,
+    /// `definitions`, then every live namespace's current tools: what is listed now.
+    pub(super) listed: RwLock<Arc<[ToolDefinition]>>,
+    /// Bumped each time a live namespace's tools change.
+    pub(super) revision: AtomicU64,
     pub(super) tools: Vec<ToolEntry>,
     pub(super) by_name: HashMap<Box<str>, usize, foldhash::fast::RandomState>,
     pub(super) fallback: RwLock<Option<FallbackHandler>>,
@@ -135,6 +180,30 @@ struct Begun<'a> {
 impl Shared {
     pub(super) fn local_call_id(&self) -> CallId {
         CallId::Local(self.next_call.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The mounted tool of this name, in a live namespace (looked up only when the fixed
+    /// table has none: native tools pay nothing). The call holds the entry to its end.
+    #[cold]
+    pub(super) fn live_tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        self.live
+            .iter()
+            .find(|live| live.owns(name))
+            .and_then(|live| live.get(name))
+    }
+
+    /// A live namespace's tools changed: the list is rebuilt, the revision bumped and
+    /// subscribers told.
+    pub(super) fn tools_changed(&self, namespace: &str) {
+        let mut listed = self.definitions.clone();
+        for live in &self.live {
+            listed.extend(live.current().definitions.iter().cloned());
+        }
+        *self.listed.write().unwrap_or_else(PoisonError::into_inner) = listed.into();
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        self.events.emit(|| SessionEvent::ToolsChanged {
+            namespace: namespace.to_owned(),
+        });
     }
 
     /// The tool of this name. Among a few tools, comparing names (mostly just their
@@ -293,7 +362,15 @@ impl Shared {
             caller,
             extras,
         } = setup;
-        let tool = self.tool(name);
+        let mounted;
+        let tool = match self.tool(name) {
+            Some(tool) => Some(tool),
+            None if self.live.is_empty() => None,
+            None => {
+                mounted = self.live_tool(name);
+                mounted.as_deref()
+            }
+        };
         let unknown_name: Arc<str>;
         let (tool_name, timeout) = match tool {
             Some(t) => (&t.name, t.timeout),
@@ -453,7 +530,14 @@ impl Shared {
     /// Below the session's layers: the tool's `max_concurrency`, then its own layers (or
     /// the endpoint). A layer may have renamed the call: its scopes are checked again then.
     pub(super) fn per_tool(&self, call: ToolCall) -> Inner {
-        let tool = self.tool(&call.name);
+        let mounted;
+        let tool = match self.tool(&call.name) {
+            Some(tool) => Some(tool),
+            None => {
+                mounted = self.live_tool(&call.name);
+                mounted.as_deref()
+            }
+        };
         if let Some(tool) = tool
             && !tool.scopes.is_empty()
             && call
@@ -484,7 +568,14 @@ impl Shared {
                 call.name
             ))));
         };
-        let tool = self.tool(&call.name);
+        let mounted;
+        let tool = match self.tool(&call.name) {
+            Some(tool) => Some(tool),
+            None => {
+                mounted = self.live_tool(&call.name);
+                mounted.as_deref()
+            }
+        };
         let started = self.resolve(
             tool,
             &call.name,
@@ -515,6 +606,14 @@ impl Shared {
         out: Out<'_>,
     ) -> Result<HandlerFuture, ToolError> {
         let Some(tool) = tool else {
+            if let Some(why) = self
+                .live
+                .iter()
+                .find(|live| live.owns(name))
+                .and_then(|live| live.down())
+            {
+                return Err(ToolError::with_code(ErrorCode::IoFailed, why));
+            }
             let fallback = self
                 .fallback
                 .read()

@@ -64,6 +64,13 @@ pub enum SessionEvent {
         /// Why not, when it may not (the denial's reason, or why nobody could approve).
         reason: Option<String>,
     },
+    /// The tools of a mounted namespace changed (a remote server re-listed its tools):
+    /// [`Session::definitions`](crate::Session::definitions) and the manifest now show the
+    /// new list. Bridges that list tools tell their clients (MCP `listChanged`).
+    ToolsChanged {
+        /// The mount's namespace.
+        namespace: String,
+    },
     /// This subscriber fell behind and missed `missed` events (the session does not wait
     /// for slow subscribers; raise the capacity with `SessionBuilder::event_capacity`).
     Lagged {

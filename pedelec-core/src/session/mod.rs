@@ -34,6 +34,7 @@ mod events;
 mod input;
 mod layers;
 pub(crate) mod mount;
+pub use mount::{Mount, SessionLink};
 mod once;
 mod rate;
 mod shutdown;
@@ -203,18 +204,77 @@ impl<N> Session<N> {
 
     /// The manifest sent to Core: guidance and every tool's name, description, argsSchema
     /// and timeout (no handlers).
+    /// With mounted remote servers, their tools as listed now.
     #[must_use]
     pub fn manifest(&self) -> SerializableSkillsManifest {
-        self.shared.manifest.clone()
+        let mut manifest = self.shared.manifest.clone();
+        for live in &self.shared.live {
+            manifest
+                .tools
+                .extend(live.current().definitions.iter().map(ToolDefinition::manifest));
+        }
+        manifest
+    }
+
+    /// Waits until what is mounted under `namespace` ([`SessionBuilder::mount`]) has listed
+    /// its tools once (a remote server: connected and answered `tools/list`). Mounts
+    /// connect in the background from `create()` on, so a program that wants the remote's
+    /// tools in its first listing awaits this (with a timeout of its choosing: a remote that
+    /// is down keeps it waiting while the mount retries).
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` when nothing is mounted under `namespace`.
+    pub async fn mount_ready(&self, namespace: &str) -> Result<(), Error> {
+        let live = self.live(namespace)?;
+        live.listed().await;
+        Ok(())
+    }
+
+    /// The warnings and problems of the last listing of what is mounted under `namespace`:
+    /// schemas read leniently, names mapped, tools left out (and why). Each is also logged
+    /// with `tracing::warn!`.
+    ///
+    /// # Errors
+    /// `INVALID_INPUT` when nothing is mounted under `namespace`.
+    pub fn mount_report(&self, namespace: &str) -> Result<Vec<crate::error::Problem>, Error> {
+        Ok(self.live(namespace)?.report())
+    }
+
+    fn live(&self, namespace: &str) -> Result<Arc<mount::LiveTools>, Error> {
+        self.shared
+            .live
+            .iter()
+            .find(|live| live.namespace() == namespace)
+            .cloned()
+            .ok_or_else(|| {
+                Error::invalid_input(vec![crate::error::Problem::at(
+                    String::new(),
+                    format!("nothing is mounted under `{namespace}`"),
+                )])
+            })
+    }
+
+    /// How many times the tools of mounted namespaces changed (a remote server re-listed
+    /// its tools; see [`SessionBuilder::mount`]): a bridge that keeps a list compares it
+    /// to know it is stale. 0 for a session whose tools never change.
+    #[must_use]
+    pub fn tools_revision(&self) -> u64 {
+        self.shared
+            .revision
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether `caller` may call the tool `name`: it holds the tool's scopes (step 1 of the
     /// call policy). A name the session does not know is not callable. What a search
     /// answers is limited by this (DESIGN §12: only the tools the caller may call).
     pub(crate) fn may_call(&self, name: &str, caller: Option<&crate::context::Caller>) -> bool {
-        self.shared
-            .tool(name)
-            .is_some_and(|t| crate::context::Caller::may_call(caller, &t.scopes))
+        match self.shared.tool(name) {
+            Some(t) => crate::context::Caller::may_call(caller, &t.scopes),
+            None => self
+                .shared
+                .live_tool(name)
+                .is_some_and(|t| crate::context::Caller::may_call(caller, &t.scopes)),
+        }
     }
 
     /// Where the session keeps what replicas share (`SessionBuilder::store`): MCP tasks live
@@ -232,20 +292,28 @@ impl<N> Session<N> {
         allow(dead_code, reason = "what code mode mounts")
     )]
     pub(crate) fn check_args(&self, name: &str, args: Value) -> Result<Value, ToolError> {
+        let value = crate::schema::decode::ArgsIn::Value;
         match self.shared.tool(name) {
-            Some(tool) => tool
-                .args
-                .prepare(crate::schema::decode::ArgsIn::Value(args)),
-            None => Ok(args),
+            Some(tool) => tool.args.prepare(value(args)),
+            None => match self.shared.live_tool(name) {
+                Some(tool) => tool.args.prepare(value(args)),
+                None => Ok(args),
+            },
         }
     }
 
     /// The skill set's tool definitions, in its order, then the tools mounted beside them
-    /// (code mode's `search_tools` and `run_code`): everything known about each tool,
-    /// including what is not in Core's manifest (for bridges that list more, such as MCP).
+    /// (code mode's `search_tools` and `run_code`, then each mounted remote server's tools
+    /// as listed now): everything known about each tool, including what is not in Core's
+    /// manifest (for bridges that list more, such as MCP). A snapshot: a mounted remote's
+    /// tools may change later ([`tools_revision`](Self::tools_revision)).
     #[must_use]
-    pub fn definitions(&self) -> &[ToolDefinition] {
-        &self.shared.definitions
+    pub fn definitions(&self) -> Arc<[ToolDefinition]> {
+        self.shared
+            .listed
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Registers the named handler of the tool `T` (resolution step 1), typed: it receives

@@ -111,7 +111,14 @@ impl Shared {
         args: Value,
         ctx: ToolCallContext,
     ) -> Result<Value, ToolError> {
-        let tool = self.tool(name);
+        let mounted;
+        let tool = match self.tool(name) {
+            Some(tool) => Some(tool),
+            None => {
+                mounted = self.live_tool(name);
+                mounted.as_deref()
+            }
+        };
         let mut permit = None;
         let started = self.start_admitted(
             tool,

@@ -72,7 +72,7 @@ impl Server {
         let search =
             (settings.search && !own_search && definitions.iter().any(ToolDefinition::defer))
                 .then(|| Search::new(tools.clone(), Index::of(&manifest)));
-        for (t, d) in listed.iter_mut().zip(definitions) {
+        for (t, d) in listed.iter_mut().zip(definitions.iter()) {
             t.hidden = d.defer()
                 && settings.search
                 && (search.is_some() || (own_search && d.callable_by_program()));

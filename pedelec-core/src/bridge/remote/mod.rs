@@ -1,0 +1,225 @@
+//! Gateways (feature `gateway`, DESIGN §16): a remote MCP server's tools served through a
+//! session, behind its policy.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), pedelec_core::Error> {
+//! use pedelec_core::{Session, SkillsInput, bridge::McpRemote};
+//! let session = Session::builder(SkillsInput::<String>::new("Back office.", vec![]))
+//!     .mount("weather", McpRemote::http("https://weather.example/mcp").bearer("gateway-token"))
+//!     .mount("files", McpRemote::stdio("npx").arg("@modelcontextprotocol/server-filesystem"))
+//!     .create()?;                               // inside a Tokio runtime
+//! session.mount_ready("weather").await?;        // optional: wait for its first listing
+//! # Ok(()) }
+//! ```
+//!
+//! - **Names.** The remote's tools are listed as `namespace.tool`; a remote name that
+//!   breaks pedelec's tool name rule is mapped reversibly (`page:read` →
+//!   `namespace.page_3a_read`; the mapping is documented in `names.rs` and reported).
+//! - **Listing.** Each tool keeps what the remote wrote: MCP clients of the session see its
+//!   `inputSchema`, `outputSchema`, `title`, `annotations`, `icons` and `_meta` verbatim.
+//!   pedelec validates calls with the input schema read leniently (a schema its strict
+//!   reader refuses is an open object, with a warning); warnings are logged
+//!   (`tracing::warn!`) and kept in [`Session::mount_report`](crate::Session::mount_report).
+//! - **Calls** run through the session like any other (OAuth when served over `McpHttp`,
+//!   scopes, the rate limit, layers, approval, timeouts), then go to the remote with the
+//!   validated args. Progress the remote reports reaches the call's progress; a call that
+//!   is cancelled, times out or whose caller goes away is cancelled at the remote
+//!   (`notifications/cancelled`). The remote's `content`, `structuredContent` and `_meta`
+//!   are the call's value (answered verbatim over MCP); a result with `isError` is the
+//!   call's `TOOL_HANDLER_ERROR` whose `details.result` is the remote's result (answered
+//!   verbatim over MCP, `isError: true`).
+//! - **Credentials.** The gateway authenticates with its own ([`McpRemote::bearer`],
+//!   [`McpRemote::header`]); the caller's token never leaves pedelec.
+//! - **Connecting.** `create()` starts a task per mount (so it must run inside a Tokio
+//!   runtime) that connects, lists and follows `notifications/tools/list_changed`
+//!   (re-listing; the session's list changes, see [`Session::tools_revision`]
+//!   (crate::Session::tools_revision)). Until the first listing the namespace has no tools;
+//!   [`Session::mount_ready`](crate::Session::mount_ready) waits for it.
+//! - **Down.** A remote that fails to start, crashes or cannot be reached makes its tools
+//!   fail at once with `IO_FAILED` and a message naming it; the other tools keep working.
+//!   The task reconnects with exponential backoff ([`McpRemote::backoff`]) and re-lists.
+
+mod connection;
+mod listing;
+mod names;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::error::Problem;
+use crate::session::{Mount, SessionLink};
+use crate::tool::ToolDefinition;
+
+/// A remote MCP server to mount on a session (`SessionBuilder::mount(namespace, remote)`):
+/// a program spoken to over stdio, or a streamable HTTP endpoint.
+#[derive(Clone, Debug)]
+pub struct McpRemote {
+    target: Target,
+    policy: Policy,
+    backoff: (Duration, Duration),
+}
+
+#[derive(Clone, Debug)]
+enum Target {
+    Stdio {
+        program: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
+    Http {
+        url: String,
+        bearer: Option<String>,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// What the session's policy adds to every tool of a remote.
+#[derive(Clone, Debug, Default)]
+struct Policy {
+    scopes: Vec<String>,
+    approval: bool,
+    timeout_ms: Option<u64>,
+}
+
+impl McpRemote {
+    /// A server run as a child process (`program`, found on `PATH`), spoken to over its
+    /// stdin and stdout; restarted with backoff when it exits.
+    #[must_use]
+    pub fn stdio(program: impl Into<String>) -> Self {
+        Self::new(Target::Stdio {
+            program: program.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+        })
+    }
+
+    /// A server at a streamable HTTP endpoint (`http://` or `https://`).
+    #[must_use]
+    pub fn http(url: impl Into<String>) -> Self {
+        Self::new(Target::Http {
+            url: url.into(),
+            bearer: None,
+            headers: BTreeMap::new(),
+        })
+    }
+
+    fn new(target: Target) -> Self {
+        McpRemote {
+            target,
+            policy: Policy::default(),
+            backoff: (Duration::from_millis(100), Duration::from_secs(30)),
+        }
+    }
+
+    /// An argument of the program (stdio).
+    #[must_use]
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        if let Target::Stdio { args, .. } = &mut self.target {
+            args.push(arg.into());
+        }
+        self
+    }
+
+    /// Arguments of the program (stdio).
+    #[must_use]
+    pub fn args<S: Into<String>>(mut self, more: impl IntoIterator<Item = S>) -> Self {
+        if let Target::Stdio { args, .. } = &mut self.target {
+            args.extend(more.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// An environment variable of the program (stdio).
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Stdio { env, .. } = &mut self.target {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// The gateway's own bearer token for the remote (HTTP): `Authorization: Bearer …`.
+    /// The session's callers' tokens are never forwarded.
+    #[must_use]
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        if let Target::Http { bearer, .. } = &mut self.target {
+            *bearer = Some(token.into());
+        }
+        self
+    }
+
+    /// A header sent with every request to the remote (HTTP), e.g. an API key.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http { headers, .. } = &mut self.target {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
+
+    /// Scopes a caller must hold to see and call the remote's tools (as
+    /// `#[tool(scopes = [...])]` on each).
+    #[must_use]
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.policy.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether every call of the remote's tools needs approval (as `#[tool(approval)]`).
+    #[must_use]
+    pub fn approval(mut self, approval: bool) -> Self {
+        self.policy.approval = approval;
+        self
+    }
+
+    /// The timeout of each call of the remote's tools (default: the session's 60 s).
+    #[must_use]
+    pub fn timeout_ms(mut self, ms: u64) -> Self {
+        self.policy.timeout_ms = Some(ms);
+        self
+    }
+
+    /// The delay before reconnecting after a failure: `min` at first, doubled after each
+    /// failure up to `max` (default 100 ms to 30 s), back to `min` once connected.
+    #[must_use]
+    pub fn backoff(mut self, min: Duration, max: Duration) -> Self {
+        self.backoff = (min, max.max(min));
+        self
+    }
+
+    /// What names the remote in messages: its program or URL.
+    fn describe(&self) -> String {
+        match &self.target {
+            Target::Stdio { program, .. } => format!("`{program}` (stdio)"),
+            Target::Http { url, .. } => format!("`{url}`"),
+        }
+    }
+}
+
+impl Mount for McpRemote {
+    fn tools(
+        self: Box<Self>,
+        namespace: &str,
+        _skills: &[ToolDefinition],
+        link: &SessionLink,
+    ) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
+        let place = format!("mount(\"{namespace}\")");
+        if let Target::Http { url, .. } = &self.target
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(vec![Problem::at(
+                place,
+                format!("`{url}` is not an http:// or https:// URL"),
+            )]);
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return Err(vec![Problem::at(
+                place,
+                "a remote server is connected from a Tokio task: create the session inside a Tokio runtime",
+            )]);
+        };
+        let live = link.live(namespace);
+        connection::start(&runtime, namespace, *self, live);
+        Ok(Vec::new())
+    }
+}

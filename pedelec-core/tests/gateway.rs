@@ -1,0 +1,1 @@
+//! Gateways (placeholder until written).
