@@ -274,9 +274,9 @@ impl<N> SessionBuilder<N> {
         for live in &live {
             live.set_session(&shared);
         }
-        // A mount may have listed tools before the session existed.
-        if let Some(first) = live.first() {
-            shared.tools_changed(first.namespace());
+        // A mount may have listed its tools before the session existed.
+        if !live.is_empty() {
+            shared.refresh_listed();
         }
         Ok(Session {
             shared,

@@ -195,15 +195,20 @@ impl Shared {
     /// A live namespace's tools changed: the list is rebuilt, the revision bumped and
     /// subscribers told.
     pub(super) fn tools_changed(&self, namespace: &str) {
+        self.refresh_listed();
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        self.events.emit(|| SessionEvent::ToolsChanged {
+            namespace: namespace.to_owned(),
+        });
+    }
+
+    /// Rebuilds what is listed: the fixed definitions, then each live namespace's.
+    pub(super) fn refresh_listed(&self) {
         let mut listed = self.definitions.clone();
         for live in &self.live {
             listed.extend(live.current().definitions.iter().cloned());
         }
         *self.listed.write().unwrap_or_else(PoisonError::into_inner) = listed.into();
-        self.revision.fetch_add(1, Ordering::AcqRel);
-        self.events.emit(|| SessionEvent::ToolsChanged {
-            namespace: namespace.to_owned(),
-        });
     }
 
     /// The tool of this name. Among a few tools, comparing names (mostly just their

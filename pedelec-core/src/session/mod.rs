@@ -254,6 +254,14 @@ impl<N> Session<N> {
             })
     }
 
+    /// Whether something is mounted under a namespace ([`SessionBuilder::mount`]): then the
+    /// session's tools may change at run time, and bridges that list them say so
+    /// (MCP's `listChanged`).
+    #[must_use]
+    pub fn has_mounts(&self) -> bool {
+        !self.shared.live.is_empty()
+    }
+
     /// How many times the tools of mounted namespaces changed (a remote server re-listed
     /// its tools; see [`SessionBuilder::mount`]): a bridge that keeps a list compares it
     /// to know it is stale. 0 for a session whose tools never change.

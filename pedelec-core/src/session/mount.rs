@@ -73,7 +73,7 @@ impl SessionLink {
 
     /// The session, while it lives.
     #[cfg_attr(
-        not(any(feature = "code-mode", feature = "gateway")),
+        not(feature = "code-mode"),
         allow(dead_code, reason = "what mounts use")
     )]
     pub(crate) fn session(&self) -> Option<Session<String>> {
@@ -232,10 +232,11 @@ impl LiveTools {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .clone_from(&problems);
-        self.listed.send_replace(true);
         if let Some(shared) = self.shared.get().and_then(Weak::upgrade) {
             shared.tools_changed(&self.namespace);
         }
+        // After the session's list is rebuilt: who waits for it sees the tools.
+        self.listed.send_replace(true);
         problems
     }
 }

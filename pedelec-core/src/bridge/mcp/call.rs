@@ -34,7 +34,7 @@ use tracing::Instrument;
 
 use super::channel::{Abilities, CallChannel, Mode, NO_REQUESTS};
 use super::meta::Meta;
-use super::result::{input_request, missing_capability, write_call_result};
+use super::result::{Frame, input_request, missing_capability, write_call_result};
 use super::search::{CALL_TOOL, SEARCH_TOOLS, unwrap_call};
 use super::shared::{Exchange, Lifecycle, Reply, Server, may_list};
 use super::tasks::RENEWAL;
@@ -42,7 +42,6 @@ use super::telemetry;
 use super::wire::{self, Message};
 use crate::context::{APPROVAL_KEY, Cancellation, InputKind, InputRequest, LogLevel};
 use crate::error::ToolError;
-use crate::output::OutputSchema;
 use crate::session::CallOptions;
 use crate::tool::TaskSupport;
 
@@ -95,7 +94,7 @@ pub(super) async fn call_tool(
                     .get(position)
                     .is_some_and(|t| may_list(x.caller.as_deref(), &t.scopes))
             };
-            return tool_result(id, &search.answer(args, visible), None, current);
+            return tool_result(id, &search.answer(args, visible), Frame::PLAIN, current);
         }
         Some(_) if name == CALL_TOOL => match unwrap_call(args) {
             Ok((inner, inner_args)) => {
@@ -103,7 +102,7 @@ pub(super) async fn call_tool(
                 args = unwrapped.as_deref().map_or("null", RawValue::get);
                 std::borrow::Cow::Owned(inner)
             }
-            Err(e) => return tool_result(id, &Err(e), None, current),
+            Err(e) => return tool_result(id, &Err(e), Frame::PLAIN, current),
         },
         _ => name,
     };
@@ -117,7 +116,10 @@ pub(super) async fn call_tool(
             false,
         );
     }
-    let output = tool.and_then(|t| t.output);
+    let output = Frame {
+        output: tool.and_then(|t| t.output),
+        remote: tool.is_some_and(|t| t.remote),
+    };
     let task_support = tool.map_or(TaskSupport::Forbidden, |t| t.task);
     let declared_tasks = life
         .capabilities
@@ -264,7 +266,7 @@ pub(super) async fn call_tool(
 fn tool_result(
     id: &str,
     result: &Result<String, ToolError>,
-    output: Option<OutputSchema>,
+    output: Frame,
     current: bool,
 ) -> Reply {
     let mut out = Vec::with_capacity(256);
@@ -304,7 +306,7 @@ fn answer(
     binding: &[u8],
     outcome: Outcome,
     channel: &CallChannel,
-    output: Option<OutputSchema>,
+    output: Frame,
     current: bool,
 ) -> Reply {
     match outcome {
@@ -354,7 +356,7 @@ async fn as_task(
     options: CallOptions,
     channel: Arc<CallChannel>,
     cancel: Cancellation,
-    output: Option<OutputSchema>,
+    output: Frame,
     span: Option<tracing::Span>,
 ) -> Reply {
     let session = server.session().clone();

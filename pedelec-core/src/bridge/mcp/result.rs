@@ -29,13 +29,39 @@ pub(super) fn missing_capability(kind: InputKind) -> ErrorData {
     )
 }
 
+/// How a tool's value becomes a `CallToolResult`.
+#[derive(Clone, Copy)]
+pub(super) struct Frame {
+    /// The tool's output schema.
+    pub(super) output: Option<OutputSchema>,
+    /// A gateway's tool: its value is the remote's result, and its error's
+    /// `details.result` the remote's error result, each answered as is.
+    pub(super) remote: bool,
+}
+
+impl Frame {
+    /// A value without an output schema.
+    pub(super) const PLAIN: Frame = Frame {
+        output: None,
+        remote: false,
+    };
+}
+
 /// A `CallToolResult`, written from the value's JSON text.
 pub(super) fn write_call_result(
     out: &mut Vec<u8>,
     result: &Result<String, ToolError>,
-    output: Option<OutputSchema>,
+    frame: Frame,
     current: bool,
 ) {
+    if frame.remote && write_remote_result(out, result) {
+        if current {
+            out.extend_from_slice(b",\"resultType\":\"complete\"");
+        }
+        out.push(b'}');
+        return;
+    }
+    let output = frame.output;
     match result {
         Ok(value) => {
             if output.is_some_and(|o| o.is_content()) {
@@ -80,4 +106,34 @@ pub(super) fn write_call_result(
         out.extend_from_slice(b",\"resultType\":\"complete\"");
     }
     out.push(b'}');
+}
+
+/// A gateway tool's answer as its remote gave it: the result object (without its closing
+/// brace) with `isError`. `false` when the answer is not the remote's (pedelec's own error:
+/// invalid args, a timeout, the remote down), which is framed as any other.
+fn write_remote_result(out: &mut Vec<u8>, result: &Result<String, ToolError>) -> bool {
+    let (object, is_error) = match result {
+        Ok(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => (object, false),
+            _ => return false,
+        },
+        Err(error) => match error.details().and_then(|d| d.get("result")) {
+            Some(Value::Object(object)) => (object.clone(), true),
+            _ => return false,
+        },
+    };
+    let Ok(text) = serde_json::to_vec(&object) else {
+        return false;
+    };
+    // `{…}` without its `}`, then `isError`.
+    out.extend_from_slice(&text[..text.len() - 1]);
+    if text.len() > 2 {
+        out.push(b',');
+    }
+    out.extend_from_slice(if is_error {
+        b"\"isError\":true"
+    } else {
+        b"\"isError\":false"
+    });
+    true
 }

@@ -34,6 +34,50 @@ use crate::tool::{TaskSupport, ToolDefinition};
 
 impl Server {
     pub(crate) fn new(session: &Session, settings: Settings) -> Server {
+        let tasks = Arc::new(TaskStore::new(&settings, session.store()));
+        let inner = Arc::new(Self::build(session, settings, tasks));
+        Server {
+            latest: Arc::new(std::sync::RwLock::new(inner.clone())),
+            inner,
+        }
+    }
+
+    /// The server as of the session's current tools: this one, or the state rebuilt once
+    /// a mounted remote re-listed its tools (the lists, scopes and search follow it).
+    pub(crate) fn now(&self) -> std::borrow::Cow<'_, Server> {
+        let revision = self.inner.session.tools_revision();
+        if self.inner.revision == revision {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut latest = self
+            .latest
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if latest.revision != revision {
+            let rebuilt = Arc::new(Self::build(
+                &latest.session,
+                latest.settings.clone(),
+                latest.tasks.clone(),
+            ));
+            let mut slot = self
+                .latest
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if slot.revision < rebuilt.revision {
+                *slot = rebuilt;
+            }
+            latest = slot.clone();
+        }
+        std::borrow::Cow::Owned(Server {
+            inner: latest,
+            latest: self.latest.clone(),
+        })
+    }
+
+    fn build(session: &Session, settings: Settings, tasks: Arc<TaskStore>) -> Inner {
+        // Read first: a change after it makes the next request rebuild again.
+        let revision = session.tools_revision();
         let definitions = session.definitions();
         let tools: Vec<Tool> = definitions.iter().map(listed_tool).collect();
         let mut listed = definitions
@@ -45,10 +89,17 @@ impl Server {
                 task: d.task_support(),
                 param_headers: param_headers(d.args_schema().node()).into(),
                 hidden: false,
+                remote: d.remote().is_some(),
             })
             .collect::<Vec<_>>();
         let any_task = listed.iter().any(|t| t.task != TaskSupport::Forbidden);
         let mut capabilities = capabilities();
+        if session.has_mounts() {
+            // A mounted remote's tools change when it says so: the clients are told.
+            if let Some(tools) = &mut capabilities.tools {
+                tools.list_changed = Some(true);
+            }
+        }
         if any_task {
             capabilities
                 .extensions
@@ -100,10 +151,9 @@ impl Server {
         let discover = serde_json::to_vec(&discover).unwrap_or_default();
 
         let call = CallSettings::new(&settings);
-        let tasks = TaskStore::new(&settings, session.store());
-        Server {
-            inner: Arc::new(Inner {
+        Inner {
                 session: session.clone(),
+                revision,
                 tools: listed,
                 list_current,
                 list_legacy,
@@ -116,8 +166,7 @@ impl Server {
                 settings,
                 any_param_headers,
                 search,
-            }),
-        }
+            }
     }
 
     /// `tools/list` for `caller`: the tools whose scopes it holds (the 2026-07-28 revision
@@ -152,8 +201,15 @@ impl Server {
 
     /// The scopes the tool named `name` requires (`None`: no such tool).
     #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "OAuth's step-up"))]
-    pub(crate) fn scopes_of(&self, name: &str) -> Option<&[Box<str>]> {
-        self.tool(name).map(|t| &*t.scopes)
+    pub(crate) fn scopes_of(&self, name: &str) -> Option<std::borrow::Cow<'_, [Box<str>]>> {
+        match self.now() {
+            std::borrow::Cow::Borrowed(this) => {
+                this.tool(name).map(|t| std::borrow::Cow::Borrowed(&*t.scopes))
+            }
+            std::borrow::Cow::Owned(this) => this
+                .tool(name)
+                .map(|t| std::borrow::Cow::Owned(t.scopes.to_vec())),
+        }
     }
 
     /// The arguments of the tool named `name` a client mirrors into `Mcp-Param-*` headers
@@ -180,6 +236,13 @@ impl Server {
     /// Answers one message: `None` for a notification (or a response, which the transport
     /// routes itself).
     pub(crate) async fn handle(&self, message: &Message, x: &Exchange) -> Option<Reply> {
+        match self.now() {
+            std::borrow::Cow::Borrowed(this) => this.handle_now(message, x).await,
+            std::borrow::Cow::Owned(this) => this.handle_now(message, x).await,
+        }
+    }
+
+    async fn handle_now(&self, message: &Message, x: &Exchange) -> Option<Reply> {
         match message.kind {
             Kind::Request => {}
             // Notifications ask nothing of the core: `notifications/cancelled` is routed by
@@ -502,6 +565,12 @@ pub(crate) fn server_info() -> Implementation {
 /// hints of `#[tool(read_only, …)]`), `outputSchema` (from `#[derive(ToolOutput)]`; always
 /// an object schema, never an empty `{}`; none for `Content`), and `icons`.
 fn listed_tool(definition: &ToolDefinition) -> Tool {
+    // A gateway's tool: as its remote listed it (under its wire name).
+    if let Some(remote) = definition.remote()
+        && let Ok(tool) = serde_json::from_value(Value::Object(remote.clone()))
+    {
+        return tool;
+    }
     let mut tool = Tool::new(
         definition.name().to_owned(),
         definition.description().to_owned(),

@@ -24,10 +24,15 @@ use crate::tool::TaskSupport;
 #[derive(Clone)]
 pub(crate) struct Server {
     pub(super) inner: Arc<Inner>,
+    /// The latest state, rebuilt when the session's tools changed (a mounted remote
+    /// re-listed): `inner` is the one this handle was made with.
+    pub(super) latest: Arc<std::sync::RwLock<Arc<Inner>>>,
 }
 
 pub(super) struct Inner {
     pub(super) session: Session,
+    /// The session's `tools_revision` this state was built from.
+    pub(super) revision: u64,
     pub(super) tools: Vec<Listed>,
     /// `tools/list` results, serialized once: 2026-07-28 (with `resultType` and caching
     /// hints) and before.
@@ -41,7 +46,8 @@ pub(super) struct Inner {
     pub(super) capabilities: ServerCapabilities,
     pub(super) instructions: Option<String>,
     pub(super) call: CallSettings,
-    pub(super) tasks: TaskStore,
+    /// Shared by every rebuilt state: tasks outlive a re-listing.
+    pub(super) tasks: Arc<TaskStore>,
     pub(super) settings: Settings,
     /// Whether some tool has an `x-mcp-header` argument.
     pub(super) any_param_headers: bool,
@@ -61,6 +67,8 @@ pub(super) struct Listed {
     /// Left out of `tools/list`: deferred, and found by a search (the bridge's, or code
     /// mode's, which finds the tools a program may call).
     pub(super) hidden: bool,
+    /// A gateway's tool: its value is the remote's `CallToolResult`, answered as is.
+    pub(super) remote: bool,
 }
 
 /// What a connection negotiated with `initialize` (stdio, rmcp's sessions), and the log

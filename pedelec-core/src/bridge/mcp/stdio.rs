@@ -259,6 +259,28 @@ where
         queue: queue.clone(),
         requests: requests.clone(),
     });
+    // A mounted remote re-listed its tools: the client is told (it declared nothing to
+    // receive it, and needs nothing: a notification it may ignore).
+    let list_changed = session.has_mounts().then(|| {
+        let queue = queue.clone();
+        let mut events = session.events();
+        tokio::spawn(async move {
+            while let Some(event) = futures_core_next(&mut events).await {
+                if matches!(event, crate::session::SessionEvent::ToolsChanged { .. })
+                    && queue
+                        .push(None, false, |out| {
+                            out.extend_from_slice(
+                                b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n",
+                            );
+                        })
+                        .is_err()
+                {
+                    return;
+                }
+            }
+        })
+    });
+    let _stop_list_changed = list_changed.map(AbortOnDrop);
     let writer = tokio::spawn(write_loop(
         bridge.writer,
         queue.clone(),
@@ -467,5 +489,19 @@ impl<R: AsyncRead + Unpin> Reader<R> {
             }
         });
         answer_here_or_spawn(call).await;
+    }
+}
+
+/// The next item of a stream, without a combinator crate.
+async fn futures_core_next<S: futures_core::Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
+}
+
+/// Ends a spawned task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -32,11 +32,10 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::result::{input_request, missing_capability, write_call_result};
+use super::result::{Frame, input_request, missing_capability, write_call_result};
 use super::settings::Settings;
 use crate::context::{Cancellation, InputError, InputFuture, InputKind, InputRequest};
 use crate::error::{ErrorCode as ToolErrorCode, ToolError};
-use crate::output::OutputSchema;
 use crate::store::{Store, StoreError, TaskAnswer, TaskRecord};
 
 /// How often the process running a task renews its lease and takes its answers.
@@ -320,7 +319,7 @@ impl TaskStore {
         task_id: &str,
         result: Result<String, ToolError>,
         missing: Option<InputKind>,
-        output: Option<OutputSchema>,
+        output: Frame,
     ) {
         self.running().remove(task_id);
         let failed = |error: ErrorData| {

@@ -195,7 +195,7 @@ impl Gate {
             && let Ok(Some(name)) = message.string(&message.params.name)
             && let Some(required) = self.server.scopes_of(&name)
         {
-            return auth.insufficient_scope(caller, required);
+            return auth.insufficient_scope(caller, &required);
         }
         None
     }

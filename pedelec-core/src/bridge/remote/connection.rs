@@ -95,9 +95,10 @@ async fn supervise(state: Arc<State>) {
                 let peer = running.peer().clone();
                 match list(&state, &peer).await {
                     Ok(listed) => {
-                        publish(&state, &live, listed);
+                        // Connected before listed: who waits for the tools can call them.
                         state.set_peer(Some(peer.clone()));
                         live.set_down(None);
+                        publish(&state, &live, listed);
                         drop(live);
                         delay = min;
                         let why = follow(&state, running, &peer).await;

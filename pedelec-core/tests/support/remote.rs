@@ -1,7 +1,7 @@
-//! A small MCP server written with rmcp, for the gateway's tests (`tests/gateway.rs`,
-//! `tests/mcp_clients.rs`): the remote a session mounts. `gateway_remote` serves stdio;
-//! `gateway_remote --http` serves streamable HTTP on a loopback port it prints as
-//! `listening on http://ADDR/mcp`.
+//! A small MCP server written with rmcp, for the gateway's tests (`tests/gateway.rs`, and
+//! the root crate's `tests/mcp_clients.rs`): the remote a session mounts, served on stdio
+//! ([`serve_stdio`], by a test binary run again as a child) or streamable HTTP on a
+//! loopback port ([`serve_http`]).
 //!
 //! Tools: `echo` (its `text`), `add` (`{a, b}` → structured `{sum}`, with an output schema
 //! and annotations), `slow` (`steps` progress notifications `delay_ms` apart), `wait`
@@ -15,14 +15,15 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerInfo, Tool,
+    PaginatedRequestParams, ProgressNotificationParam, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
+/// The remote server's state (each connection over HTTP gets a clone: the counts are shared).
 #[derive(Clone, Default)]
-struct Remote {
+pub struct Remote {
     cancelled: Arc<AtomicU64>,
     grown: Arc<AtomicBool>,
 }
@@ -81,7 +82,7 @@ impl Remote {
 }
 
 impl ServerHandler for Remote {
-    fn get_info(&self) -> ServerInfo {
+    fn get_info(&self) -> ServerConfig {
         serde_json::from_value(json!({
             "protocolVersion": "2025-11-25",
             "capabilities": { "tools": { "listChanged": true } },
@@ -153,25 +154,27 @@ impl ServerHandler for Remote {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let remote = Remote::default();
-    if std::env::args().any(|a| a == "--http") {
-        use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-        use rmcp::transport::streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService,
-        };
-        let service = StreamableHttpService::new(
-            move || Ok(remote.clone()),
-            Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default(),
-        );
-        let app = axum::Router::new().route_service("/mcp", service);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        println!("listening on http://{}/mcp", listener.local_addr()?);
-        axum::serve(listener, app).await?;
-    } else {
-        remote.serve(rmcp::transport::stdio()).await?.waiting().await?;
+/// Serves the remote on stdin and stdout until the client leaves.
+pub async fn serve_stdio() {
+    if let Ok(running) = Remote::default().serve(rmcp::transport::stdio()).await {
+        let _ = running.waiting().await;
     }
-    Ok(())
+}
+
+/// Serves the remote over streamable HTTP (sessions, so notifications reach the client)
+/// on a loopback port: its `http://ADDR/mcp`.
+pub async fn serve_http() -> String {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    let remote = Remote::default();
+    let service = StreamableHttpService::new(
+        move || Ok(remote.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let app = axum::Router::new().route_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}/mcp")
 }
