@@ -42,6 +42,7 @@ const CASES: &[(&str, Case)] = &[
     ("down_remote_fails_clearly_while_native_tools_work", || {
         Box::pin(down_remote())
     }),
+    ("served_over_mcp", || Box::pin(served_over_mcp())),
     ("everything_server", || Box::pin(everything())),
 ];
 
@@ -191,6 +192,12 @@ async fn remote_case(via: Via) -> Outcome {
     // `a` stays an integer when strict reading holds it).
     let bad = session.call("rs.echo", json!({"text": 3})).await;
     assert_eq!(error_code(&bad), ErrorCode::ToolArgsInvalid);
+    // `add`'s schema is full 2020-12 (`$schema`, `dependentRequired`): a raw schema.
+    assert!(add.args_schema().is_raw());
+    for args in [json!({"a": 1}), json!({"a": "x", "b": 2})] {
+        let bad = session.call("rs.add", args.clone()).await;
+        assert_eq!(error_code(&bad), ErrorCode::ToolArgsInvalid, "{args}");
+    }
     assert_eq!(value(&session.call("rs.page_3a_read", json!({})).await)["content"][0]["text"], "page");
     let failed = session.call("rs.fail", json!({})).await;
     assert_eq!(error_code(&failed), ErrorCode::ToolHandlerError);
@@ -253,6 +260,95 @@ async fn remote_case(via: Via) -> Outcome {
     assert!(changed, "a ToolsChanged event");
 
     native_works(&session).await;
+
+    if let Via::Stdio = via {
+        // A crash: its tools fail clearly, then the remote is restarted and re-listed.
+        let crashed = session.call("rs.crash", json!({})).await;
+        assert_eq!(error_code(&crashed), ErrorCode::IoFailed);
+        let ToolResult::Err(e) = &crashed else { unreachable!() };
+        assert!(e.message().contains("`rs`"), "{}", e.message());
+        native_works(&session).await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let echoed = session.call("rs.echo", json!({"text": "again"})).await;
+            if let ToolResult::Ok(v) = &echoed {
+                assert_eq!(v["content"][0]["text"], "again");
+                break;
+            }
+            assert_eq!(error_code(&echoed), ErrorCode::IoFailed);
+            assert!(Instant::now() < deadline, "the remote was not restarted");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    Outcome::Passed
+}
+
+/// The session with a mounted remote, served over MCP (streamable HTTP) to rmcp's client:
+/// the remote's tools listed as it wrote them, answered verbatim, the list following it.
+async fn served_over_mcp() -> Outcome {
+    use rmcp::ServiceExt as _;
+    use rmcp::model::CallToolRequestParams;
+    let remote_url = remote::serve_http().await;
+    let session = native(|b| b.mount("rs", McpRemote::http(remote_url)));
+    session.mount_ready("rs").await.expect("mounted");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(session.serve(pedelec_core::bridge::McpHttp::from_listener(listener)));
+    let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+        format!("http://{addr}/mcp"),
+    );
+    let client = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("connected");
+    let info = client.peer_info().expect("initialized");
+    assert_eq!(
+        info.capabilities.tools.as_ref().and_then(|t| t.list_changed),
+        Some(true)
+    );
+    let tools = client.list_all_tools().await.expect("listed");
+    let add = tools.iter().find(|t| t.name == "rs.add").expect("rs.add");
+    let add = serde_json::to_value(add).unwrap();
+    assert_eq!(add["title"], "Add two numbers");
+    assert_eq!(add["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
+    assert_eq!(add["outputSchema"]["required"], json!(["sum"]));
+    assert_eq!(add["inputSchema"]["dependentRequired"], json!({"a": ["b"]}));
+    assert!(tools.iter().any(|t| t.name == "manual"));
+    let args = |v: Value| v.as_object().cloned().unwrap();
+    let sum = client
+        .call_tool(CallToolRequestParams::new("rs.add").with_arguments(args(json!({"a": 2, "b": 3}))))
+        .await
+        .expect("called");
+    assert_eq!(sum.structured_content, Some(json!({"sum": 5})));
+    assert_eq!(sum.is_error, Some(false));
+    let failed = client
+        .call_tool(CallToolRequestParams::new("rs.fail").with_arguments(args(json!({}))))
+        .await
+        .expect("called");
+    assert_eq!(failed.is_error, Some(true));
+    let failed = serde_json::to_value(&failed).unwrap();
+    assert_eq!(failed["content"], json!([{"type": "text", "text": "it failed, as asked"}]));
+    // pedelec's own refusal (invalid args) is pedelec's error, as for any tool.
+    let bad = client
+        .call_tool(CallToolRequestParams::new("rs.add").with_arguments(args(json!({"a": 1}))))
+        .await
+        .expect("called");
+    assert_eq!(bad.is_error, Some(true));
+    assert!(serde_json::to_string(&bad).unwrap().contains("TOOL_ARGS_INVALID"));
+    // The remote's list grows; the next `tools/list` shows it.
+    client
+        .call_tool(CallToolRequestParams::new("rs.grow").with_arguments(args(json!({}))))
+        .await
+        .expect("called");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let tools = client.list_all_tools().await.expect("listed");
+        if tools.iter().any(|t| t.name == "rs.extra") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "rs.extra never listed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     Outcome::Passed
 }
 

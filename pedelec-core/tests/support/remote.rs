@@ -3,11 +3,12 @@
 //! ([`serve_stdio`], by a test binary run again as a child) or streamable HTTP on a
 //! loopback port ([`serve_http`]).
 //!
-//! Tools: `echo` (its `text`), `add` (`{a, b}` → structured `{sum}`, with an output schema
-//! and annotations), `slow` (`steps` progress notifications `delay_ms` apart), `wait`
+//! Tools: `echo` (its `text`), `add` (`{a, b}` → structured `{sum}`, with an output schema,
+//! annotations and a full 2020-12 input schema), `slow` (`steps` progress notifications `delay_ms` apart), `wait`
 //! (until cancelled; `cancelled` counts the calls the client cancelled), `fail` (an
 //! `isError` result), `page:read` (a name outside pedelec's rule), and `grow`, which adds a
-//! tool `extra` and says `notifications/tools/list_changed`.
+//! tool `extra` and says `notifications/tools/list_changed`; `crash` exits the process
+//! (stdio only).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,6 +27,8 @@ use serde_json::{Value, json};
 pub struct Remote {
     cancelled: Arc<AtomicU64>,
     grown: Arc<AtomicBool>,
+    /// Served on stdio, its own process: `crash` may exit it.
+    stdio: bool,
 }
 
 fn tool(value: Value) -> Tool {
@@ -71,6 +74,7 @@ impl Remote {
             tool(json!({ "name": "fail", "description": "Answers an error result.", "inputSchema": object })),
             tool(json!({ "name": "page:read", "description": "A name outside pedelec's rule.", "inputSchema": object })),
             tool(json!({ "name": "grow", "description": "Adds the tool `extra`.", "inputSchema": object })),
+            tool(json!({ "name": "crash", "description": "Exits the process (stdio only).", "inputSchema": object })),
         ];
         if self.grown.load(Ordering::SeqCst) {
             tools.push(tool(
@@ -146,6 +150,7 @@ impl ServerHandler for Remote {
                 text("grown")
             }
             "extra" => text("extra"),
+            "crash" if self.stdio => std::process::exit(3),
             other => {
                 return Err(ErrorData::invalid_params(format!("Unknown tool: {other}"), None));
             }
@@ -156,7 +161,11 @@ impl ServerHandler for Remote {
 
 /// Serves the remote on stdin and stdout until the client leaves.
 pub async fn serve_stdio() {
-    if let Ok(running) = Remote::default().serve(rmcp::transport::stdio()).await {
+    let remote = Remote {
+        stdio: true,
+        ..Remote::default()
+    };
+    if let Ok(running) = remote.serve(rmcp::transport::stdio()).await {
         let _ = running.waiting().await;
     }
 }

@@ -102,32 +102,10 @@ pub(super) fn definitions(
     (listed, warnings)
 }
 
-/// Reads a schema as people write it: strictly when pedelec's reader takes it, else as an
-/// open object (the remote validates what pedelec lets through), with a warning.
-// TODO(raw-schemas): `ToolArgsSchema::from_json_lenient` once it lands on main.
+/// Reads a schema as people write it (full 2020-12: a raw schema validated by a 2020-12
+/// validator), with its warnings.
 fn read_lenient(json: &Value) -> Result<(ToolArgsSchema, Vec<Problem>), String> {
-    match ToolArgsSchema::from_json(json) {
-        Ok(schema) => Ok((schema, Vec::new())),
-        Err(e) => {
-            if json.get("type").and_then(Value::as_str).is_some_and(|t| t != "object")
-                || json == &Value::Bool(false)
-            {
-                return Err(e.to_string());
-            }
-            let open = ToolArgsSchema::from_json(&serde_json::json!({"type": "object"}))
-                .map_err(|e| e.to_string())?;
-            let mut warnings: Vec<Problem> = e
-                .problems()
-                .iter()
-                .map(|p| Problem::at(p.place.clone(), p.message.clone()))
-                .collect();
-            warnings.push(Problem::at(
-                String::new(),
-                "read as an open object: pedelec checks only that the args are an object, the remote checks the rest",
-            ));
-            Ok((open, warnings))
-        }
-    }
+    ToolArgsSchema::from_json_lenient(json).map_err(|e| e.to_string())
 }
 
 /// `{"content": .., "structuredContent"?: .., "_meta"?: ..}` of a remote result, as the
