@@ -383,7 +383,7 @@ fn clients_dir() -> PathBuf {
 
 async fn everything() -> Outcome {
     let dir = clients_dir();
-    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let entry = dir.join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if !entry.is_file() {
         return Outcome::Skipped(format!(
             "the reference MCP server `@modelcontextprotocol/server-everything` is not installed in {}: run `cargo xtask mcp-clients`",
@@ -401,23 +401,37 @@ async fn everything() -> Outcome {
         .expect("the everything server listed its tools")
         .expect("mounted");
     let names: Vec<String> = session.definitions().iter().map(|d| d.name().to_owned()).collect();
-    assert!(names.iter().any(|n| n == "everything.echo"), "{names:?}");
+    for name in ["everything.echo", "everything.get-sum", "everything.get-structured-content", "everything.trigger-long-running-operation"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    let report = session.mount_report("everything").expect("a report");
+    println!("  everything: {} tools, {} warnings", names.len() - 1, report.len());
     let echoed = session.call("everything.echo", json!({"message": "hello"})).await;
     let text = value(&echoed)["content"][0]["text"].as_str().unwrap_or_default().to_owned();
     assert!(text.contains("hello"), "{text}");
-    // Its long-running operation reports progress.
-    if names.iter().any(|n| n == "everything.longRunningOperation") {
-        let seen = Arc::new(Mutex::new(0usize));
-        let sink = seen.clone();
-        let result = session
-            .call_with(
-                "everything.longRunningOperation",
-                json!({"duration": 1, "steps": 3}),
-                CallOptions::new().on_progress(move |_| *sink.lock().unwrap() += 1),
-            )
-            .await;
-        value(&result);
-        assert!(*seen.lock().unwrap() >= 1, "progress relayed");
-    }
+    let sum = session.call("everything.get-sum", json!({"a": 2, "b": 3})).await;
+    assert!(value(&sum)["content"][0]["text"].as_str().unwrap_or_default().contains('5'), "{sum:?}");
+    let weather = session
+        .call("everything.get-structured-content", json!({"location": "New York"}))
+        .await;
+    assert_eq!(value(&weather)["structuredContent"]["temperature"], 33);
+    // pedelec validates against the schema the remote wrote (`location` is an enum).
+    let bad = session
+        .call("everything.get-structured-content", json!({"location": 7}))
+        .await;
+    assert_eq!(error_code(&bad), ErrorCode::ToolArgsInvalid);
+    // Its long-running operation reports progress, relayed to the call.
+    let seen = Arc::new(Mutex::new(0usize));
+    let sink = seen.clone();
+    let result = session
+        .call_with(
+            "everything.trigger-long-running-operation",
+            json!({"duration": 1, "steps": 4}),
+            CallOptions::new().on_progress(move |_| *sink.lock().unwrap() += 1),
+        )
+        .await;
+    value(&result);
+    assert!(*seen.lock().unwrap() >= 2, "progress relayed");
+    native_works(&session).await;
     Outcome::Passed
 }

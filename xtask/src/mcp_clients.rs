@@ -8,7 +8,10 @@
 //!   extension's client `@modelcontextprotocol/ext-tasks`, from the npm registry;
 //! - `oidc/`: `oidc-provider` from the npm registry, the `OpenID` Connect / OAuth 2.0
 //!   authorization server `pedelec-core/tests/oauth_e2e.rs` starts (`oauth_e2e/issuer.mjs`)
-//!   to issue real access tokens.
+//!   to issue real access tokens;
+//! - `everything/`: `@modelcontextprotocol/server-everything`, the reference MCP server
+//!   the gateway tests mount behind a session (`pedelec-core/tests/gateway.rs`,
+//!   `tests/mcp_clients.rs`).
 //!
 //! Each is skipped when the pinned version is already there, so CI runs it before every
 //! test run at the cost of a few version checks.
@@ -27,6 +30,10 @@ pub const NODE_TASKS: (&str, &str) = ("@modelcontextprotocol/ext-tasks", "0.2.2"
 /// The authorization server of the OAuth end-to-end test (npm `oidc-provider`).
 pub const OIDC_PROVIDER: (&str, &str) = ("oidc-provider", "9.13.3");
 
+/// The reference MCP server the gateway tests mount (npm
+/// `@modelcontextprotocol/server-everything`; its entry is `dist/index.js`).
+pub const EVERYTHING_SERVER: (&str, &str) = ("@modelcontextprotocol/server-everything", "2026.8.31");
+
 /// Where the clients live: `<target dir>/mcp-clients`.
 pub fn clients_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -43,6 +50,7 @@ pub fn install(root: &Path) -> Result<(), String> {
     install_npm(&dir.join("node-v2"), NODE_SDK_V2)?;
     install_npm(&dir.join("node-v2"), NODE_TASKS)?;
     install_npm(&dir.join("oidc"), OIDC_PROVIDER)?;
+    install_npm(&dir.join("everything"), EVERYTHING_SERVER)?;
     Ok(())
 }
 
