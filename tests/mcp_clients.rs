@@ -26,6 +26,10 @@ mod counter;
 #[path = "../pedelec-core/tests/support/issuer.rs"]
 mod issuer;
 
+#[allow(dead_code, reason = "the HTTP remote is the core's test's")]
+#[path = "../pedelec-core/tests/support/remote.rs"]
+mod remote;
+
 use std::io::Read as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
@@ -36,7 +40,23 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
+    // The gateway case's rmcp remote, spawned by the gateway over stdio.
+    if std::env::var_os(gateway::REMOTE_ENV).is_some() {
+        let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+        runtime.block_on(remote::serve_stdio());
+        return ExitCode::SUCCESS;
+    }
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--gateway-http") {
+        let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+        return match runtime.block_on(gateway::serve(&args[i + 1..])) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(i) = args.iter().position(|a| a == "--policy-http") {
         let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
         let addr = args.get(i + 1).cloned().unwrap_or_default();
@@ -74,10 +94,18 @@ fn main() -> ExitCode {
             filtered += 1;
             continue;
         }
-        let Some(runner) = client.runner(&clients) else {
+        let runner = client.runner(&clients);
+        let missing = match (&runner, case) {
+            (None, _) => Some(client.label()),
+            (Some(_), Case::Gateway) if !gateway::everything(&clients).is_file() => {
+                Some("reference \"everything\"")
+            }
+            _ => None,
+        };
+        let (Some(runner), None) = (runner, missing) else {
             let notice = format!(
                 "the {} MCP client is not installed in {}: run `cargo xtask mcp-clients`",
-                client.label(),
+                missing.unwrap_or_default(),
                 clients.display()
             );
             if std::env::var_os("CI").is_some() {
@@ -144,9 +172,12 @@ enum Case {
     Policy,
     /// HTTP with OAuth access tokens.
     OAuth,
+    /// A gateway: the rmcp test remote and the reference "everything" server mounted
+    /// behind pedelec, over HTTP with OAuth and a per-caller rate limit.
+    Gateway,
 }
 
-const CASES: [(&str, Client, Case); 16] = [
+const CASES: [(&str, Client, Case); 18] = [
     (
         "python_sdk_over_stdio",
         Client::Python,
@@ -243,6 +274,16 @@ const CASES: [(&str, Client, Case); 16] = [
     ),
     ("python_sdk_with_oauth", Client::Python, Case::OAuth),
     ("typescript_sdk_with_oauth", Client::TypeScript, Case::OAuth),
+    (
+        "python_sdk_gateway_with_oauth_and_rate_limit",
+        Client::Python,
+        Case::Gateway,
+    ),
+    (
+        "typescript_sdk_gateway_with_oauth_and_rate_limit",
+        Client::TypeScript,
+        Case::Gateway,
+    ),
 ];
 
 /// `<target dir>/mcp-clients`, as `cargo xtask mcp-clients` fills it.
@@ -450,6 +491,41 @@ fn run_case(client: Client, runner: &Command, case: Case) {
                 .env("PEDELEC_TOKEN_READER", token("reader", "counter:read"));
             let report = run_client(&mut command);
             check_oauth(&report, &resource);
+        }
+        Case::Gateway => {
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            let issuer = runtime.block_on(issuer::Issuer::start());
+            let key = issuer::SigningKey::ec("clients");
+            issuer.publish(&key);
+            let addr = free_port();
+            let resource = format!("http://{addr}/mcp");
+            let everything = gateway::everything(&clients_dir());
+            let _server = Server(
+                Command::new(&me)
+                    .args(["--gateway-http", &addr.to_string()])
+                    .args(["--issuer", &issuer.url, "--resource", &resource])
+                    .arg("--everything")
+                    .arg(&everything)
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("the gateway starts"),
+            );
+            // It listens once both remotes listed their tools.
+            let deadline = Instant::now() + Duration::from_secs(90);
+            while TcpStream::connect(addr).is_err() {
+                assert!(Instant::now() < deadline, "the gateway did not listen");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let token = |subject: &str, scope: &str| {
+                key.sign(&issuer.claims(&resource, subject, scope, json!({})))
+            };
+            command
+                .arg("gateway")
+                .arg(&resource)
+                .env("PEDELEC_TOKEN_WRITER", token("writer", gateway::SCOPE))
+                .env("PEDELEC_TOKEN_READER", token("reader", "counter:read"));
+            let report = run_client(&mut command);
+            gateway::check(&report);
         }
     }
 }
@@ -1014,5 +1090,104 @@ mod policy {
             .create()?;
         session.serve(pedelec::bridge::McpHttp::bind(addr)).await?;
         Ok(())
+    }
+}
+
+/// `--gateway-http ADDR --issuer URL --resource URL --everything ENTRY`: a session with no
+/// tools of its own that mounts the rmcp test remote (this binary again, over stdio) as
+/// `rs` (its tools need the scope `gateway:use`) and the reference "everything" server
+/// (`node ENTRY stdio`) as `everything`, limited to five calls per caller, served over MCP
+/// HTTP as an OAuth resource server; it listens once both remotes listed their tools.
+mod gateway {
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    use pedelec::bridge::{McpHttp, McpRemote, OAuth};
+    use pedelec::session::RateLimit;
+    use serde_json::{Value, json};
+
+    pub const REMOTE_ENV: &str = "GATEWAY_REMOTE_STDIO";
+    pub const SCOPE: &str = "gateway:use";
+
+    /// The everything server's entry, where `cargo xtask mcp-clients` installs it.
+    pub fn everything(clients: &Path) -> PathBuf {
+        clients.join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+    }
+
+    pub async fn serve(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+        let option = |name: &str| {
+            args.iter()
+                .position(|a| a == name)
+                .and_then(|i| args.get(i + 1).cloned())
+                .ok_or_else(|| format!("`{name}` is needed"))
+        };
+        let addr = args.first().cloned().ok_or("an address is needed")?;
+        let (issuer, resource, everything) =
+            (option("--issuer")?, option("--resource")?, option("--everything")?);
+        let me = std::env::current_exe()?;
+        let session = pedelec::Session::builder(pedelec::SkillsInput::<String>::new(
+            "Remote servers behind pedelec.",
+            vec![],
+        ))
+        .rate_limit(RateLimit::per_caller(5, Duration::from_hours(1)))
+        .mount(
+            "rs",
+            McpRemote::stdio(me.to_string_lossy())
+                .env(REMOTE_ENV, "1")
+                .scopes([SCOPE]),
+        )
+        .mount("everything", McpRemote::stdio("node").arg(everything).arg("stdio"))
+        .create()?;
+        for namespace in ["rs", "everything"] {
+            tokio::time::timeout(Duration::from_secs(60), session.mount_ready(namespace))
+                .await
+                .map_err(|_| format!("`{namespace}` did not list its tools within 60 s"))??;
+        }
+        let bridge = McpHttp::bind(&addr).oauth(OAuth::new(resource).issuer(issuer));
+        session.serve(bridge).await?;
+        Ok(())
+    }
+
+    fn text(result: &Value) -> &str {
+        result["content"][0]["text"].as_str().unwrap_or_default()
+    }
+
+    pub fn check(report: &Value) {
+        let writer = &report["writer"];
+        assert_eq!(writer["listChanged"], true, "{writer}");
+        let tools = writer["tools"].as_array().expect("tools");
+        for name in ["rs.add", "rs.echo", "rs.fail", "everything.echo", "everything.get-sum"] {
+            assert!(tools.contains(&json!(name)), "{name}: {writer}");
+        }
+        // Listed as the remote wrote it.
+        let add = &writer["listed"][0];
+        assert_eq!(add["title"], "Add two numbers", "{add}");
+        assert_eq!(add["outputSchema"]["required"], json!(["sum"]), "{add}");
+        assert_eq!(add["annotations"]["readOnlyHint"], true, "{add}");
+        assert_eq!(add["inputSchema"]["dependentRequired"], json!({"a": ["b"]}), "{add}");
+        // Six calls under a limit of five: the remotes' answers, verbatim, then refused.
+        let calls = writer["calls"].as_array().expect("calls");
+        assert_eq!(calls.len(), 6, "{writer}");
+        assert_eq!(calls[0]["structuredContent"], json!({"sum": 5}), "{}", calls[0]);
+        assert!(text(&calls[1]).contains("through pedelec"), "{}", calls[1]);
+        assert_eq!(calls[2]["isError"], true, "{}", calls[2]);
+        assert_eq!(text(&calls[2]), "it failed, as asked", "{}", calls[2]);
+        assert!(text(&calls[3]).contains('3'), "{}", calls[3]);
+        assert_eq!(text(&calls[4]), "fifth", "{}", calls[4]);
+        let limited = super::error_of(&calls[5], "the sixth call");
+        assert_eq!(limited["code"], "TOOL_RATE_LIMITED", "{limited}");
+        // Without `gateway:use`, `rs`'s tools are not listed; everything's are, and calls
+        // count against this caller's own budget.
+        let reader = &report["reader"];
+        let tools = reader["tools"].as_array().expect("tools");
+        assert!(!tools.iter().any(|t| t.as_str().is_some_and(|t| t.starts_with("rs."))), "{reader}");
+        assert!(tools.contains(&json!("everything.echo")), "{reader}");
+        let calls = reader["calls"].as_array().expect("calls");
+        assert_eq!(calls.len(), 2, "{reader}");
+        assert!(text(&calls[0]).contains("through pedelec"), "{}", calls[0]);
+        // Without a token: 401 with the resource's metadata.
+        let nobody = &report["nobody"];
+        let statuses = nobody["responses"].as_array().expect("responses");
+        assert!(statuses.iter().any(|r| r[0] == 401), "{nobody}");
     }
 }

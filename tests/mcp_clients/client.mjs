@@ -7,6 +7,8 @@
 //                                              # icons, and elicitation answered accept / decline / cancel
 //     node client.mjs oauth URL                # OAuth access tokens in PEDELEC_TOKEN_WRITER
 //                                              # (counter:write) and PEDELEC_TOKEN_READER
+//     node client.mjs gateway URL              # remote servers' tools mounted behind pedelec,
+//                                              # with OAuth and a rate limit of five calls
 //     node client.mjs policy URL               # a deferred tool found and called, a rate
 //                                              # limit, a tool the caller may not call
 //
@@ -187,6 +189,42 @@ async function policy(url) {
   return report;
 }
 
+const GATEWAY_CALLS = [
+  ["rs.add", { a: 2, b: 3 }],
+  ["everything.echo", { message: "through pedelec" }],
+  ["rs.fail", {}],
+  ["everything.get-sum", { a: 1, b: 2 }],
+  ["rs.echo", { text: "fifth" }],
+  ["rs.echo", { text: "over the limit" }],
+];
+
+// What a caller with `token` sees of the mounted remotes (the same scenario as client.py's
+// `gateway_scenario`).
+async function gatewayScenario(url, token) {
+  const report = {};
+  const client = await connect(new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  }));
+  try {
+    report.listChanged = client.getServerCapabilities()?.tools?.listChanged ?? null;
+    const { tools } = await client.listTools();
+    report.tools = tools.map((t) => t.name).sort();
+    report.listed = tools.filter((t) => t.name === "rs.add");
+    report.calls = [];
+    for (const [name, args] of GATEWAY_CALLS) {
+      if (!report.tools.includes(name)) continue;
+      try {
+        report.calls.push(await client.callTool({ name, arguments: args }));
+      } catch (e) {
+        report.calls.push({ raised: failure(e) });
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  return report;
+}
+
 async function main() {
   const [mode, target, ...rest] = process.argv.slice(2);
   let report;
@@ -229,6 +267,12 @@ async function main() {
     for (const [who, variable] of [["writer", "PEDELEC_TOKEN_WRITER"], ["reader", "PEDELEC_TOKEN_READER"], ["nobody", null]]) {
       report[who] = await oauthScenario(target, variable ? process.env[variable] : null);
     }
+  } else if (mode === "gateway") {
+    report = {
+      writer: await gatewayScenario(target, process.env.PEDELEC_TOKEN_WRITER),
+      reader: await gatewayScenario(target, process.env.PEDELEC_TOKEN_READER),
+      nobody: await oauthScenario(target, null),
+    };
   } else {
     throw new Error(`unknown mode ${mode}`);
   }

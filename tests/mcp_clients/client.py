@@ -7,6 +7,9 @@ as one JSON object; `tests/mcp_clients.rs` checks it.
     python client.py policy URL                 # a rate limit and a tool the caller may not call
     python client.py oauth URL                  # OAuth access tokens in PEDELEC_TOKEN_WRITER
                                                 # (counter:write) and PEDELEC_TOKEN_READER
+    python client.py gateway URL                # remote servers' tools mounted behind pedelec,
+                                                # with OAuth (PEDELEC_TOKEN_WRITER, _READER)
+                                                # and a rate limit of five calls per caller
     python client.py replicas URL               # replicas behind a load balancer: a task whose
                                                 # form is answered with tasks/update, and an
                                                 # idempotent call retried (`cargo xtask replicas`)
@@ -338,6 +341,40 @@ async def oauth_scenario(url, token):
     return report
 
 
+GATEWAY_CALLS = [
+    ("rs.add", {"a": 2, "b": 3}),
+    ("everything.echo", {"message": "through pedelec"}),
+    ("rs.fail", {}),
+    ("everything.get-sum", {"a": 1, "b": 2}),
+    ("rs.echo", {"text": "fifth"}),
+    ("rs.echo", {"text": "over the limit"}),
+]
+
+
+async def gateway_scenario(url, token):
+    """What a caller with `token` sees of the mounted remotes: the tools it may call, `rs.add`
+    as listed, and six calls under a limit of five per caller."""
+    report = {}
+    headers = {"Authorization": f"Bearer {token}"}
+    async with create_mcp_http_client(headers=headers) as client:
+        async with streamable_http_client(url, http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                report["listChanged"] = init.capabilities.tools.listChanged if init.capabilities.tools else None
+                listed = await session.list_tools()
+                report["tools"] = sorted(t.name for t in listed.tools)
+                report["listed"] = [dump(t) for t in listed.tools if t.name == "rs.add"]
+                report["calls"] = []
+                for name, args in GATEWAY_CALLS:
+                    if name not in report["tools"]:
+                        continue
+                    try:
+                        report["calls"].append(dump(await asyncio.wait_for(session.call_tool(name, args), 30)))
+                    except Exception as e:
+                        report["calls"].append({"raised": failure(e)})
+    return report
+
+
 async def main():
     mode = sys.argv[1]
     if mode == "stdio":
@@ -378,6 +415,13 @@ async def main():
         for who, var in [("writer", "PEDELEC_TOKEN_WRITER"), ("reader", "PEDELEC_TOKEN_READER"), ("nobody", None)]:
             token = os.environ[var] if var else None
             report[who] = await asyncio.wait_for(oauth_scenario(url, token), 60)
+    elif mode == "gateway":
+        url = sys.argv[2]
+        report = {
+            "writer": await asyncio.wait_for(gateway_scenario(url, os.environ["PEDELEC_TOKEN_WRITER"]), 120),
+            "reader": await asyncio.wait_for(gateway_scenario(url, os.environ["PEDELEC_TOKEN_READER"]), 120),
+            "nobody": await asyncio.wait_for(oauth_scenario(url, None), 60),
+        }
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     print(json.dumps(report))
