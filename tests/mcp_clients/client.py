@@ -360,7 +360,7 @@ async def gateway_scenario(url, token):
         async with streamable_http_client(url, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
-                report["listChanged"] = init.capabilities.tools.listChanged if init.capabilities.tools else None
+                report["listChanged"] = init.capabilities.tools.list_changed if init.capabilities.tools else None
                 listed = await session.list_tools()
                 report["tools"] = sorted(t.name for t in listed.tools)
                 report["listed"] = [dump(t) for t in listed.tools if t.name == "rs.add"]
