@@ -369,6 +369,16 @@ async fn down_remote() -> Outcome {
         assert!(e.message().contains(remote), "{}", e.message());
     }
     native_works(&session).await;
+    // What cannot be mounted is said at creation, with every other problem.
+    let error = Session::builder(SkillsInput::<String>::new("g", vec![]))
+        .mount("tls", McpRemote::http("https://example.com/mcp"))
+        .mount("not.a.namespace", McpRemote::http("http://127.0.0.1:9/mcp"))
+        .create()
+        .expect_err("refused");
+    assert_eq!(error.code(), ErrorCode::InvalidInput);
+    let problems: Vec<String> = error.problems().iter().map(|p| format!("{}: {}", p.place, p.message)).collect();
+    assert!(problems.iter().any(|p| p.contains("mount(\"tls\")") && p.contains("no TLS")), "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("not.a.namespace") && p.contains('.')), "{problems:?}");
     Outcome::Passed
 }
 

@@ -181,8 +181,6 @@ async fn connect(state: &Arc<State>) -> Result<RunningService<RoleClient, Client
             headers,
         } => {
             use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-            // reqwest is built without a crypto provider: ring's, as `oauth` uses.
-            let _ = rustls::crypto::ring::default_provider().install_default();
             let mut custom = HashMap::new();
             for (name, value) in headers {
                 let name = axum::http::HeaderName::from_bytes(name.as_bytes())
