@@ -1111,7 +1111,8 @@ mod gateway {
 
     /// The everything server's entry, where `cargo xtask mcp-clients` installs it.
     pub fn everything(clients: &Path) -> PathBuf {
-        clients.join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        clients
+            .join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
     }
 
     pub async fn serve(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
@@ -1122,8 +1123,11 @@ mod gateway {
                 .ok_or_else(|| format!("`{name}` is needed"))
         };
         let addr = args.first().cloned().ok_or("an address is needed")?;
-        let (issuer, resource, everything) =
-            (option("--issuer")?, option("--resource")?, option("--everything")?);
+        let (issuer, resource, everything) = (
+            option("--issuer")?,
+            option("--resource")?,
+            option("--everything")?,
+        );
         let me = std::env::current_exe()?;
         let session = pedelec::Session::builder(pedelec::SkillsInput::<String>::new(
             "Remote servers behind pedelec.",
@@ -1136,7 +1140,10 @@ mod gateway {
                 .env(REMOTE_ENV, "1")
                 .scopes([SCOPE]),
         )
-        .mount("everything", McpRemote::stdio("node").arg(everything).arg("stdio"))
+        .mount(
+            "everything",
+            McpRemote::stdio("node").arg(everything).arg("stdio"),
+        )
         .create()?;
         for namespace in ["rs", "everything"] {
             tokio::time::timeout(Duration::from_secs(60), session.mount_ready(namespace))
@@ -1156,7 +1163,13 @@ mod gateway {
         let writer = &report["writer"];
         assert_eq!(writer["listChanged"], true, "{writer}");
         let tools = writer["tools"].as_array().expect("tools");
-        for name in ["rs.add", "rs.echo", "rs.fail", "everything.echo", "everything.get-sum"] {
+        for name in [
+            "rs.add",
+            "rs.echo",
+            "rs.fail",
+            "everything.echo",
+            "everything.get-sum",
+        ] {
             assert!(tools.contains(&json!(name)), "{name}: {writer}");
         }
         // Listed as the remote wrote it.
@@ -1164,11 +1177,20 @@ mod gateway {
         assert_eq!(add["title"], "Add two numbers", "{add}");
         assert_eq!(add["outputSchema"]["required"], json!(["sum"]), "{add}");
         assert_eq!(add["annotations"]["readOnlyHint"], true, "{add}");
-        assert_eq!(add["inputSchema"]["dependentRequired"], json!({"a": ["b"]}), "{add}");
+        assert_eq!(
+            add["inputSchema"]["dependentRequired"],
+            json!({"a": ["b"]}),
+            "{add}"
+        );
         // Six calls under a limit of five: the remotes' answers, verbatim, then refused.
         let calls = writer["calls"].as_array().expect("calls");
         assert_eq!(calls.len(), 6, "{writer}");
-        assert_eq!(calls[0]["structuredContent"], json!({"sum": 5}), "{}", calls[0]);
+        assert_eq!(
+            calls[0]["structuredContent"],
+            json!({"sum": 5}),
+            "{}",
+            calls[0]
+        );
         assert!(text(&calls[1]).contains("through pedelec"), "{}", calls[1]);
         assert_eq!(calls[2]["isError"], true, "{}", calls[2]);
         assert_eq!(text(&calls[2]), "it failed, as asked", "{}", calls[2]);
@@ -1180,7 +1202,12 @@ mod gateway {
         // count against this caller's own budget.
         let reader = &report["reader"];
         let tools = reader["tools"].as_array().expect("tools");
-        assert!(!tools.iter().any(|t| t.as_str().is_some_and(|t| t.starts_with("rs."))), "{reader}");
+        assert!(
+            !tools
+                .iter()
+                .any(|t| t.as_str().is_some_and(|t| t.starts_with("rs."))),
+            "{reader}"
+        );
         assert!(tools.contains(&json!("everything.echo")), "{reader}");
         let calls = reader["calls"].as_array().expect("calls");
         assert_eq!(calls.len(), 2, "{reader}");

@@ -7,10 +7,10 @@
 //!
 //! Its own `main` (no libtest): the stdio remote must own stdout.
 
-#[allow(dead_code, reason = "each test uses part of the support module")]
-mod support;
 #[path = "support/remote.rs"]
 mod remote;
+#[allow(dead_code, reason = "each test uses part of the support module")]
+mod support;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -120,9 +120,18 @@ fn stdio_remote() -> McpRemote {
 }
 
 /// A skill set of one native tool, `manual`, whose handler answers its args.
-fn native(builder: impl FnOnce(pedelec_core::session::SessionBuilder<String>) -> pedelec_core::session::SessionBuilder<String>) -> Session {
-    let skills = SkillsInput::new("Native and mounted tools.", vec![support::manual_definition()]);
-    let session = builder(Session::builder(skills)).create().expect("a session");
+fn native(
+    builder: impl FnOnce(
+        pedelec_core::session::SessionBuilder<String>,
+    ) -> pedelec_core::session::SessionBuilder<String>,
+) -> Session {
+    let skills = SkillsInput::new(
+        "Native and mounted tools.",
+        vec![support::manual_definition()],
+    );
+    let session = builder(Session::builder(skills))
+        .create()
+        .expect("a session");
     session.on_tool_name("manual", |args: Value, _ctx| async move { Ok(args) });
     session
 }
@@ -169,23 +178,44 @@ async fn remote_case(via: Via) -> Outcome {
         .expect("`rs` is mounted");
 
     // Listed under the namespace, the name outside the rule mapped, reported.
-    let names: Vec<String> = session.definitions().iter().map(|d| d.name().to_owned()).collect();
-    for name in ["rs.echo", "rs.add", "rs.slow", "rs.wait", "rs.page_3a_read", "rs.grow"] {
+    let names: Vec<String> = session
+        .definitions()
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
+    for name in [
+        "rs.echo",
+        "rs.add",
+        "rs.slow",
+        "rs.wait",
+        "rs.page_3a_read",
+        "rs.grow",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
     }
     assert!(!names.iter().any(|n| n == "rs.extra"));
     let report = session.mount_report("rs").expect("a report");
     assert!(
-        report.iter().any(|p| p.message.contains("`page:read`") && p.message.contains("rs.page_3a_read")),
+        report
+            .iter()
+            .any(|p| p.message.contains("`page:read`") && p.message.contains("rs.page_3a_read")),
         "{report:?}"
     );
-    let add = session.definitions().iter().find(|d| d.name() == "rs.add").cloned().expect("rs.add");
+    let add = session
+        .definitions()
+        .iter()
+        .find(|d| d.name() == "rs.add")
+        .cloned()
+        .expect("rs.add");
     assert_eq!(add.title(), Some("Add two numbers"));
     assert!(session.manifest().tools.iter().any(|t| t.name == "rs.echo"));
 
     // Calls: forwarded with validated args; the remote's result kept.
     let echoed = session.call("rs.echo", json!({"text": "hi"})).await;
-    assert_eq!(value(&echoed)["content"], json!([{"type": "text", "text": "hi"}]));
+    assert_eq!(
+        value(&echoed)["content"],
+        json!([{"type": "text", "text": "hi"}])
+    );
     let sum = session.call("rs.add", json!({"a": 2, "b": 3})).await;
     assert_eq!(value(&sum)["structuredContent"], json!({"sum": 5}));
     // pedelec validates before the remote sees anything (the 2020-12 schema read leniently:
@@ -198,12 +228,24 @@ async fn remote_case(via: Via) -> Outcome {
         let bad = session.call("rs.add", args.clone()).await;
         assert_eq!(error_code(&bad), ErrorCode::ToolArgsInvalid, "{args}");
     }
-    assert_eq!(value(&session.call("rs.page_3a_read", json!({})).await)["content"][0]["text"], "page");
+    assert_eq!(
+        value(&session.call("rs.page_3a_read", json!({})).await)["content"][0]["text"],
+        "page"
+    );
     let failed = session.call("rs.fail", json!({})).await;
     assert_eq!(error_code(&failed), ErrorCode::ToolHandlerError);
-    let ToolResult::Err(e) = &failed else { unreachable!() };
-    assert!(e.message().contains("it failed, as asked"), "{}", e.message());
-    assert_eq!(e.details().expect("details")["result"]["content"][0]["text"], "it failed, as asked");
+    let ToolResult::Err(e) = &failed else {
+        unreachable!()
+    };
+    assert!(
+        e.message().contains("it failed, as asked"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(
+        e.details().expect("details")["result"]["content"][0]["text"],
+        "it failed, as asked"
+    );
 
     // Progress relayed to the pedelec call.
     let seen = Arc::new(Mutex::new(Vec::<ProgressUpdate>::new()));
@@ -221,7 +263,10 @@ async fn remote_case(via: Via) -> Outcome {
     // nothing). The ones before it arrive, in order.
     let seen = seen.lock().unwrap().clone();
     let steps: Vec<_> = seen.iter().map(|u| (u.done, u.total)).collect();
-    assert!(steps.starts_with(&[(1, Some(3)), (2, Some(3))]), "{steps:?}");
+    assert!(
+        steps.starts_with(&[(1, Some(3)), (2, Some(3))]),
+        "{steps:?}"
+    );
     assert!(steps.len() <= 3, "{steps:?}");
     assert_eq!(seen[0].message, "step 1");
 
@@ -240,20 +285,33 @@ async fn remote_case(via: Via) -> Outcome {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let count = session.call("rs.cancelled", json!({})).await;
-    assert_eq!(value(&count)["content"][0]["text"], "2", "both calls cancelled at the remote");
+    assert_eq!(
+        value(&count)["content"][0]["text"],
+        "2",
+        "both calls cancelled at the remote"
+    );
 
     // `list_changed`: re-listed; the session's list changes and says so.
     let revision = session.tools_revision();
-    assert_eq!(value(&session.call("rs.grow", json!({})).await)["content"][0]["text"], "grown");
+    assert_eq!(
+        value(&session.call("rs.grow", json!({})).await)["content"][0]["text"],
+        "grown"
+    );
     eventually("`rs.extra` is listed", || {
         session.definitions().iter().any(|d| d.name() == "rs.extra")
     })
     .await;
     assert!(session.tools_revision() > revision);
-    assert_eq!(value(&session.call("rs.extra", json!({})).await)["content"][0]["text"], "extra");
+    assert_eq!(
+        value(&session.call("rs.extra", json!({})).await)["content"][0]["text"],
+        "extra"
+    );
     let mut changed = false;
-    while let Ok(Some(event)) =
-        tokio::time::timeout(Duration::from_millis(100), futures::StreamExt::next(&mut events)).await
+    while let Ok(Some(event)) = tokio::time::timeout(
+        Duration::from_millis(100),
+        futures::StreamExt::next(&mut events),
+    )
+    .await
     {
         changed |= matches!(event, SessionEvent::ToolsChanged { namespace } if namespace == "rs");
     }
@@ -265,7 +323,9 @@ async fn remote_case(via: Via) -> Outcome {
         // A crash: its tools fail clearly, then the remote is restarted and re-listed.
         let crashed = session.call("rs.crash", json!({})).await;
         assert_eq!(error_code(&crashed), ErrorCode::IoFailed);
-        let ToolResult::Err(e) = &crashed else { unreachable!() };
+        let ToolResult::Err(e) = &crashed else {
+            unreachable!()
+        };
         assert!(e.message().contains("`rs`"), "{}", e.message());
         native_works(&session).await;
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -294,29 +354,40 @@ async fn served_over_mcp() -> Outcome {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(session.serve(pedelec_core::bridge::McpHttp::from_listener(listener)));
-    let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-        format!("http://{addr}/mcp"),
-    );
+    let config =
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            format!("http://{addr}/mcp"),
+        );
     let client = ()
-        .serve(rmcp::transport::StreamableHttpClientTransport::from_config(config))
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_config(
+            config,
+        ))
         .await
         .expect("connected");
     let info = client.peer_info().expect("initialized");
     assert_eq!(
-        info.capabilities.tools.as_ref().and_then(|t| t.list_changed),
+        info.capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed),
         Some(true)
     );
     let tools = client.list_all_tools().await.expect("listed");
     let add = tools.iter().find(|t| t.name == "rs.add").expect("rs.add");
     let add = serde_json::to_value(add).unwrap();
     assert_eq!(add["title"], "Add two numbers");
-    assert_eq!(add["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
+    assert_eq!(
+        add["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
     assert_eq!(add["outputSchema"]["required"], json!(["sum"]));
     assert_eq!(add["inputSchema"]["dependentRequired"], json!({"a": ["b"]}));
     assert!(tools.iter().any(|t| t.name == "manual"));
     let args = |v: Value| v.as_object().cloned().unwrap();
     let sum = client
-        .call_tool(CallToolRequestParams::new("rs.add").with_arguments(args(json!({"a": 2, "b": 3}))))
+        .call_tool(
+            CallToolRequestParams::new("rs.add").with_arguments(args(json!({"a": 2, "b": 3}))),
+        )
         .await
         .expect("called");
     assert_eq!(sum.structured_content, Some(json!({"sum": 5})));
@@ -327,14 +398,21 @@ async fn served_over_mcp() -> Outcome {
         .expect("called");
     assert_eq!(failed.is_error, Some(true));
     let failed = serde_json::to_value(&failed).unwrap();
-    assert_eq!(failed["content"], json!([{"type": "text", "text": "it failed, as asked"}]));
+    assert_eq!(
+        failed["content"],
+        json!([{"type": "text", "text": "it failed, as asked"}])
+    );
     // pedelec's own refusal (invalid args) is pedelec's error, as for any tool.
     let bad = client
         .call_tool(CallToolRequestParams::new("rs.add").with_arguments(args(json!({"a": 1}))))
         .await
         .expect("called");
     assert_eq!(bad.is_error, Some(true));
-    assert!(serde_json::to_string(&bad).unwrap().contains("TOOL_ARGS_INVALID"));
+    assert!(
+        serde_json::to_string(&bad)
+            .unwrap()
+            .contains("TOOL_ARGS_INVALID")
+    );
     // The remote's list grows; the next `tools/list` shows it.
     client
         .call_tool(CallToolRequestParams::new("rs.grow").with_arguments(args(json!({}))))
@@ -365,7 +443,9 @@ async fn down_remote() -> Outcome {
     for (name, remote) in [("gone.anything", "`gone`"), ("far.anything", "`far`")] {
         let result = session.call(name, json!({})).await;
         assert_eq!(error_code(&result), ErrorCode::IoFailed, "{name}");
-        let ToolResult::Err(e) = &result else { unreachable!() };
+        let ToolResult::Err(e) = &result else {
+            unreachable!()
+        };
         assert!(e.message().contains(remote), "{}", e.message());
     }
     native_works(&session).await;
@@ -376,9 +456,23 @@ async fn down_remote() -> Outcome {
         .create()
         .expect_err("refused");
     assert_eq!(error.code(), ErrorCode::InvalidInput);
-    let problems: Vec<String> = error.problems().iter().map(|p| format!("{}: {}", p.place, p.message)).collect();
-    assert!(problems.iter().any(|p| p.contains("mount(\"tls\")") && p.contains("no TLS")), "{problems:?}");
-    assert!(problems.iter().any(|p| p.contains("not.a.namespace") && p.contains('.')), "{problems:?}");
+    let problems: Vec<String> = error
+        .problems()
+        .iter()
+        .map(|p| format!("{}: {}", p.place, p.message))
+        .collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("mount(\"tls\")") && p.contains("no TLS")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("not.a.namespace") && p.contains('.')),
+        "{problems:?}"
+    );
     Outcome::Passed
 }
 
@@ -393,7 +487,8 @@ fn clients_dir() -> PathBuf {
 
 async fn everything() -> Outcome {
     let dir = clients_dir();
-    let entry = dir.join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let entry =
+        dir.join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if !entry.is_file() {
         return Outcome::Skipped(format!(
             "the reference MCP server `@modelcontextprotocol/server-everything` is not installed in {}: run `cargo xtask mcp-clients`",
@@ -403,26 +498,57 @@ async fn everything() -> Outcome {
     let session = native(|b| {
         b.mount(
             "everything",
-            McpRemote::stdio("node").arg(entry.to_string_lossy()).arg("stdio"),
+            McpRemote::stdio("node")
+                .arg(entry.to_string_lossy())
+                .arg("stdio"),
         )
     });
     tokio::time::timeout(Duration::from_secs(60), session.mount_ready("everything"))
         .await
         .expect("the everything server listed its tools")
         .expect("mounted");
-    let names: Vec<String> = session.definitions().iter().map(|d| d.name().to_owned()).collect();
-    for name in ["everything.echo", "everything.get-sum", "everything.get-structured-content", "everything.trigger-long-running-operation"] {
+    let names: Vec<String> = session
+        .definitions()
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
+    for name in [
+        "everything.echo",
+        "everything.get-sum",
+        "everything.get-structured-content",
+        "everything.trigger-long-running-operation",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
     }
     let report = session.mount_report("everything").expect("a report");
-    println!("  everything: {} tools, {} warnings", names.len() - 1, report.len());
-    let echoed = session.call("everything.echo", json!({"message": "hello"})).await;
-    let text = value(&echoed)["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    println!(
+        "  everything: {} tools, {} warnings",
+        names.len() - 1,
+        report.len()
+    );
+    let echoed = session
+        .call("everything.echo", json!({"message": "hello"}))
+        .await;
+    let text = value(&echoed)["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(text.contains("hello"), "{text}");
-    let sum = session.call("everything.get-sum", json!({"a": 2, "b": 3})).await;
-    assert!(value(&sum)["content"][0]["text"].as_str().unwrap_or_default().contains('5'), "{sum:?}");
+    let sum = session
+        .call("everything.get-sum", json!({"a": 2, "b": 3}))
+        .await;
+    assert!(
+        value(&sum)["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains('5'),
+        "{sum:?}"
+    );
     let weather = session
-        .call("everything.get-structured-content", json!({"location": "New York"}))
+        .call(
+            "everything.get-structured-content",
+            json!({"location": "New York"}),
+        )
         .await;
     assert_eq!(value(&weather)["structuredContent"]["temperature"], 33);
     // pedelec validates against the schema the remote wrote (`location` is an enum).

@@ -32,7 +32,8 @@ pub const OIDC_PROVIDER: (&str, &str) = ("oidc-provider", "9.13.3");
 
 /// The reference MCP server the gateway tests mount (npm
 /// `@modelcontextprotocol/server-everything`; its entry is `dist/index.js`).
-pub const EVERYTHING_SERVER: (&str, &str) = ("@modelcontextprotocol/server-everything", "2026.8.31");
+pub const EVERYTHING_SERVER: (&str, &str) =
+    ("@modelcontextprotocol/server-everything", "2026.8.31");
 
 /// Where the clients live: `<target dir>/mcp-clients`.
 pub fn clients_dir(root: &Path) -> PathBuf {

@@ -8,7 +8,8 @@
 use std::sync::Weak;
 
 use super::behind::Behind;
-use super::dispatch::{Shared, ToolEntry};
+use super::dispatch::Shared;
+use super::entry::ToolEntry;
 use super::events::SessionEvent;
 use crate::call::handler::{HandlerFuture, Out};
 use crate::context::{Approval, ApprovalRequest, ToolCallContext};

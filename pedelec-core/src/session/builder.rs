@@ -8,8 +8,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, RwLock, Weak};
 
 use super::ToolKey;
+use super::dispatch::Shared;
 use super::dispatch::{Dispatch, Endpoint};
-use super::dispatch::{Shared, ToolEntry};
+use super::entry::ToolEntry;
 use super::layers::{LayerFn, ToolLayer, ToolService, layer_fn, stack};
 use super::mount::{Mount, SessionLink};
 use super::rate::{RateLimit, RateLimiter};
@@ -272,7 +273,12 @@ impl<N> SessionBuilder<N> {
         });
         link.set(&shared);
         for live in &live {
-            live.set_session(&shared);
+            let session = Arc::downgrade(&shared);
+            live.on_change(Box::new(move |namespace| {
+                if let Some(shared) = session.upgrade() {
+                    shared.tools_changed(namespace);
+                }
+            }));
         }
         // A mount may have listed its tools before the session existed.
         if !live.is_empty() {

@@ -30,9 +30,11 @@ mod builder;
 mod calls;
 mod concurrency;
 mod dispatch;
+mod entry;
 mod events;
 mod input;
 mod layers;
+pub(crate) mod live;
 pub(crate) mod mount;
 pub use mount::{Mount, SessionLink};
 mod once;
@@ -209,9 +211,12 @@ impl<N> Session<N> {
     pub fn manifest(&self) -> SerializableSkillsManifest {
         let mut manifest = self.shared.manifest.clone();
         for live in &self.shared.live {
-            manifest
-                .tools
-                .extend(live.current().definitions.iter().map(ToolDefinition::manifest));
+            manifest.tools.extend(
+                live.current()
+                    .definitions
+                    .iter()
+                    .map(ToolDefinition::manifest),
+            );
         }
         manifest
     }
@@ -240,7 +245,7 @@ impl<N> Session<N> {
         Ok(self.live(namespace)?.report())
     }
 
-    fn live(&self, namespace: &str) -> Result<Arc<mount::LiveTools>, Error> {
+    fn live(&self, namespace: &str) -> Result<Arc<live::LiveTools>, Error> {
         self.shared
             .live
             .iter()

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::dispatch::{Shared, ToolEntry};
+use super::dispatch::Shared;
+use super::entry::ToolEntry;
 use super::rate::store_failed;
 use crate::call::encode::Encoded;
 use crate::call::handler::{HandlerFuture, Out, start_in};

@@ -69,12 +69,24 @@ impl Remote {
                     "steps": { "type": "integer", "minimum": 1 }, "delay_ms": { "type": "integer", "minimum": 0 }
                 }, "required": ["steps"] }
             })),
-            tool(json!({ "name": "wait", "description": "Waits until cancelled.", "inputSchema": object })),
-            tool(json!({ "name": "cancelled", "description": "How many calls were cancelled.", "inputSchema": object })),
-            tool(json!({ "name": "fail", "description": "Answers an error result.", "inputSchema": object })),
-            tool(json!({ "name": "page:read", "description": "A name outside pedelec's rule.", "inputSchema": object })),
-            tool(json!({ "name": "grow", "description": "Adds the tool `extra`.", "inputSchema": object })),
-            tool(json!({ "name": "crash", "description": "Exits the process (stdio only).", "inputSchema": object })),
+            tool(
+                json!({ "name": "wait", "description": "Waits until cancelled.", "inputSchema": object }),
+            ),
+            tool(
+                json!({ "name": "cancelled", "description": "How many calls were cancelled.", "inputSchema": object }),
+            ),
+            tool(
+                json!({ "name": "fail", "description": "Answers an error result.", "inputSchema": object }),
+            ),
+            tool(
+                json!({ "name": "page:read", "description": "A name outside pedelec's rule.", "inputSchema": object }),
+            ),
+            tool(
+                json!({ "name": "grow", "description": "Adds the tool `extra`.", "inputSchema": object }),
+            ),
+            tool(
+                json!({ "name": "crash", "description": "Exits the process (stdio only).", "inputSchema": object }),
+            ),
         ];
         if self.grown.load(Ordering::SeqCst) {
             tools.push(tool(
@@ -152,7 +164,10 @@ impl ServerHandler for Remote {
             "extra" => text("extra"),
             "crash" if self.stdio => std::process::exit(3),
             other => {
-                return Err(ErrorData::invalid_params(format!("Unknown tool: {other}"), None));
+                return Err(ErrorData::invalid_params(
+                    format!("Unknown tool: {other}"),
+                    None,
+                ));
             }
         };
         Ok(CallToolResponse::Complete(answer))
@@ -174,7 +189,9 @@ pub async fn serve_stdio() {
 /// on a loopback port: its `http://ADDR/mcp`.
 pub async fn serve_http() -> String {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
     let remote = Remote::default();
     let service = StreamableHttpService::new(
         move || Ok(remote.clone()),
@@ -182,7 +199,9 @@ pub async fn serve_http() -> String {
         StreamableHttpServerConfig::default(),
     );
     let app = axum::Router::new().route_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
     let addr = listener.local_addr().expect("its address");
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://{addr}/mcp")

@@ -152,21 +152,21 @@ impl Server {
 
         let call = CallSettings::new(&settings);
         Inner {
-                session: session.clone(),
-                revision,
-                tools: listed,
-                list_current,
-                list_legacy,
-                scoped,
-                discover,
-                capabilities,
-                instructions,
-                call,
-                tasks,
-                settings,
-                any_param_headers,
-                search,
-            }
+            session: session.clone(),
+            revision,
+            tools: listed,
+            list_current,
+            list_legacy,
+            scoped,
+            discover,
+            capabilities,
+            instructions,
+            call,
+            tasks,
+            settings,
+            any_param_headers,
+            search,
+        }
     }
 
     /// `tools/list` for `caller`: the tools whose scopes it holds (the 2026-07-28 revision
@@ -203,9 +203,9 @@ impl Server {
     #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "OAuth's step-up"))]
     pub(crate) fn scopes_of(&self, name: &str) -> Option<std::borrow::Cow<'_, [Box<str>]>> {
         match self.now() {
-            std::borrow::Cow::Borrowed(this) => {
-                this.tool(name).map(|t| std::borrow::Cow::Borrowed(&*t.scopes))
-            }
+            std::borrow::Cow::Borrowed(this) => this
+                .tool(name)
+                .map(|t| std::borrow::Cow::Borrowed(&*t.scopes)),
             std::borrow::Cow::Owned(this) => this
                 .tool(name)
                 .map(|t| std::borrow::Cow::Owned(t.scopes.to_vec())),

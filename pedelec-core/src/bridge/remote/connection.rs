@@ -20,7 +20,7 @@ use super::{McpRemote, Target};
 use crate::call::handler::ToolHandler;
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, ToolError};
-use crate::session::mount::LiveTools;
+use crate::session::live::LiveTools;
 
 /// What the connection task and the tools' handlers share.
 struct State {
@@ -189,8 +189,8 @@ async fn connect(state: &Arc<State>) -> Result<RunningService<RoleClient, Client
                     .map_err(|e| format!("has a bad value for header `{name}`: {e}"))?;
                 custom.insert(name, value);
             }
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .custom_headers(custom);
+            let mut config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             if let Some(token) = bearer {
                 config = config.auth_header(token.clone());
             }
@@ -314,7 +314,10 @@ async fn forward(
             .join("\n");
         return Err(ToolError::with_code(
             ErrorCode::ToolHandlerError,
-            format!("`{remote}` of the remote MCP server `{}` failed: {text}", state.namespace),
+            format!(
+                "`{remote}` of the remote MCP server `{}` failed: {text}",
+                state.namespace
+            ),
         )
         .with_details(serde_json::json!({ "remote": state.namespace, "result": value })));
     }
@@ -409,7 +412,8 @@ impl ClientHandler for Client {
         let mut info = rmcp::model::ClientConfig::default();
         // Sessions with `initialize`, whose notifications arrive without a `listen` stream.
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
-        info.client_info = rmcp::model::Implementation::new("pedelec-gateway", env!("CARGO_PKG_VERSION"));
+        info.client_info =
+            rmcp::model::Implementation::new("pedelec-gateway", env!("CARGO_PKG_VERSION"));
         info
     }
 }

@@ -65,7 +65,10 @@ pub(super) fn definitions(
                 .get("title")
                 .and_then(Value::as_str)
                 .filter(|t| !pedelec_rules::is_blank(t))
-                .map_or_else(|| format!("`{remote}` of the remote server `{namespace}`"), str::to_owned),
+                .map_or_else(
+                    || format!("`{remote}` of the remote server `{namespace}`"),
+                    str::to_owned,
+                ),
         };
         let input = tool
             .get("inputSchema")
@@ -81,9 +84,11 @@ pub(super) fn definitions(
                 continue;
             }
         };
-        warnings.extend(schema_warnings.drain(..).map(|p| {
-            Problem::at(format!("{place}/inputSchema{}", p.place), p.message)
-        }));
+        warnings.extend(
+            schema_warnings
+                .drain(..)
+                .map(|p| Problem::at(format!("{place}/inputSchema{}", p.place), p.message)),
+        );
         tool.insert("name".to_owned(), Value::String(wire.clone()));
         let mut definition = ToolDefinition::new(wire, description, schema)
             .with_scopes(policy.scopes.iter().cloned())
