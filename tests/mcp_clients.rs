@@ -1146,7 +1146,7 @@ mod gateway {
         )
         .create()?;
         for namespace in ["rs", "everything"] {
-            tokio::time::timeout(Duration::from_secs(60), session.mount_ready(namespace))
+            tokio::time::timeout(Duration::from_mins(1), session.mount_ready(namespace))
                 .await
                 .map_err(|_| format!("`{namespace}` did not list its tools within 60 s"))??;
         }

@@ -965,6 +965,7 @@ impl fmt::Debug for ToolDefinition {
             .field("approval", &self.approval.is_some())
             .field("exactly_once", &self.exactly_once)
             .field("callers", &self.callers)
+            .field("remote", &self.remote.is_some())
             .finish()
     }
 }

@@ -9,7 +9,6 @@
 
 #[path = "support/remote.rs"]
 mod remote;
-#[allow(dead_code, reason = "each test uses part of the support module")]
 mod support;
 
 use std::future::Future;
@@ -71,9 +70,9 @@ fn main() -> ExitCode {
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             runtime.block_on(async {
-                tokio::time::timeout(Duration::from_secs(120), case())
+                tokio::time::timeout(Duration::from_mins(2), case())
                     .await
-                    .expect("the case finished within 120 s")
+                    .expect("the case finished within 2 minutes")
             })
         }));
         match outcome {
@@ -503,7 +502,7 @@ async fn everything() -> Outcome {
                 .arg("stdio"),
         )
     });
-    tokio::time::timeout(Duration::from_secs(60), session.mount_ready("everything"))
+    tokio::time::timeout(Duration::from_mins(1), session.mount_ready("everything"))
         .await
         .expect("the everything server listed its tools")
         .expect("mounted");

@@ -131,14 +131,17 @@ impl ServerHandler for Remote {
                 }))
             }
             "slow" => {
-                let steps = args["steps"].as_u64().unwrap_or(1);
+                let steps = args["steps"]
+                    .as_u64()
+                    .map_or(1, |s| u32::try_from(s).unwrap_or(u32::MAX));
                 let delay = Duration::from_millis(args["delay_ms"].as_u64().unwrap_or(10));
                 let token = context.meta.get_progress_token();
                 for step in 1..=steps {
                     tokio::time::sleep(delay).await;
                     if let Some(token) = &token {
-                        let mut params = ProgressNotificationParam::new(token.clone(), step as f64);
-                        params.total = Some(steps as f64);
+                        let mut params =
+                            ProgressNotificationParam::new(token.clone(), f64::from(step));
+                        params.total = Some(f64::from(steps));
                         params.message = Some(format!("step {step}"));
                         let _ = context.peer.notify_progress(params).await;
                     }

@@ -32,8 +32,9 @@
 //!   [`McpRemote::header`]); the caller's token never leaves pedelec.
 //! - **Connecting.** `create()` starts a task per mount (so it must run inside a Tokio
 //!   runtime) that connects, lists and follows `notifications/tools/list_changed`
-//!   (re-listing; the session's list changes, see [`Session::tools_revision`]
-//!   (crate::Session::tools_revision)). Until the first listing the namespace has no tools;
+//!   (re-listing; the session's list changes, see
+//!   [`Session::tools_revision`](crate::Session::tools_revision)). Until the first listing
+//!   the namespace has no tools;
 //!   [`Session::mount_ready`](crate::Session::mount_ready) waits for it.
 //! - **Down.** A remote that fails to start, crashes or cannot be reached makes its tools
 //!   fail at once with `IO_FAILED` and a message naming it; the other tools keep working.

@@ -9,6 +9,8 @@
 //! usual case. The namespace makes the first character a letter, so a remote name may
 //! start with anything.
 
+use std::fmt::Write as _;
+
 /// The wire name of the remote tool `remote` under `namespace`.
 pub(crate) fn wire_name(namespace: &str, remote: &str) -> String {
     let mut out = String::with_capacity(namespace.len() + 1 + remote.len());
@@ -22,7 +24,7 @@ pub(crate) fn wire_name(namespace: &str, remote: &str) -> String {
         } else if c == '_' && !looks_escaped(&chars[i..]) {
             out.push('_');
         } else {
-            out.push_str(&format!("_{:x}_", u32::from(c)));
+            let _ = write!(out, "_{:x}_", u32::from(c));
         }
     }
     out
