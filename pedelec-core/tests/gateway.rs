@@ -42,6 +42,7 @@ const CASES: &[(&str, Case)] = &[
         Box::pin(down_remote())
     }),
     ("served_over_mcp", || Box::pin(served_over_mcp())),
+    ("policy_applies_to_mounted_tools", || Box::pin(policy())),
     ("everything_server", || Box::pin(everything())),
 ];
 
@@ -426,6 +427,93 @@ async fn served_over_mcp() -> Outcome {
         assert!(Instant::now() < deadline, "rs.extra never listed");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    Outcome::Passed
+}
+
+/// The session's policy in front of a remote's tools, as in front of its own: its layers
+/// see the calls, the rate limit counts them, scopes hide and refuse them, approval gates
+/// them (a denied call never reaches the remote).
+async fn policy() -> Outcome {
+    use pedelec_core::context::{Approval, ApprovalRequest, Caller};
+    use pedelec_core::session::{RateLimit, from_fn};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counted = seen.clone();
+    let url = remote::serve_http().await;
+    let session = native(|b| {
+        b.layer(from_fn(move |call, mut next| {
+            let counted = counted.clone();
+            async move {
+                if call.name.starts_with("rs.") {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                tower_service::Service::call(&mut next, call)
+                    .await
+                    .unwrap_or_else(|never| match never {})
+            }
+        }))
+        .rate_limit(RateLimit::per_caller(4, Duration::from_hours(1)))
+        .approver(|request: ApprovalRequest| async move {
+            if request.args()["text"] == "approve me" {
+                Approval::Approve
+            } else {
+                Approval::Deny("not this text".to_owned())
+            }
+        })
+        .mount(
+            "rs",
+            McpRemote::http(url).scopes(["remote:use"]).approval(true),
+        )
+    });
+    session.mount_ready("rs").await.expect("mounted");
+    let with = |subject: &str, scopes: &[&str]| {
+        CallOptions::new().caller(Caller::new(subject).with_scopes(scopes.iter().copied()))
+    };
+    // Scopes: a caller without `remote:use` may not call it.
+    let forbidden = session
+        .call_with("rs.echo", json!({"text": "approve me"}), with("a", &[]))
+        .await;
+    assert_eq!(error_code(&forbidden), ErrorCode::ToolForbidden);
+    // Approval: denied calls never reach the remote; approved ones do.
+    let denied = session
+        .call_with("rs.echo", json!({"text": "no"}), with("b", &["remote:use"]))
+        .await;
+    assert_eq!(error_code(&denied), ErrorCode::ToolApprovalDenied);
+    let approved = session
+        .call_with(
+            "rs.echo",
+            json!({"text": "approve me"}),
+            with("b", &["remote:use"]),
+        )
+        .await;
+    assert_eq!(value(&approved)["content"][0]["text"], "approve me");
+    // The rate limit: b's fourth and fifth calls (four an hour).
+    let third = session
+        .call_with(
+            "rs.echo",
+            json!({"text": "approve me"}),
+            with("b", &["remote:use"]),
+        )
+        .await;
+    value(&third);
+    let fourth = session
+        .call_with(
+            "rs.echo",
+            json!({"text": "approve me"}),
+            with("b", &["remote:use"]),
+        )
+        .await;
+    value(&fourth);
+    let fifth = session
+        .call_with(
+            "rs.echo",
+            json!({"text": "approve me"}),
+            with("b", &["remote:use"]),
+        )
+        .await;
+    assert_eq!(error_code(&fifth), ErrorCode::ToolRateLimited);
+    // The layer saw every call the scopes and the rate limit let through (it sits after them).
+    assert_eq!(seen.load(Ordering::SeqCst), 4);
     Outcome::Passed
 }
 
