@@ -460,6 +460,18 @@ async fn policy() -> Outcome {
                 Approval::Deny("not this text".to_owned())
             }
         })
+        // A layer of one mounted tool: it refuses `blocked` before approval or the remote.
+        .layer_for_mounted(
+            "rs.echo",
+            from_fn(|call: pedelec_core::ToolCall, mut next| async move {
+                if call.args["text"] == "blocked" {
+                    return ToolResult::Err(pedelec_core::ToolError::new("blocked by a layer"));
+                }
+                tower_service::Service::call(&mut next, call)
+                    .await
+                    .unwrap_or_else(|never| match never {})
+            }),
+        )
         .mount(
             "rs",
             McpRemote::http(url).scopes(["remote:use"]).approval(true),
@@ -487,6 +499,17 @@ async fn policy() -> Outcome {
         )
         .await;
     assert_eq!(value(&approved)["content"][0]["text"], "approve me");
+    let blocked = session
+        .call_with(
+            "rs.echo",
+            json!({"text": "blocked"}),
+            with("c", &["remote:use"]),
+        )
+        .await;
+    let ToolResult::Err(e) = &blocked else {
+        panic!("{blocked:?}")
+    };
+    assert_eq!(e.message(), "blocked by a layer");
     // The rate limit: b's fourth and fifth calls (four an hour).
     let third = session
         .call_with(
@@ -512,8 +535,9 @@ async fn policy() -> Outcome {
         )
         .await;
     assert_eq!(error_code(&fifth), ErrorCode::ToolRateLimited);
-    // The layer saw every call the scopes and the rate limit let through (it sits after them).
-    assert_eq!(seen.load(Ordering::SeqCst), 4);
+    // The session's layer saw every call the scopes and the rate limit let through (it sits
+    // after them): b's four and c's one.
+    assert_eq!(seen.load(Ordering::SeqCst), 5);
     Outcome::Passed
 }
 
@@ -540,6 +564,10 @@ async fn down_remote() -> Outcome {
     let error = Session::builder(SkillsInput::<String>::new("g", vec![]))
         .mount("tls", McpRemote::http("https://example.com/mcp"))
         .mount("not.a.namespace", McpRemote::http("http://127.0.0.1:9/mcp"))
+        .layer_for_mounted(
+            "nowhere.tool",
+            pedelec_core::session::from_fn(|_call, _next| async { ToolResult::Ok(Value::Null) }),
+        )
         .create()
         .expect_err("refused");
     assert_eq!(error.code(), ErrorCode::InvalidInput);
@@ -558,6 +586,10 @@ async fn down_remote() -> Outcome {
         problems
             .iter()
             .any(|p| p.contains("not.a.namespace") && p.contains('.')),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("nowhere.tool")),
         "{problems:?}"
     );
     Outcome::Passed

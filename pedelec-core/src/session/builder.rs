@@ -118,11 +118,22 @@ impl<N> SessionBuilder<N> {
     /// Wraps the calls of one tool (named by the skill set's `ToolName` enum, or by name
     /// for a skill set read at run time) in a `tower` layer, inside the session's layers
     /// and the tool's `max_concurrency`, around the validation of its args and its handler.
-    /// Several layers of one tool nest like [`layer`](Self::layer)'s.
+    /// Several layers of one tool nest like [`layer`](Self::layer)'s. A mounted tool is
+    /// named with [`layer_for_mounted`](Self::layer_for_mounted).
     #[must_use]
     pub fn layer_for(mut self, tool: impl ToolKey<N>, layer: impl ToolLayer) -> Self {
         self.tool_layers
             .push((tool.tool_name().to_owned(), layer_fn(layer)));
+        self
+    }
+
+    /// [`layer_for`](Self::layer_for) for a tool of a mounted namespace
+    /// ([`mount`](Self::mount)), by its wire name (`"weather.forecast"`): its calls pass
+    /// through the layer whenever the remote lists the tool. A name in no mounted namespace
+    /// is an error of [`create`](Self::create).
+    #[must_use]
+    pub fn layer_for_mounted(mut self, name: impl Into<String>, layer: impl ToolLayer) -> Self {
+        self.tool_layers.push((name.into(), layer_fn(layer)));
         self
     }
 
@@ -222,20 +233,34 @@ impl<N> SessionBuilder<N> {
             tools.push(entry);
         }
         let mut tool_layers: Vec<Vec<LayerFn>> = tools.iter().map(|_| Vec::new()).collect();
+        // Layers of a mounted namespace's tools, by name: applied whenever the tool is listed.
+        let mut live_layers: Vec<(usize, String, Vec<LayerFn>)> = Vec::new();
         for (name, layer) in self.tool_layers {
-            match by_name.get(name.as_str()) {
-                Some(&i) => tool_layers[i].push(layer),
-                None => problems.push(Problem::at(
+            if let Some(&i) = by_name.get(name.as_str()) {
+                tool_layers[i].push(layer);
+            } else if let Some(l) = live.iter().position(|l| l.owns(&name)) {
+                match live_layers.iter_mut().find(|(_, n, _)| *n == name) {
+                    Some((_, _, layers)) => layers.push(layer),
+                    None => live_layers.push((l, name, vec![layer])),
+                }
+            } else {
+                problems.push(Problem::at(
                     String::new(),
                     format!("`layer_for(\"{name}\", ..)` names no tool of the skill set"),
-                )),
+                ));
             }
         }
         if !problems.is_empty() {
             return Err(Error::invalid_input(problems));
         }
-        let layered = !self.layers.is_empty() || tool_layers.iter().any(|l| !l.is_empty());
+        let layered = !self.layers.is_empty()
+            || !live_layers.is_empty()
+            || tool_layers.iter().any(|l| !l.is_empty());
         let shared = Arc::new_cyclic(|this: &Weak<Shared>| {
+            for (l, name, layers) in live_layers {
+                let endpoint = ToolService::new(Endpoint(this.clone()));
+                live[l].set_layers(name, stack(endpoint, layers));
+            }
             for (tool, layers) in tools.iter_mut().zip(tool_layers) {
                 if !layers.is_empty() {
                     let endpoint = ToolService::new(Endpoint(this.clone()));

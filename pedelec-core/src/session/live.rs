@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use super::entry::ToolEntry;
+use super::layers::ToolService;
 use crate::error::Problem;
 use crate::tool::ToolDefinition;
 
@@ -40,6 +41,9 @@ pub(crate) struct LiveTools {
     down: RwLock<Option<String>>,
     /// The warnings and problems of the last listing.
     report: RwLock<Vec<Problem>>,
+    /// `layer_for` layers of the namespace's tools, by wire name, set at creation: each
+    /// listing's entry of that name gets them.
+    layers: RwLock<HashMap<Box<str>, ToolService>>,
 }
 
 /// One listing of a namespace's tools.
@@ -59,7 +63,17 @@ impl LiveTools {
             listed: tokio::sync::watch::Sender::new(false),
             down: RwLock::new(None),
             report: RwLock::new(Vec::new()),
+            layers: RwLock::new(HashMap::new()),
         }
+    }
+
+    /// The `layer_for` layers of the tool `name` (set at creation, before any listing is
+    /// served).
+    pub(super) fn set_layers(&self, name: String, layers: ToolService) {
+        self.layers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.into(), layers);
     }
 
     /// What the session does when the tools change (its list rebuilt, its revision
@@ -150,7 +164,13 @@ impl LiveTools {
                     ),
                 ));
             }
-            let (entry, mut more) = ToolEntry::of(&def, &place);
+            let (mut entry, mut more) = ToolEntry::of(&def, &place);
+            entry.layers = self
+                .layers
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(def.name())
+                .cloned();
             own.append(&mut more);
             if own.is_empty() {
                 table.entries.insert(def.name().into(), Arc::new(entry));
@@ -173,5 +193,119 @@ impl LiveTools {
         // After the session's list is rebuilt: who waits for it sees the tools.
         self.listed.send_replace(true);
         problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::call::handler::ToolHandler;
+    use crate::error::{ErrorCode, ToolResult};
+    use crate::session::mount::{Mount, SessionLink};
+    use crate::session::{Session, SessionEvent};
+    use crate::skills::SkillsInput;
+    use crate::tool::ToolDefinition;
+
+    /// A mount that hands its live table to the test.
+    struct Publish(Arc<Mutex<Option<Arc<LiveTools>>>>);
+
+    impl Mount for Publish {
+        fn tools(
+            self: Box<Self>,
+            namespace: &str,
+            _skills: &[ToolDefinition],
+            link: &SessionLink,
+        ) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
+            *self.0.lock().unwrap() = Some(link.live(namespace));
+            Ok(Vec::new())
+        }
+    }
+
+    fn echo(name: &str, description: &str) -> ToolDefinition {
+        let schema = crate::ToolArgsSchema::from_json(&json!({"type": "object"})).unwrap();
+        ToolDefinition::new(name.to_owned(), description.to_owned(), schema).with_handler(
+            ToolHandler::json(|args: Value, _ctx| async move { Ok::<_, crate::ToolError>(args) }),
+        )
+    }
+
+    fn code(result: &ToolResult) -> Option<ErrorCode> {
+        match result {
+            ToolResult::Err(e) => Some(e.code()),
+            ToolResult::Ok(_) => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_namespace_s_tools_change_at_run_time() {
+        let slot = Arc::new(Mutex::new(None));
+        let session: Session = Session::builder(SkillsInput::new("g", vec![]))
+            .mount("ns", Publish(slot.clone()))
+            .create()
+            .unwrap();
+        let live = slot.lock().unwrap().clone().unwrap();
+        let mut events = session.events();
+        assert!(session.has_mounts());
+        assert_eq!(session.tools_revision(), 0);
+        assert!(session.definitions().is_empty());
+
+        // Listed: the session lists and calls it, and says so.
+        let problems = live.replace(vec![echo("ns.a", "Echo.")], Vec::new());
+        assert!(problems.is_empty(), "{problems:?}");
+        session.mount_ready("ns").await.unwrap();
+        assert_eq!(session.tools_revision(), 1);
+        assert_eq!(session.definitions()[0].name(), "ns.a");
+        assert_eq!(session.manifest().tools[0].name, "ns.a");
+        let answer = session.call("ns.a", json!({"x": 1})).await;
+        assert_eq!(answer, ToolResult::Ok(json!({"x": 1})));
+        let event = futures_core_next(&mut events).await;
+        assert_eq!(
+            event,
+            Some(SessionEvent::ToolsChanged {
+                namespace: "ns".to_owned()
+            })
+        );
+
+        // Re-listed: what breaks the rules is left out and reported at its place.
+        let problems = live.replace(
+            vec![
+                echo("ns.b", "Echo."),
+                echo("other.c", "Echo."),
+                echo("ns.d", " "),
+            ],
+            Vec::new(),
+        );
+        let places: Vec<&str> = problems.iter().map(|p| p.place.as_str()).collect();
+        assert_eq!(
+            places,
+            ["ns.tools[1].name", "ns.tools[2].description"],
+            "{problems:?}"
+        );
+        assert_eq!(session.mount_report("ns").unwrap().len(), 2);
+        let names: Vec<String> = session
+            .definitions()
+            .iter()
+            .map(|d| d.name().to_owned())
+            .collect();
+        assert_eq!(names, ["ns.b"]);
+        assert_eq!(
+            code(&session.call("ns.a", json!({})).await),
+            Some(ErrorCode::ToolHandlerNotFound)
+        );
+        assert_eq!(code(&session.call("ns.b", json!({})).await), None);
+
+        // Down: a name under the namespace fails with why.
+        live.set_down(Some("the remote `ns` is down".to_owned()));
+        let down = session.call("ns.zzz", json!({})).await;
+        assert_eq!(code(&down), Some(ErrorCode::IoFailed));
+        // Nothing is mounted under another name.
+        assert!(session.mount_ready("elsewhere").await.is_err());
+    }
+
+    async fn futures_core_next<S: futures_core::Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
     }
 }
