@@ -112,6 +112,24 @@ impl Shared {
         CallId::Local(self.next_call.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// The tool of this name: in the fixed table, else in a live namespace (then `mounted`
+    /// holds it for as long as the caller uses it).
+    #[inline]
+    pub(super) fn find<'a>(
+        &'a self,
+        name: &str,
+        mounted: &'a mut Option<Arc<ToolEntry>>,
+    ) -> Option<&'a ToolEntry> {
+        match self.tool(name) {
+            Some(tool) => Some(tool),
+            None if self.live.is_empty() => None,
+            None => {
+                *mounted = self.live_tool(name);
+                mounted.as_deref()
+            }
+        }
+    }
+
     /// The mounted tool of this name, in a live namespace (looked up only when the fixed
     /// table has none: native tools pay nothing). The call holds the entry to its end.
     #[cold]
@@ -297,15 +315,8 @@ impl Shared {
             caller,
             extras,
         } = setup;
-        let mounted;
-        let tool = match self.tool(name) {
-            Some(tool) => Some(tool),
-            None if self.live.is_empty() => None,
-            None => {
-                mounted = self.live_tool(name);
-                mounted.as_deref()
-            }
-        };
+        let mut mounted = None;
+        let tool = self.find(name, &mut mounted);
         let unknown_name: Arc<str>;
         let (tool_name, timeout) = match tool {
             Some(t) => (&t.name, t.timeout),
@@ -465,14 +476,8 @@ impl Shared {
     /// Below the session's layers: the tool's `max_concurrency`, then its own layers (or
     /// the endpoint). A layer may have renamed the call: its scopes are checked again then.
     pub(super) fn per_tool(&self, call: ToolCall) -> Inner {
-        let mounted;
-        let tool = match self.tool(&call.name) {
-            Some(tool) => Some(tool),
-            None => {
-                mounted = self.live_tool(&call.name);
-                mounted.as_deref()
-            }
-        };
+        let mut mounted = None;
+        let tool = self.find(&call.name, &mut mounted);
         if let Some(tool) = tool
             && !tool.scopes.is_empty()
             && call
@@ -503,14 +508,8 @@ impl Shared {
                 call.name
             ))));
         };
-        let mounted;
-        let tool = match self.tool(&call.name) {
-            Some(tool) => Some(tool),
-            None => {
-                mounted = self.live_tool(&call.name);
-                mounted.as_deref()
-            }
-        };
+        let mut mounted = None;
+        let tool = self.find(&call.name, &mut mounted);
         let started = self.resolve(
             tool,
             &call.name,
