@@ -29,6 +29,8 @@ mod issuer;
 #[allow(dead_code, reason = "the HTTP remote is the core's test's")]
 #[path = "../pedelec-core/tests/support/remote.rs"]
 mod remote;
+#[path = "../pedelec-core/tests/support/summary.rs"]
+mod summary;
 
 use std::io::Read as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -130,16 +132,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let status = if failed == 0 { "ok" } else { "FAILED" };
-    println!(
-        "\ntest result: {status}. {passed} passed; {failed} failed; {skipped} ignored; 0 measured; {filtered} filtered out; finished in {:.2}s\n",
-        started.elapsed().as_secs_f64()
-    );
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    summary::finish(passed, failed, skipped, filtered, started)
 }
 
 #[derive(Clone, Copy)]

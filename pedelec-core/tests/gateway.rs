@@ -9,6 +9,8 @@
 
 #[path = "support/remote.rs"]
 mod remote;
+#[path = "support/summary.rs"]
+mod summary;
 mod support;
 
 use std::future::Future;
@@ -95,16 +97,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let status = if failed == 0 { "ok" } else { "FAILED" };
-    println!(
-        "\ntest result: {status}. {passed} passed; {failed} failed; {skipped} ignored; 0 measured; {filtered} filtered out; finished in {:.2}s\n",
-        started.elapsed().as_secs_f64()
-    );
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    summary::finish(passed, failed, skipped, filtered, started)
 }
 
 #[derive(Clone, Copy)]
