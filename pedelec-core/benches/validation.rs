@@ -7,7 +7,7 @@
 //! - `jsonschema`: what a user does today: parse to `Value`, `jsonschema`'s `is_valid`, then
 //!   `serde_json::from_value::<T>`;
 //! - `pedelec`: `CompiledSchema::deserialize_args_with::<T>`, the route a session decodes
-//!   args by (checked on the way to a tape by the fast path, then replayed into `T`);
+//!   args by (checked while it is parsed straight into `T` by the fast path);
 //! - `is_valid` on an already-parsed `Value`: pedelec's against `jsonschema`'s.
 //!
 //! After criterion, a summary measures the same functions again interleaved, round after

@@ -13,7 +13,8 @@
 //!
 //! - `raw`: `Session::call_raw` in process, no caller;
 //! - `json_lines`: sequential calls over an in-memory JSON Lines pipe, both ends on one
-//!   current-thread runtime;
+//!   current-thread runtime; `mcp_stdio` (feature `mcp`), the same over MCP's stdio
+//!   transport (2025-11-25, initialized once);
 //! - `floor`: the same call with plain `serde_json` and a direct function call (what `raw`
 //!   is measured against); `value_floor`, the same through `serde_json::Value` both ways
 //!   (the least a layer that sees the args and the result as values adds);
@@ -60,6 +61,8 @@ fn main() {
     match mode.as_str() {
         "raw" => rt.block_on(mode_raw(session, n)),
         "json_lines" => rt.block_on(mode_json_lines(session, n)),
+        #[cfg(feature = "mcp")]
+        "mcp_stdio" => rt.block_on(mode_mcp_stdio(session, n)),
         "floor" => rt.block_on(mode_floor(n, false)),
         "value_floor" => rt.block_on(mode_floor(n, true)),
         "caller" | "layer" | "rate_limit" => rt.block_on(mode_layer(n, &mode)),
@@ -67,7 +70,7 @@ fn main() {
             rt.block_on(mode_provider(session, n, &mode));
         }
         other => panic!(
-            "unknown mode {other:?}: raw, json_lines, floor, value_floor, caller, layer, rate_limit, openai, \
+            "unknown mode {other:?}: raw, json_lines, mcp_stdio, floor, value_floor, caller, layer, rate_limit, openai, \
              anthropic, openai_raw or anthropic_raw"
         ),
     }
@@ -95,6 +98,30 @@ async fn mode_json_lines(session: Session<ToolName>, n: u64) {
         w.write_all(line.as_bytes()).await.expect("write");
         let answer = lines.next_line().await.expect("read").expect("a result");
         assert!(answer.contains("\"ok\":true"), "{answer}");
+    }
+}
+
+#[cfg(feature = "mcp")]
+async fn mode_mcp_stdio(session: Session<ToolName>, n: u64) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_r, server_w) = tokio::io::split(server_end);
+    tokio::spawn(session.serve(pedelec_core::bridge::Mcp::from_parts(server_r, server_w)));
+    let (r, mut w) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(r).lines();
+    w.write_all(
+        b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"cost\",\"version\":\"0\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    )
+    .await
+    .expect("write");
+    let init = lines.next_line().await.expect("read").expect("an answer");
+    assert!(init.contains("\"protocolVersion\""), "{init}");
+    for i in 0..n {
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"update_counter\",\"arguments\":{{\"delta\":1}}}}}}\n"
+        );
+        w.write_all(line.as_bytes()).await.expect("write");
+        let answer = lines.next_line().await.expect("read").expect("a result");
+        assert!(answer.contains("\"isError\":false"), "{answer}");
     }
 }
 

@@ -3,7 +3,8 @@
 //! number forms, escapes, white space and duplicate keys, or raw bytes).
 //!
 //! `CompiledSchema::deserialize_args_with::<T>(text, options)` (the session's route: the fast
-//! path into a tape, falling back to the slow one, then replayed) must give exactly what the reference gives: parse with `serde_json`,
+//! path straight into `T`, falling back to the slow one, recorded to a tape and replayed)
+//! must give exactly what the reference gives: parse with `serde_json`,
 //! `validate_with` (every error), normalize as documented (a `null` for an optional declared
 //! property removed under `null_as_absent`; an integral number at an `integer` node made an
 //! integer; through the one matching `oneOf` branch, `items`, properties and

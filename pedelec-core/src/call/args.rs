@@ -1,8 +1,8 @@
 //! Decoding a call's arguments: the one place where args text becomes a handler's input.
 //!
-//! Typed handlers get the args through the schema's decode route (`schema::decode`): checked
-//! and recorded to a tape (the fast path first, full validation only when it fails), then
-//! replayed into the argument struct; invalid ones are reported with every problem. JSON
+//! Typed handlers get the args through the schema's decode route (`schema::decode`): JSON
+//! text checked while it is parsed straight into the argument struct (the fast path), full
+//! validation only when that gives up; invalid ones are reported with every problem. JSON
 //! handlers get the validated, normalized `Value`. Both use the session's options:
 //! [`ValidationOptions::null_as_absent`] (a `null` for an optional property means the
 //! property is absent) and [`ValidationOptions::assert_formats`] (a declared `format` is
@@ -56,17 +56,30 @@ impl CompiledArgs {
         }
     }
 
-    /// Validates and deserializes the args into a handler's argument type: the args are
-    /// recorded to a tape (checked, normalized: compiled once for every argument type, see
-    /// `schema::decode`), then replayed into `T` (compiled per type, but only this).
+    /// Validates and deserializes the args into a handler's argument type: JSON text
+    /// straight into `T` through the checks (the direct fast path), else recorded to a tape
+    /// by the slow path (validated in full, normalized: compiled once for every argument
+    /// type, see `schema::decode`) and replayed into `T`.
     #[inline]
     pub(crate) fn decode<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
+        if let (Some(schema), ArgsIn::Text(text)) = (&self.fast, &args)
+            && let Some(value) = schema.decode_fast(text, OPTIONS)
+        {
+            return Ok(value);
+        }
+        self.decode_slow(args)
+    }
+
+    /// [`decode`](Self::decode) when the direct fast path did not decide.
+    #[cold]
+    #[inline(never)]
+    fn decode_slow<T: DeserializeOwned>(&self, args: ArgsIn<'_>) -> Result<T, ToolError> {
         let mut tape = Tape::new();
         #[allow(
             clippy::question_mark,
             reason = "`?` instantiates one more generic function per type in a debug build"
         )]
-        if let Err(e) = self.record(args, &mut tape) {
+        if let Err(e) = self.record_other(args, &mut tape) {
             return Err(e);
         }
         match tape.replay() {
@@ -75,32 +88,16 @@ impl CompiledArgs {
         }
     }
 
-    /// Validates the args and records them to `tape` (see [`decode`](Self::decode)).
-    /// Inlined, so that the args stay where they are (measured: ~40 instructions per call);
-    /// the recording itself is out of line, compiled once.
-    #[inline]
-    fn record<'a>(&self, args: ArgsIn<'a>, tape: &mut Tape<'a>) -> Result<(), ToolError> {
-        // The fast path first, with nothing else in this frame: on success no error value
-        // is built or moved (measured: ~40 instructions per call).
-        if let (Some(schema), ArgsIn::Text(text)) = (&self.fast, &args)
-            && schema.record_fast(text, OPTIONS, tape)
-        {
-            return Ok(());
-        }
-        self.record_other(args, tape)
-    }
-
-    /// [`record`](Self::record) when the fast path did not decide: args that are a value,
-    /// invalid or absent, and the calls of tools the session does not know.
+    /// The slow path's recording: args that are a value, invalid or absent, or that the
+    /// direct fast path left undecided, and the calls of tools the session does not know.
     #[cold]
     #[inline(never)]
-    fn record_other<'a>(&self, args: ArgsIn<'a>, tape: &mut Tape<'a>) -> Result<(), ToolError> {
+    fn record_other(&self, args: ArgsIn<'_>, tape: &mut Tape) -> Result<(), ToolError> {
         let Some(schema) = &self.schema else {
             tape.push_value(self.prepare(args)?);
             return Ok(());
         };
-        // Whether the args are `null` is asked only once they failed. (The fast path was
-        // tried: straight to the slow one.)
+        // Whether the args are `null` is asked only once they failed.
         let absent = Absent::of(&args);
         match schema.record_slow(args, OPTIONS, tape) {
             Ok(()) => Ok(()),
@@ -112,19 +109,19 @@ impl CompiledArgs {
     /// error is the call's.
     #[cold]
     #[inline(never)]
-    fn record_failed<'a>(
+    fn record_failed(
         &self,
         schema: &CompiledSchema,
-        absent: Absent<'a>,
+        absent: Absent<'_>,
         error: ArgsError,
-        tape: &mut Tape<'a>,
+        tape: &mut Tape,
     ) -> Result<(), ToolError> {
         if !absent.is_null() {
             return Err(self.error(error));
         }
         tape.clear();
         schema
-            .record(ArgsIn::Value(Value::Object(Map::new())), OPTIONS, tape)
+            .record_slow(ArgsIn::Value(Value::Object(Map::new())), OPTIONS, tape)
             .map_err(|e| self.error(e))
     }
 
@@ -204,7 +201,7 @@ fn or_empty(value: Value) -> Value {
     }
 }
 
-/// What [`CompiledArgs::record`] keeps of the args to tell, should they fail, whether they
+/// What [`CompiledArgs::record_other`] keeps of the args to tell, should they fail, whether they
 /// were `null` (which counts as `{}`): free to keep, asked only on failure.
 #[derive(Clone, Copy)]
 enum Absent<'a> {

@@ -2,16 +2,16 @@
 //! `Value`) to a handler's argument type, taken by the session (`call::args`) and by
 //! [`CompiledSchema::deserialize_args_with`] and [`CompiledSchema::deserialize_value_with`].
 //!
-//! 1. **Record** ([`CompiledSchema::record`]): the args are checked against the schema and
-//!    recorded to a [`Tape`]. JSON text goes through the fast path first
-//!    ([`record_fast`](CompiledSchema::record_fast): checked while it is parsed, no `Value`
-//!    built); when it fails, or the args are a `Value`, the slow path validates in full
-//!    (every error), normalizes and records the `Value`.
-//! 2. **Replay** ([`Tape::replay`]): the tape is deserialized into the target type, the one
-//!    step compiled per type.
+//! 1. **The fast path** ([`decode_fast`](CompiledSchema::decode_fast), `fast.rs`): JSON
+//!    text is deserialized straight into the target type, checked while it is parsed (no
+//!    `Value` built). It gives up on the first violation or error.
+//! 2. **The slow path** ([`record_slow`](CompiledSchema::record_slow), then
+//!    [`Tape::replay`]): when the fast path gave up, or the args are a `Value`, they are
+//!    validated in full (every error), normalized, recorded to a tape and replayed into the
+//!    target type (`tape.rs`; compiled once, but for each type's replay).
 //!
-//! The fast path accepts exactly what the slow path accepts, and records the same value; it
-//! only gets there sooner. Both normalize the arguments the way the validator judged them:
+//! The fast path accepts nothing the slow path rejects, and gives the target what the slow
+//! path gives it; it only gets there sooner. Both normalize the arguments the way the validator judged them:
 //! - with [`ValidationOptions::null_as_absent`], a `null` given for a declared property
 //!   that is not required is removed, so the target sees the property as missing (an
 //!   `Option` is `None`, a `#[serde(default)]` field gets its default);
@@ -126,9 +126,9 @@ impl CompiledSchema {
     /// way, exactly as a session decodes a call's arguments (the session passes
     /// [`ValidationOptions::null_as_absent`] and [`ValidationOptions::assert_formats`]).
     ///
-    /// Valid arguments are checked while they are parsed, without building a `Value`, and
-    /// recorded to a small tape that `T` is then read from. Invalid ones are parsed again
-    /// and validated in full, so the error lists every problem.
+    /// Valid arguments are checked while they are parsed straight into `T`, without
+    /// building a `Value`. Invalid ones are parsed again and validated in full, so the error
+    /// lists every problem.
     ///
     /// # Errors
     /// As [`deserialize_args`](Self::deserialize_args).
@@ -166,47 +166,33 @@ impl CompiledSchema {
         self.decode(ArgsIn::Value(args), options)
     }
 
-    /// Records `args` (see [`record`](Self::record)) and replays them into `T`.
+    /// JSON text straight into `T` through the checks (the direct fast path,
+    /// [`decode_fast`](Self::decode_fast)); when that does not decide, or for a `Value`,
+    /// the slow path records `args` and replays them into `T`.
     fn decode<T: DeserializeOwned>(
         &self,
         args: ArgsIn<'_>,
         options: ValidationOptions,
     ) -> Result<T, ArgsError> {
-        let mut tape = Tape::new();
-        self.record(args, options, &mut tape)?;
-        tape.replay().map_err(ArgsError::Mismatch)
-    }
-
-    /// Checks `args` and records them to `tape`, checked and normalized: JSON text through
-    /// the fast path first, then (when it fails, or for a `Value`) the slow path. The one
-    /// recording step of every decode; compiled once, not per argument type.
-    ///
-    /// Inlined, with the fast path's success alone in this frame: on success no error value
-    /// is built or moved (measured in the session: ~60 instructions per call).
-    #[inline]
-    pub(crate) fn record<'a>(
-        &self,
-        args: ArgsIn<'a>,
-        options: ValidationOptions,
-        tape: &mut Tape<'a>,
-    ) -> Result<(), ArgsError> {
         if let ArgsIn::Text(text) = args
             && !self.is_raw()
-            && self.record_fast(text, options, tape)
+            && let Some(value) = self.decode_fast(text, options)
         {
-            return Ok(());
+            return Ok(value);
         }
-        self.record_slow(args, options, tape)
+        let mut tape = Tape::new();
+        self.record_slow(args, options, &mut tape)?;
+        tape.replay().map_err(ArgsError::Mismatch)
     }
 
     /// The slow path: parse, validate (every error), normalize, record.
     #[cold]
     #[inline(never)]
-    pub(crate) fn record_slow<'a>(
+    pub(crate) fn record_slow(
         &self,
-        args: ArgsIn<'a>,
+        args: ArgsIn<'_>,
         options: ValidationOptions,
-        tape: &mut Tape<'a>,
+        tape: &mut Tape,
     ) -> Result<(), ArgsError> {
         let value = match args {
             ArgsIn::Text(text) => serde_json::from_str(text).map_err(ArgsError::Syntax)?,

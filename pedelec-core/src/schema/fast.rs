@@ -1,46 +1,62 @@
-//! The fast path: tool arguments go from their JSON text to a [`Tape`], checked against
-//! the compiled schema while they are parsed, with no intermediate `serde_json::Value`.
+//! The fast path: tool arguments go from their JSON text straight into the handler's
+//! argument type, checked against the compiled schema while they are parsed, with no
+//! intermediate `serde_json::Value` and no tape ([`CompiledSchema::decode_fast`]).
 //!
-//! [`Checked`] is a [`serde::Deserializer`] wrapped around `serde_json`'s, driven by the
-//! tape's [`Record`]. It carries the current schema node and hands the inner deserializer a
+//! [`Checked`] is a [`serde::Deserializer`] wrapped around `serde_json`'s. It carries the
+//! current schema node, passes the target's hints on, and hands the inner deserializer a
 //! [`CheckVisitor`] that asks the node whether each scalar passes (the keyword predicates
 //! of `keywords.rs`: type, `enum`, bounds, lengths in code points, `pattern`, `format`)
-//! before recording it, and wraps maps and sequences so that each name picks its property
-//! node, unknown, repeated and missing properties are caught, and each item is checked
-//! against `items`.
+//! before the target sees it, and wraps maps and sequences so that each name picks its
+//! property node, unknown, repeated and missing properties are caught, a `null` that counts
+//! as absent is skipped before the target sees its name, and each item is checked against
+//! `items`. A value the target skips is checked all the same; an enum is read from a string
+//! only (a unit variant).
 //!
 //! What one streaming pass cannot decide (`oneOf`, `uniqueItems`, an `enum` with arrays or
 //! objects among its values, `required` names that are not properties) is buffered: that
-//! subtree is read into a `Value`, checked by the tree validator, normalized, and recorded.
+//! subtree is read into a `Value`, checked by the tree validator, normalized, and handed to
+//! the target by the slow path's replay (`tape.rs`), as is a `RawValue`.
 //!
-//! On the first violation, or any other error, the fast path gives up and the slow path
-//! decides (see [`super::decode`]): it accepts exactly what the slow path accepts, and
-//! records the same value, normalized the same way.
+//! On the first violation, or any other error (the target's own included), the fast path
+//! gives up and the slow path decides (see [`super::decode`]): it accepts nothing the slow
+//! path rejects, and gives the target what the slow path gives it (the property tests in
+//! `tests/fast.rs` hold it to that).
+//!
+//! This is compiled per argument type, as `serde_json::from_str::<T>` would be; the slow
+//! path, which must also report every error, is compiled once (`tape.rs`).
 
 use std::fmt;
 
 use pedelec_rules::Number;
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 use serde_json::Value;
 
 use super::compiled::{Additional, CompiledNode, CompiledSchema, NodeId};
 use super::decode::{Integral, integral};
 use super::node::SchemaKind;
 use super::options::ValidationOptions;
-use super::tape::{Key, KeyDeserializer, Record, Tape};
+use super::tape::{Key, KeyDeserializer, RAW_VALUE_TOKEN, Replay, replay_value};
 
 impl CompiledSchema {
-    /// The fast path: `true` when `json` matches the schema and is recorded to `tape`
-    /// (checked and normalized as the slow path would); `false` (and `tape` cleared) on the
-    /// first violation or error, or in the rare cases it cannot decide (an escaped property
-    /// name whose value must be looked at before the name is recorded).
-    pub(crate) fn record_fast<'de>(
+    /// The direct fast path: `Some(value)` when `json` matches the schema and `T` takes it,
+    /// deserialized straight from the text through the checks (no tape, no `Value`);
+    /// `None` on the first violation or error, or where it cannot decide, and the caller
+    /// takes the slow path. Whatever it gives is what the slow path gives for the same text:
+    /// the checks and the normalization are the slow path's, and every subtree it would
+    /// buffer reaches `T` through the slow path's own replay.
+    ///
+    /// Compiled per argument type, as `serde_json::from_str::<T>` is.
+    #[inline]
+    pub(crate) fn decode_fast<T: DeserializeOwned>(
         &self,
-        json: &'de str,
+        json: &str,
         options: ValidationOptions,
-        tape: &mut Tape<'de>,
-    ) -> bool {
+    ) -> Option<T> {
         let cx = Ctx {
             schema: self,
             options,
@@ -52,11 +68,10 @@ impl CompiledSchema {
             at: cx.at(CompiledSchema::ROOT),
             cx: &cx,
         };
-        let recorded = checked.deserialize_any(Record(&mut *tape)).is_ok() && de.end().is_ok();
-        if !recorded {
-            tape.clear();
+        match T::deserialize(checked) {
+            Ok(value) if de.end().is_ok() => Some(value),
+            _ => None,
         }
-        recorded
     }
 }
 
@@ -115,14 +130,14 @@ struct Checked<'a, D> {
 
 impl<'de, D: Deserializer<'de>> Checked<'_, D> {
     /// Reads the value into a `Value`, checks it with the tree validator, normalizes it and
-    /// feeds it to `f` (which records it).
+    /// hands it to the target through the slow path's replay (`f` gives the target's hint).
     ///
     /// Out of line: inlined, its large frame made every value save and restore registers
     /// even when nothing is buffered (measured: ~15 instructions per value).
     #[inline(never)]
     fn buffer<T>(
         self,
-        f: impl FnOnce(Value) -> Result<T, serde_json::Error>,
+        f: impl FnOnce(&mut Replay<'_>) -> Result<T, serde_json::Error>,
     ) -> Result<T, D::Error> {
         let mut value = Value::deserialize(self.de)?;
         let (schema, options) = (self.cx.schema, self.cx.options);
@@ -130,31 +145,103 @@ impl<'de, D: Deserializer<'de>> Checked<'_, D> {
             return Err(violation());
         }
         schema.normalize(self.at.node.id, &mut value, options);
-        f(value).map_err(de::Error::custom)
+        replay_value(value, f).map_err(de::Error::custom)
     }
+}
+
+/// A hint passed on: to `serde_json` with the checking visitor, or, for a subtree the
+/// stream cannot decide, to the slow path's replay of the checked and normalized value.
+macro_rules! checked_hints {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+            if self.at.node.buffered {
+                return self.buffer(move |de| de.$method($($arg,)* visitor));
+            }
+            let visitor = CheckVisitor {
+                v: visitor,
+                at: self.at,
+                cx: self.cx,
+            };
+            self.de.$method($($arg,)* visitor)
+        }
+    )*};
 }
 
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
-    /// The one hint [`Record`] gives.
+    checked_hints! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char() deserialize_str() deserialize_string()
+        deserialize_bytes() deserialize_byte_buf() deserialize_option() deserialize_unit()
+        deserialize_unit_struct(name: &'static str) deserialize_seq()
+        deserialize_tuple(len: usize) deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_map() deserialize_identifier()
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+    }
+
+    /// A newtype. `serde_json::value::RawValue` is buffered: it gets the text of the
+    /// checked and normalized value, as on the slow path (not the text as it came).
     #[inline]
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        if self.at.node.buffered {
-            return self.buffer(move |value| value.deserialize_any(visitor));
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        if self.at.node.buffered || name == RAW_VALUE_TOKEN {
+            return self.buffer(move |de| de.deserialize_newtype_struct(name, visitor));
         }
         let visitor = CheckVisitor {
             v: visitor,
             at: self.at,
             cx: self.cx,
         };
-        self.de.deserialize_any(visitor)
+        self.de.deserialize_newtype_struct(name, visitor)
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+    /// An enum given as a string (a unit variant) is checked as the string it is; any other
+    /// form is left to the slow path.
+    #[inline]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        if self.at.node.buffered {
+            return self.buffer(move |de| de.deserialize_enum(name, variants, visitor));
+        }
+        self.deserialize_any(UnitVariant(visitor))
+    }
+
+    /// A value the target skips is checked all the same.
+    #[inline]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.deserialize_any(visitor)
+    }
+}
+
+/// An enum read from a string: the variant of that name, with no content.
+struct UnitVariant<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for UnitVariant<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        self.0.visit_enum(BorrowedStrDeserializer::new(s))
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
+        self.0.visit_enum(StrDeserializer::new(s))
     }
 }
 
@@ -179,7 +266,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
 }
 
 /// Checks each value `serde_json` visits against the node, then hands it to the target's
-/// visitor (the tape's [`Record`]).
+/// visitor.
 struct CheckVisitor<'a, V> {
     v: V,
     at: At<'a>,
@@ -272,6 +359,34 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CheckVisitor<'_, V> {
         } else {
             Err(violation())
         }
+    }
+
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        if self.at.node.allows_null() {
+            self.v.visit_none()
+        } else {
+            Err(violation())
+        }
+    }
+
+    /// Not `null`: the value itself is checked against the same node.
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_some(Checked {
+            de,
+            at: self.at,
+            cx: self.cx,
+        })
+    }
+
+    #[inline]
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_newtype_struct(Checked {
+            de,
+            at: self.at,
+            cx: self.cx,
+        })
     }
 
     #[inline]

@@ -1,26 +1,22 @@
-//! Arguments as a tape: a flat list of tokens, recorded once and then replayed into the
-//! handler's argument type.
+//! Arguments as a tape: the slow path's validated value, flattened to tokens and replayed
+//! into the handler's argument type.
 //!
-//! A session decodes the args of every tool. Generic over the target, the validating
-//! deserializer ([`Checked`] around `serde_json`'s parser) and the `Value` path would be
-//! compiled again for every argument struct of every tool: most of a crate's build time.
-//! Here they are compiled once, in this crate, for one target: [`Record`], which writes
-//! what they visit to a [`Tape`] (checked against the schema on the way, and normalized as
-//! the slow path normalizes). Per argument type, only its own `Deserialize` impl is
-//! compiled, against [`Replay`]: a small deserializer that hands the tokens back, with no
-//! parsing, no checks and no call through a `dyn`.
+//! The slow path (args that are a `Value`, or JSON text the fast path did not decide)
+//! validates a `Value` in full and normalizes it. Handing that `Value` to each argument
+//! type's `Deserialize` would compile `serde_json`'s `Value` deserializer again for every
+//! argument struct of every tool. Instead the value is written once to a [`Tape`]
+//! ([`Tape::push_value`], compiled once), and per argument type only its own `Deserialize`
+//! impl is compiled, against [`Replay`]: a small deserializer that hands the tokens back,
+//! with no parsing, no checks and no call through a `dyn`. The fast path's buffered
+//! subtrees reach their target the same way ([`replay_value`]).
 //!
 //! The tape lives on the stack for the usual few arguments (it spills to the heap beyond
-//! 16 tokens). Strings are borrowed from the args text when they have no escapes; others
-//! (and every string of a `Value`) are owned and moved to the target, never copied twice.
+//! 16 tokens). Its strings are moved out of the `Value` and on to the target, never copied.
 //!
-//! What replaying gives the target is what `serde_json` gives it for the same value (the
-//! property tests compare both), with two limits of the `Value` path that now hold on the
-//! text path too: an integer beyond 64 bits is read as a float (a `u128` field cannot take
-//! it), and an argument struct cannot be given as an array (its schema is an object, so no
-//! valid args are).
-//!
-//! [`Checked`]: super::fast
+//! What replaying gives the target is what `serde_json::from_value` gives it for the same
+//! value (the property tests compare both): an integer beyond 64 bits is read as a float
+//! (a `u128` field cannot take it), and an argument struct cannot be given as an array (its
+//! schema is an object, so no valid args are).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -39,16 +35,13 @@ pub(crate) type Error = serde_json::Error;
 /// One token of a recorded value. `Copy`, so that reading one is a load, and the tape
 /// has nothing to drop token by token.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Tok<'de> {
+pub(crate) enum Tok {
     Null,
     Bool(bool),
     I64(i64),
     U64(u64),
     F64(f64),
-    /// A string borrowed from the args text.
-    Str(&'de str),
-    /// A string that is not (it had escapes, or came from a `Value`): the tape's `owned`
-    /// string at this index.
+    /// A string: the tape's `owned` string at this index.
     Owned(usize),
     /// An object: `len` entries follow (a name, always a string token, then its value),
     /// up to token `end`.
@@ -67,13 +60,13 @@ pub(crate) enum Tok<'de> {
 
 /// A recorded value.
 #[derive(Debug, Default)]
-pub(crate) struct Tape<'de> {
-    toks: SmallVec<[Tok<'de>; 16]>,
+pub(crate) struct Tape {
+    toks: SmallVec<[Tok; 16]>,
     /// The strings of [`Tok::Owned`] (none for text without escapes).
     owned: Vec<String>,
 }
 
-impl<'de> Tape<'de> {
+impl Tape {
     pub(crate) fn new() -> Self {
         Tape {
             toks: SmallVec::new(),
@@ -126,7 +119,7 @@ impl<'de> Tape<'de> {
         }
     }
 
-    fn open(&mut self, header: Tok<'de>) -> usize {
+    fn open(&mut self, header: Tok) -> usize {
         self.toks.push(header);
         self.toks.len() - 1
     }
@@ -144,7 +137,7 @@ impl<'de> Tape<'de> {
 
     /// Deserializes the recorded value into `T` (the one step compiled per argument type).
     #[inline]
-    pub(crate) fn replay<T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
+    pub(crate) fn replay<'de, T: Deserialize<'de>>(&mut self) -> Result<T, Error> {
         T::deserialize(&mut Replay {
             toks: &self.toks,
             owned: &mut self.owned,
@@ -153,127 +146,35 @@ impl<'de> Tape<'de> {
     }
 }
 
-// ----- recording: compiled once, for every deserializer that feeds a tape -----
-
-/// Records one value into a tape: the seed and visitor the checking deserializer (or a
-/// `Value`) is driven with.
-pub(crate) struct Record<'t, 'de>(pub(crate) &'t mut Tape<'de>);
-
-impl<'de> DeserializeSeed<'de> for Record<'_, 'de> {
-    type Value = ();
-
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
-        de.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Record<'_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        self.0.toks.push(Tok::Bool(v));
-        Ok(())
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        self.0.toks.push(Tok::I64(v));
-        Ok(())
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        self.0.toks.push(Tok::U64(v));
-        Ok(())
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        self.0.toks.push(Tok::F64(v));
-        Ok(())
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
-        self.0.toks.push(Tok::Str(v));
-        Ok(())
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        self.0.push_owned(v.to_owned());
-        Ok(())
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<(), E> {
-        self.0.push_owned(v);
-        Ok(())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.0.toks.push(Tok::Null);
-        Ok(())
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        self.visit_unit()
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
-        de.deserialize_any(self)
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
-        de.deserialize_any(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let at = self.0.open(Tok::Seq { len: 0, end: 0 });
-        let mut len = 0;
-        while let Some(()) = seq.next_element_seed(Record(&mut *self.0))? {
-            len += 1;
-        }
-        self.0.close(at, len);
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let at = self.0.open(Tok::Map { len: 0, end: 0 });
-        let mut len = 0;
-        while let Some(()) = map.next_key_seed(RecordName(&mut *self.0))? {
-            map.next_value_seed(Record(&mut *self.0))?;
-            len += 1;
-        }
-        self.0.close(at, len);
-        Ok(())
-    }
-}
-
-/// Records a property name.
-struct RecordName<'t, 'de>(&'t mut Tape<'de>);
-
-impl<'de> DeserializeSeed<'de> for RecordName<'_, 'de> {
-    type Value = ();
-
-    #[inline]
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
-        de.deserialize_str(Record(self.0))
-    }
+/// Hands `value` (validated and normalized) to a target through a tape, as the slow path
+/// does: `f` gives the target's hint. (The direct fast path's buffered subtrees: the target's
+/// `Deserialize` against [`Replay`] is compiled for the slow path anyway.)
+pub(crate) fn replay_value<T>(
+    value: Value,
+    f: impl FnOnce(&mut Replay<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut tape = Tape::new();
+    tape.push_value(value);
+    f(&mut Replay {
+        toks: &tape.toks,
+        owned: &mut tape.owned,
+        pos: 0,
+    })
 }
 
 // ----- replaying: what is compiled per argument type -----
 
 /// Hands a tape's tokens to a target, as `serde_json` hands it the same value.
-pub(crate) struct Replay<'t, 'de> {
-    toks: &'t [Tok<'de>],
+pub(crate) struct Replay<'t> {
+    toks: &'t [Tok],
     owned: &'t mut [String],
     pos: usize,
 }
 
-impl<'de> Replay<'_, 'de> {
+impl Replay<'_> {
     /// The next token.
     #[inline]
-    fn next(&mut self) -> Tok<'de> {
+    fn next(&mut self) -> Tok {
         let tok = self.toks.get(self.pos).copied().unwrap_or(Tok::End);
         self.pos += 1;
         tok
@@ -290,9 +191,8 @@ impl<'de> Replay<'_, 'de> {
 
     /// The next token as a property or variant name (read as `serde_json` reads map keys).
     #[inline]
-    fn name(&mut self) -> Result<Key<'de, '_>, Error> {
+    fn name<'de>(&mut self) -> Result<Key<'de, '_>, Error> {
         match self.next() {
-            Tok::Str(name) => Ok(Key::Borrowed(name)),
             Tok::Owned(i) => Ok(Key::Transient(self.owned.get(i).map_or("", String::as_str))),
             tok => Err(invalid(tok, self.owned, &"a name")),
         }
@@ -321,14 +221,13 @@ impl<'de> Replay<'_, 'de> {
 }
 
 /// What a token is, for `invalid type: …` errors.
-fn unexpected<'a>(tok: &'a Tok<'_>, owned: &'a [String]) -> Unexpected<'a> {
+fn unexpected<'a>(tok: &'a Tok, owned: &'a [String]) -> Unexpected<'a> {
     match *tok {
         Tok::Null => Unexpected::Unit,
         Tok::Bool(b) => Unexpected::Bool(b),
         Tok::I64(n) => Unexpected::Signed(n),
         Tok::U64(n) => Unexpected::Unsigned(n),
         Tok::F64(n) => Unexpected::Float(n),
-        Tok::Str(s) => Unexpected::Str(s),
         Tok::Owned(i) => Unexpected::Str(owned.get(i).map_or("", String::as_str)),
         Tok::Map { .. } => Unexpected::Map,
         Tok::Seq { .. } => Unexpected::Seq,
@@ -339,7 +238,7 @@ fn unexpected<'a>(tok: &'a Tok<'_>, owned: &'a [String]) -> Unexpected<'a> {
 /// The target's visitor does not take this token (worded by the visitor, as serde's
 /// default `visit_*` methods word it).
 #[cold]
-fn invalid(tok: Tok<'_>, owned: &[String], expected: &dyn Expected) -> Error {
+fn invalid(tok: Tok, owned: &[String], expected: &dyn Expected) -> Error {
     Error::invalid_type(unexpected(&tok, owned), expected)
 }
 
@@ -368,7 +267,6 @@ macro_rules! string_hints {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             match self.next() {
-                Tok::Str(s) => v.visit_borrowed_str(s),
                 Tok::Owned(i) => v.visit_string(self.take(i)),
                 tok => Err(invalid(tok, self.owned, &v)),
             }
@@ -390,7 +288,7 @@ macro_rules! seq_hints {
 
 // Compiled per target type: written without `?` and other generic helpers, each of which
 // would be one more function per type in a debug build.
-impl<'de> Replay<'_, 'de> {
+impl<'de> Replay<'_> {
     #[inline]
     fn seq<V: Visitor<'de>>(&mut self, len: usize, v: V) -> Result<V::Value, Error> {
         let mut items = ReplaySeq {
@@ -418,7 +316,7 @@ impl<'de> Replay<'_, 'de> {
     }
 }
 
-impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
+impl<'de> Deserializer<'de> for &mut Replay<'_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
@@ -428,7 +326,6 @@ impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
             Tok::I64(n) => v.visit_i64(n),
             Tok::U64(n) => v.visit_u64(n),
             Tok::F64(n) => v.visit_f64(n),
-            Tok::Str(s) => v.visit_borrowed_str(s),
             Tok::Owned(i) => v.visit_string(self.take(i)),
             Tok::Map { len, .. } => self.map(len, v),
             Tok::Seq { len, .. } => self.seq(len, v),
@@ -455,7 +352,6 @@ impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         match self.next() {
-            Tok::Str(s) => v.visit_borrowed_bytes(s.as_bytes()),
             Tok::Owned(i) => v.visit_byte_buf(self.take(i).into_bytes()),
             Tok::Seq { len, .. } => self.seq(len, v),
             tok => Err(invalid(tok, self.owned, &v)),
@@ -536,7 +432,6 @@ impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
     ) -> Result<V::Value, Error> {
         match self.next() {
             // A unit variant, by name.
-            Tok::Str(s) => v.visit_enum(BorrowedStrDeserializer::new(s)),
             Tok::Owned(i) => v.visit_enum(StringDeserializer::new(self.take(i))),
             // `{"Variant": content}`.
             Tok::Map { len: 1, .. } => v.visit_enum(ReplayEnum { de: self }),
@@ -555,12 +450,12 @@ impl<'de> Deserializer<'de> for &mut Replay<'_, 'de> {
 }
 
 /// The entries of a recorded object.
-struct ReplayMap<'a, 't, 'de> {
-    de: &'a mut Replay<'t, 'de>,
+struct ReplayMap<'a, 't> {
+    de: &'a mut Replay<'t>,
     left: usize,
 }
 
-impl<'de> MapAccess<'de> for &mut ReplayMap<'_, '_, 'de> {
+impl<'de> MapAccess<'de> for &mut ReplayMap<'_, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -591,12 +486,12 @@ impl<'de> MapAccess<'de> for &mut ReplayMap<'_, '_, 'de> {
 }
 
 /// The values of a recorded array.
-struct ReplaySeq<'a, 't, 'de> {
-    de: &'a mut Replay<'t, 'de>,
+struct ReplaySeq<'a, 't> {
+    de: &'a mut Replay<'t>,
     left: usize,
 }
 
-impl<'de> SeqAccess<'de> for &mut ReplaySeq<'_, '_, 'de> {
+impl<'de> SeqAccess<'de> for &mut ReplaySeq<'_, '_> {
     type Error = Error;
 
     fn next_element_seed<S: DeserializeSeed<'de>>(
@@ -619,11 +514,11 @@ impl<'de> SeqAccess<'de> for &mut ReplaySeq<'_, '_, 'de> {
 }
 
 /// `{"Variant": content}`: the name, then the content.
-struct ReplayEnum<'a, 't, 'de> {
-    de: &'a mut Replay<'t, 'de>,
+struct ReplayEnum<'a, 't> {
+    de: &'a mut Replay<'t>,
 }
 
-impl<'de> EnumAccess<'de> for ReplayEnum<'_, '_, 'de> {
+impl<'de> EnumAccess<'de> for ReplayEnum<'_, '_> {
     type Error = Error;
     type Variant = Self;
 
@@ -639,7 +534,7 @@ impl<'de> EnumAccess<'de> for ReplayEnum<'_, '_, 'de> {
     }
 }
 
-impl<'de> VariantAccess<'de> for ReplayEnum<'_, '_, 'de> {
+impl<'de> VariantAccess<'de> for ReplayEnum<'_, '_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
@@ -693,7 +588,7 @@ impl<'de> MapAccess<'de> for RawText {
 }
 
 /// The name `serde_json::value::RawValue` deserializes through.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(super) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 // ----- names: how the fast path and the replay hand a property name to a target -----
 

@@ -16,7 +16,6 @@ use serde_json::{Value, json};
 
 use crate::schema::AdditionalProperties;
 use crate::schema::json::JsonNumber;
-use crate::schema::tape::Tape;
 use crate::schema::{
     ArgsError, CompiledSchema, Literal, NoArgs, Number, ParseOptions, Property, SchemaKind,
     SchemaNode, ToolArgs, ToolArgsSchema, ValidationErrors, ValidationOptions,
@@ -176,16 +175,13 @@ where
     }
 }
 
-/// The fast path alone: `Some` when it recorded `text`, with what `T` made of the tape.
+/// The direct fast path alone: `Some` when it decided `text`, with what `T` made of it.
 fn fast<T: DeserializeOwned>(
     schema: &CompiledSchema,
     text: &str,
     options: ValidationOptions,
 ) -> Option<Result<T, ArgsError>> {
-    let mut tape = Tape::new();
-    schema
-        .record_fast(text, options, &mut tape)
-        .then(|| tape.replay().map_err(ArgsError::Mismatch))
+    schema.decode_fast(text, options).map(Ok)
 }
 
 fn compiled(node: &SchemaNode) -> CompiledSchema {
