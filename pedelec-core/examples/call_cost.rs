@@ -91,14 +91,12 @@ async fn mode_json_lines(session: Session<ToolName>, n: u64) {
     let mut lines = BufReader::new(r).lines();
     let manifest = lines.next_line().await.expect("read").expect("manifest");
     assert!(manifest.starts_with("{\"type\":\"manifest\""));
-    for i in 0..n {
-        let line = format!(
+    let call = |i| {
+        format!(
             "{{\"type\":\"tool_call\",\"callId\":\"c{i}\",\"name\":\"update_counter\",\"args\":{{\"delta\":1}}}}\n"
-        );
-        w.write_all(line.as_bytes()).await.expect("write");
-        let answer = lines.next_line().await.expect("read").expect("a result");
-        assert!(answer.contains("\"ok\":true"), "{answer}");
-    }
+        )
+    };
+    exchange(&mut w, &mut lines, n, call, "\"ok\":true").await;
 }
 
 #[cfg(feature = "mcp")]
@@ -115,13 +113,30 @@ async fn mode_mcp_stdio(session: Session<ToolName>, n: u64) {
     .expect("write");
     let init = lines.next_line().await.expect("read").expect("an answer");
     assert!(init.contains("\"protocolVersion\""), "{init}");
-    for i in 0..n {
-        let line = format!(
+    let call = |i| {
+        format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"update_counter\",\"arguments\":{{\"delta\":1}}}}}}\n"
-        );
-        w.write_all(line.as_bytes()).await.expect("write");
+        )
+    };
+    exchange(&mut w, &mut lines, n, call, "\"isError\":false").await;
+}
+
+/// `n` sequential calls over a line-based pipe: each line written, its answer read and
+/// checked to contain `ok`.
+async fn exchange<W, R>(
+    w: &mut W,
+    lines: &mut tokio::io::Lines<R>,
+    n: u64,
+    call: impl Fn(u64) -> String,
+    ok: &str,
+) where
+    W: tokio::io::AsyncWrite + Unpin,
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    for i in 0..n {
+        w.write_all(call(i).as_bytes()).await.expect("write");
         let answer = lines.next_line().await.expect("read").expect("a result");
-        assert!(answer.contains("\"isError\":false"), "{answer}");
+        assert!(answer.contains(ok), "{answer}");
     }
 }
 
