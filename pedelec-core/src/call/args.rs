@@ -119,7 +119,7 @@ impl CompiledArgs {
         if !absent.is_null() {
             return Err(self.error(error));
         }
-        tape.clear();
+        // The slow path records nothing unless the args are valid: the tape is empty.
         schema
             .record_slow(ArgsIn::Value(Value::Object(Map::new())), OPTIONS, tape)
             .map_err(|e| self.error(e))

@@ -11,7 +11,8 @@
 //!    target type (`tape.rs`; compiled once, but for each type's replay).
 //!
 //! The fast path accepts nothing the slow path rejects, and gives the target what the slow
-//! path gives it; it only gets there sooner. Both normalize the arguments the way the validator judged them:
+//! path gives it; it only gets there sooner. Both normalize the arguments the way the
+//! validator judged them:
 //! - with [`ValidationOptions::null_as_absent`], a `null` given for a declared property
 //!   that is not required is removed, so the target sees the property as missing (an
 //!   `Option` is `None`, a `#[serde(default)]` field gets its default);

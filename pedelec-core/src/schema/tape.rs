@@ -74,12 +74,6 @@ impl Tape {
         }
     }
 
-    /// Forgets what was recorded (a fast path that gave up halfway).
-    pub(crate) fn clear(&mut self) {
-        self.toks.clear();
-        self.owned.clear();
-    }
-
     fn push_owned(&mut self, s: String) {
         self.toks.push(Tok::Owned(self.owned.len()));
         self.owned.push(s);
