@@ -456,6 +456,27 @@ async fn a_stateful_server_keeps_sessions_and_cancels_calls() {
         .await
         .unwrap();
     assert!(r.headers().contains_key("mcp-session-id"), "{r:?}");
+    // Ending the session answers 200 or 204 (the official clients log anything else as
+    // a failed termination), and the session is gone after it.
+    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let ended = reqwest::Client::new()
+        .delete(url(addr))
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        matches!(ended.status().as_u16(), 200 | 204),
+        "DELETE answered {}",
+        ended.status()
+    );
+    let again = post(addr, LIST)
+        .header("mcp-session-id", &id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 404, "an ended session is not found");
 
     let client = client(addr, None).await;
     let handle = client

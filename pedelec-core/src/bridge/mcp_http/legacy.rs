@@ -59,7 +59,15 @@ impl Legacy {
     }
 
     pub(super) async fn handle(&self, request: Request) -> Response {
-        self.service.handle(request).await.map(Body::new)
+        let ending = request.method() == axum::http::Method::DELETE;
+        let mut response = self.service.handle(request).await.map(Body::new);
+        // rmcp answers a session's end with `202 Accepted`; the transport's clients expect
+        // `200`/`204` (the official Python client logs every other status as a failed
+        // termination), and the session is already closed when rmcp answers: `204`.
+        if ending && response.status() == axum::http::StatusCode::ACCEPTED {
+            *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+        }
+        response
     }
 }
 
