@@ -182,12 +182,18 @@ fn deep_text(depth: usize) -> String {
     text
 }
 
+/// `{"expr": …}`, an `add` `depth` levels deep. Each level takes the one below it by
+/// move (`json!` would copy it, recursively).
 fn deep_value(depth: usize) -> Value {
     let mut value = json!({"op": "num", "value": 1});
     for _ in 0..depth {
-        value = json!({"op": "add", "right": {"op": "num", "value": 1}, "left": value});
+        let mut node = json!({"op": "add", "right": {"op": "num", "value": 1}});
+        node["left"] = value;
+        value = node;
     }
-    json!({"expr": value})
+    let mut args = json!({});
+    args["expr"] = value;
+    args
 }
 
 #[tokio::test]
@@ -217,6 +223,25 @@ async fn a_hostile_deep_instance_is_an_error_result_not_a_crash() {
     let value = deep_value(pedelec::schema::MAX_REF_DEPTH as usize + 10);
     let result = session.call("evaluate", value).await;
     assert_too_deep(&result);
+    // 100,000 levels as a `Value`: refused before any recursive walk, and dropped
+    // without recursion (either used to overflow the stack and abort the process).
+    let result = session.call("evaluate", deep_value(100_000)).await;
+    assert_too_deep(&result);
+    // Deep where the schema stops looking (a wrong type at the first level): still
+    // refused as too deep, and dropped without recursion.
+    let result = session.call("find", deep_array(100_000)).await;
+    assert_too_deep(&result);
+}
+
+/// `{"and": [[[…]]]}`, `depth` arrays deep.
+fn deep_array(depth: usize) -> Value {
+    let mut value = json!(1);
+    for _ in 0..depth {
+        value = Value::Array(vec![value]);
+    }
+    let mut args = json!({});
+    args["and"] = value;
+    args
 }
 
 /// The answer to a call whose arguments nest deeper than the validator follows `$ref`s.

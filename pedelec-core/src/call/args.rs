@@ -136,7 +136,7 @@ impl CompiledArgs {
     /// Parses, validates and normalizes the args, for handlers that take JSON.
     pub(crate) fn prepare(&self, args: ArgsIn<'_>) -> Result<Value, ToolError> {
         let value = match args {
-            ArgsIn::Value(v) => v,
+            ArgsIn::Value(v) => crate::schema::decode::bounded(v).map_err(|e| self.error(e))?,
             ArgsIn::Text(text) => {
                 serde_json::from_str(text).map_err(|e| self.error(ArgsError::Syntax(e)))?
             }

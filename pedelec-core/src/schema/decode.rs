@@ -197,7 +197,7 @@ impl CompiledSchema {
     ) -> Result<(), ArgsError> {
         let value = match args {
             ArgsIn::Text(text) => serde_json::from_str(text).map_err(ArgsError::Syntax)?,
-            ArgsIn::Value(value) => value,
+            ArgsIn::Value(value) => bounded(value)?,
         };
         tape.push_value(self.validated(value, options).map_err(ArgsError::Invalid)?);
         Ok(())
@@ -271,6 +271,28 @@ impl CompiledSchema {
             _ => {}
         }
     }
+}
+
+/// A value built in process, refused when it nests deeper than JSON text may
+/// ([`depth::MAX_DEPTH`](super::depth::MAX_DEPTH)): no parser bounded it, and walking or
+/// dropping it recursively could overflow the stack. A refused value is taken apart
+/// without recursion. One loop over the value, on the `Value` path only (text is bounded
+/// by its parser).
+pub(crate) fn bounded(value: Value) -> Result<Value, ArgsError> {
+    use super::depth::{MAX_DEPTH, drop_deep, nests_deeper_than};
+    if !nests_deeper_than(&value, MAX_DEPTH) {
+        return Ok(value);
+    }
+    drop_deep(value);
+    Err(ArgsError::Invalid(ValidationErrors::from_errors(vec![
+        crate::error::Problem::at(
+            String::new(),
+            format!(
+                "nested too deeply: the arguments may nest arrays and objects at most {MAX_DEPTH} levels"
+            ),
+        )
+        .rule("maxDepth"),
+    ])))
 }
 
 /// An integral `f64` as the integer it is, when one fits (non-negative ones unsigned, as

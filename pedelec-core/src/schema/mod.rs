@@ -7,6 +7,7 @@ pub(crate) mod args;
 mod check;
 mod compiled;
 pub(crate) mod decode;
+pub mod depth;
 mod fast;
 pub mod format;
 mod json;
@@ -32,6 +33,7 @@ pub use decode::ArgsError;
 pub use format::{ASSERTED_FORMATS, check_format};
 pub(crate) use json::did_you_mean;
 pub use json::json_equal;
+pub(crate) use json::push_token;
 pub use node::{
     AdditionalProperties, Def, Literal, Property, SchemaKind, SchemaNode, SchemaRef, Str,
 };
