@@ -577,6 +577,53 @@ fn anthropic_strict_limits_count_across_the_set() {
     );
 }
 
+/// Anthropic builds its strict grammar over every tool in the request, deferred ones
+/// (`defer_loading: true`) included: searched tools count toward the strict limits.
+#[test]
+fn anthropic_strict_limits_count_deferred_tools() {
+    let schema = |optional: usize| {
+        let props: serde_json::Map<String, Value> = (0..optional)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        ToolArgsSchema::from_json(
+            &json!({"type": "object", "properties": props, "additionalProperties": false}),
+        )
+        .unwrap()
+    };
+    // 12 tools declared in full, 10 deferred: 22 strict tools in the request.
+    let tools: Vec<ToolDefinition> = (0..22)
+        .map(|i| ToolDefinition::new(format!("t{i}"), "T.", schema(0)).with_defer(i >= 12))
+        .collect();
+    for search in [Search::Provider, Search::Client] {
+        let error = SkillsInput::new("g", tools.clone())
+            .export(Target::Anthropic, ExportOptions::default().search(search))
+            .unwrap_err();
+        let got: Vec<_> = error
+            .problems()
+            .iter()
+            .map(|p| (p.tool.clone().unwrap(), p.rule))
+            .collect();
+        assert_eq!(got, [("t20".to_owned(), "strict-tools")], "{search:?}");
+    }
+    // Optional parameters of deferred tools count too (5 tools of 5, the 5th past 24).
+    let tools: Vec<ToolDefinition> = (0..5)
+        .map(|i| ToolDefinition::new(format!("o{i}"), "T.", schema(5)).with_defer(i >= 1))
+        .collect();
+    let error = SkillsInput::new("g", tools.clone())
+        .export(
+            Target::Anthropic,
+            ExportOptions::default().search(Search::Provider),
+        )
+        .unwrap_err();
+    assert_eq!(error.problems()[0].rule, "strict-optional-parameters");
+    // Not strict, nothing is over.
+    assert!(
+        SkillsInput::new("g", tools.clone())
+            .export(Target::Anthropic, options(false).search(Search::Provider))
+            .is_ok()
+    );
+}
+
 fn rich_export(target: Target) -> Export {
     Rich::manifest()
         .export(target, ExportOptions::default())
@@ -1753,6 +1800,55 @@ fn callers_reach_the_definition() {
     );
     assert_eq!(skills.tools()[3].callers(), Callers::BOTH);
     assert_eq!(<lines as pedelec::Tool>::CALLERS, Some(Callers::PROGRAM));
+}
+
+/// A receipt, whose discount may be missing.
+#[derive(Debug, serde::Serialize, pedelec::ToolOutput)]
+struct Receipt {
+    /// Net amount, in cents.
+    net_cents: i64,
+    /// The discount granted, in cents, if any.
+    discount_cents: Option<i64>,
+}
+
+/// Read an invoice's receipt.
+#[tool]
+fn receipt(args: InvoiceArgs) -> Receipt {
+    let _ = args;
+    Receipt {
+        net_cents: 1200,
+        discount_cents: None,
+    }
+}
+
+skills![
+    pub enum Receipts,
+    guidance = "Receipts.",
+    tools = [receipt],
+];
+
+/// Gemini's OpenAPI export keeps an output schema with an optional (`Option<T>`) field,
+/// written as OpenAPI's `nullable`.
+#[test]
+fn gemini_openapi_keeps_output_schemas_with_optional_fields() {
+    let export = Receipts::skills()
+        .export(Target::GeminiOpenApi, ExportOptions::default())
+        .unwrap();
+    let declaration = &export.tools()[0]["functionDeclarations"][0];
+    let response = declaration
+        .get("response")
+        .unwrap_or_else(|| panic!("no `response`: {declaration}"));
+    let value = &response["properties"]["value"];
+    assert_eq!(
+        value["properties"]["discount_cents"],
+        json!({
+            "type": "integer",
+            "description": "The discount granted, in cents, if any.",
+            "nullable": true
+        }),
+        "{response}"
+    );
+    assert_eq!(value["properties"]["net_cents"]["type"], json!("integer"));
 }
 
 /// The cache breakpoint goes on the last tool the request declares: with provider search,

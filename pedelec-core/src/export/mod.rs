@@ -420,8 +420,13 @@ impl<N> Export<N> {
             let node = tool.args_schema.node();
             let facts = tool_facts(&tool.description, node);
             // A tool the model loads by searching is not in the first request: the set's
-            // totals (tool count, strict grammar sizes) are the declared tools'.
-            let searched = search != Search::Off && deferred[i];
+            // totals (tool count, strict grammar sizes) are the declared tools'. Except on
+            // Anthropic, which sends deferred tools in the request (`defer_loading: true`)
+            // and builds its strict grammar over every tool there, deferred ones included:
+            // they count toward its strict limits.
+            let searched = search != Search::Off
+                && deferred[i]
+                && provider != pedelec_rules::provider::Provider::Anthropic;
             let set = if searched {
                 pedelec_rules::provider::SetFacts::NONE
             } else {

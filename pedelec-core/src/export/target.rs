@@ -273,7 +273,12 @@ pub(crate) fn output_schema(target: Target, output: &OutputSchema) -> Option<Val
         Target::Mcp => Some(output.to_json()),
         Target::OpenAiResponses | Target::Gemini => Some(result_schema(output.node().to_json())),
         Target::GeminiOpenApi => {
-            let json = result_schema(output.node().to_json());
+            let mut json = result_schema(output.node().to_json());
+            // OpenAPI says "or null" with `nullable`, not a `oneOf` with a `null` branch:
+            // take those branches out before reading the schema, and mark their places
+            // `nullable` in the export.
+            let mut nullable = Vec::new();
+            strip_null_branches(&mut json, &mut String::new(), &mut nullable);
             let schema = crate::schema::ToolArgsSchema::from_json(&json).ok()?;
             let mut problems = Vec::new();
             let exported = super::transform::schema(
@@ -284,9 +289,73 @@ pub(crate) fn output_schema(target: Target, output: &OutputSchema) -> Option<Val
                 "",
                 &mut problems,
             );
-            problems.is_empty().then_some(exported)
+            let mut exported = problems.is_empty().then_some(exported)?;
+            for pointer in &nullable {
+                if let Some(Value::Object(node)) = exported.pointer_mut(pointer) {
+                    node.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            Some(exported)
         }
         Target::OpenAiChat | Target::Anthropic => None,
+    }
+}
+
+/// Whether `branch` is a `oneOf` branch that only admits `null`.
+fn is_null_branch(branch: &Value) -> bool {
+    branch == &json!({"enum": [null]}) || branch == &json!({"type": "null"})
+}
+
+/// Rewrites every `{"oneOf": [T, null], …}` of an output schema (what `Option<T>` writes)
+/// into `T` with the node's other keywords, pushing the JSON pointer of each place so
+/// rewritten to `nullable`. Walks subschemas (`properties`, `items`,
+/// `additionalProperties`, `oneOf`, `$defs`); an output schema nests as deep as its Rust
+/// type, not as deep as input could.
+fn strip_null_branches(schema: &mut Value, pointer: &mut String, nullable: &mut Vec<String>) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(branches)) = node.get("oneOf")
+        && branches.len() == 2
+        && let Some(null) = branches.iter().position(is_null_branch)
+        && let Some(Value::Array(mut branches)) = node.shift_remove("oneOf")
+    {
+        let Value::Object(inner) = branches.swap_remove(1 - null) else {
+            return;
+        };
+        // The node's own keywords (its description) win over the branch's.
+        let outer = std::mem::take(node);
+        node.extend(inner);
+        node.extend(outer);
+        nullable.push(pointer.clone());
+    }
+    let len = pointer.len();
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = node.get_mut(key) {
+            pointer.push('/');
+            pointer.push_str(key);
+            strip_null_branches(sub, pointer, nullable);
+            pointer.truncate(len);
+        }
+    }
+    for key in ["properties", "$defs"] {
+        if let Some(Value::Object(map)) = node.get_mut(key) {
+            for (name, sub) in map.iter_mut() {
+                pointer.push('/');
+                pointer.push_str(key);
+                crate::schema::push_token(pointer, name);
+                strip_null_branches(sub, pointer, nullable);
+                pointer.truncate(len);
+            }
+        }
+    }
+    if let Some(Value::Array(branches)) = node.get_mut("oneOf") {
+        for (i, sub) in branches.iter_mut().enumerate() {
+            pointer.push_str("/oneOf/");
+            pointer.push_str(&i.to_string());
+            strip_null_branches(sub, pointer, nullable);
+            pointer.truncate(len);
+        }
     }
 }
 
