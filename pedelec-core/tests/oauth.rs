@@ -1119,3 +1119,174 @@ async fn a_session_call_without_the_tools_scopes_is_answered_403_too() {
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert_eq!(server.calls.of("alice"), 1);
 }
+
+// ---- Refusals over kept-alive connections ---------------------------------------------
+
+/// One HTTP/1.1 connection, as a pooling client keeps it: requests one after another, a
+/// new connection only once the server said `Connection: close`.
+struct KeptAlive {
+    addr: SocketAddr,
+    sender: Option<hyper::client::conn::http1::SendRequest<RequestBody>>,
+    /// Whether the server announced that it closes the current connection.
+    announced_close: bool,
+}
+
+type RequestBody = http_body_util::StreamBody<
+    futures::stream::BoxStream<'static, Result<hyper::body::Frame<bytes::Bytes>, std::io::Error>>,
+>;
+
+impl KeptAlive {
+    fn new(addr: SocketAddr) -> Self {
+        KeptAlive {
+            addr,
+            sender: None,
+            announced_close: false,
+        }
+    }
+
+    /// Sends one POST to `path` (the body sent apart from the head, after a pause, when
+    /// `late_body`), and gives the status and the `WWW-Authenticate` challenge. Panics when
+    /// the connection closes without an answer, or closes unannounced.
+    async fn post(
+        &mut self,
+        path: &str,
+        authorization: Option<&str>,
+        body: &Value,
+        late_body: bool,
+    ) -> (u16, Option<String>) {
+        use http_body_util::BodyExt as _;
+        let reusable = match &mut self.sender {
+            Some(sender) => sender.ready().await.is_ok(),
+            None => false,
+        };
+        if !reusable {
+            assert!(
+                self.sender.is_none() || self.announced_close,
+                "the server closed a kept-alive connection without `Connection: close`"
+            );
+            let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+            let (sender, connection) =
+                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                    .await
+                    .unwrap();
+            tokio::spawn(connection);
+            self.sender = Some(sender);
+            self.announced_close = false;
+        }
+        let bytes = bytes::Bytes::from(body.to_string());
+        let length = bytes.len();
+        let frames: futures::stream::BoxStream<'static, _> =
+            Box::pin(futures::stream::once(async move {
+                if late_body {
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+                Ok(hyper::body::Frame::data(bytes))
+            }));
+        let mut request = hyper::Request::post(path)
+            .header("host", self.addr.to_string())
+            .header("content-type", "application/json")
+            .header("content-length", length)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let request = request
+            .body(http_body_util::StreamBody::new(frames))
+            .unwrap();
+        let response = self
+            .sender
+            .as_mut()
+            .unwrap()
+            .send_request(request)
+            .await
+            .unwrap_or_else(|e| panic!("no response to {path}: {e}"));
+        self.announced_close = response
+            .headers()
+            .get("connection")
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
+        let status = response.status().as_u16();
+        let challenge = response
+            .headers()
+            .get("www-authenticate")
+            .map(|v| v.to_str().unwrap().to_owned());
+        response.into_body().collect().await.unwrap();
+        (status, challenge)
+    }
+}
+
+/// 2,000 refused tokens of mixed kinds (`alg: none`, a payload changed after signing, a
+/// wrong `iss`, no `aud`, a token in the query string) interleaved with valid calls, over
+/// four kept-alive connections, half of the bodies arriving after the head: every request
+/// is answered (a refusal with its `401` and challenge), and a connection is closed only
+/// after a response that says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refusal_over_kept_alive_connections_gets_its_401() {
+    let f = fixture().await;
+    let part = |v: Value| URL_SAFE_NO_PAD.encode(v.to_string());
+    let good = f.rsa.sign(&f.claims("alice", "counter:read", json!({})));
+    let unsigned = format!(
+        "{}.{}.",
+        part(json!({"alg": "none", "typ": "at+jwt"})),
+        part(f.claims("alice", "counter:read", json!({})))
+    );
+    let mut pieces = good.split('.');
+    let (head, _, signature) = (
+        pieces.next().unwrap(),
+        pieces.next().unwrap(),
+        pieces.next().unwrap(),
+    );
+    let tampered = format!(
+        "{head}.{}.{signature}",
+        part(f.claims("mallory", "counter:read counter:write", json!({})))
+    );
+    let foreign = f
+        .rsa
+        .sign(&f.claims("alice", "", json!({"iss": "https://evil.example.com"})));
+    let no_audience = f.rsa.sign(&f.claims("alice", "", json!({"aud": null})));
+    let refused = [unsigned, tampered, foreign, no_audience];
+    let query = format!("/mcp?access_token={good}");
+    let answered = Arc::new(AtomicUsize::new(0));
+    let mut clients = Vec::new();
+    for c in 0..4 {
+        let (addr, refused, good, query, answered) = (
+            f.server.addr,
+            refused.clone(),
+            good.clone(),
+            query.clone(),
+            answered.clone(),
+        );
+        clients.push(tokio::spawn(async move {
+            let mut connection = KeptAlive::new(addr);
+            for i in 0..625 {
+                let late = (i + c) % 2 == 0;
+                // Every fifth request is a valid call.
+                if i % 5 == 4 {
+                    let (status, _) = connection
+                        .post("/mcp", Some(&bearer(&good)), &call("whoami", "ok"), late)
+                        .await;
+                    assert_eq!(status, 200, "a valid call, #{i} on connection {c}");
+                    continue;
+                }
+                let kind = i % 5;
+                let (path, authorization) = if kind == 3 && i % 2 == 1 {
+                    (query.as_str(), None)
+                } else {
+                    ("/mcp", Some(bearer(&refused[kind])))
+                };
+                let (status, challenge) = connection
+                    .post(path, authorization.as_deref(), &call("whoami", "x"), late)
+                    .await;
+                assert_eq!(status, 401, "refusal #{i} (kind {kind}) on connection {c}");
+                let challenge = challenge.expect("a refusal carries its challenge");
+                assert!(challenge.contains("resource_metadata="), "{challenge}");
+                answered.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    for client in clients {
+        client.await.unwrap();
+    }
+    assert_eq!(answered.load(Ordering::Relaxed), 2_000);
+    assert_eq!(f.server.calls.of("mallory"), 0);
+}

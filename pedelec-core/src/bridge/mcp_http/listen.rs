@@ -15,6 +15,7 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -210,4 +211,107 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Stall<S> {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
+}
+
+/// The request body as the endpoint reads it: when dropped before its end (the request
+/// was answered without it: refused, or the body over its limit), the rest is handed
+/// back through `left`, for [`answered_after_body`] to read before the answer goes out.
+struct Tracked {
+    body: Option<hyper::body::Incoming>,
+    left: Arc<Mutex<Option<hyper::body::Incoming>>>,
+}
+
+impl http_body::Body for Tracked {
+    type Data = bytes::Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        match self.body.as_mut() {
+            Some(body) => Pin::new(body).poll_frame(cx),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body
+            .as_ref()
+            .is_none_or(http_body::Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.as_ref().map_or_else(
+            || http_body::SizeHint::with_exact(0),
+            http_body::Body::size_hint,
+        )
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if let Some(body) = self.body.take()
+            && !http_body::Body::is_end_stream(&body)
+        {
+            *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some(body);
+        }
+    }
+}
+
+/// The axum-level service [`answered_after_body`] wraps.
+pub(super) type AxumService = tower::util::BoxCloneSyncService<
+    axum::extract::Request,
+    axum::response::Response,
+    std::convert::Infallible,
+>;
+
+/// Answers each request only once its body has been read to the end, so that the
+/// connection stays usable: a request refused before its body was read (a refused token,
+/// a foreign origin, a wrong method) would otherwise leave the body's bytes unread, and
+/// hyper, finding them not yet arrived, closes the connection after a response that said
+/// nothing of it — a kept-alive client sending its next request there gets no answer at
+/// all. The rest of such a body is read (at most `max_body_bytes` more, within
+/// `body_timeout`); when it cannot be, the response says `Connection: close` before the
+/// connection closes. A request whose body was read costs one check of an `Option`.
+pub(super) fn answered_after_body(
+    inner: AxumService,
+    max_body_bytes: usize,
+    body_timeout: Duration,
+) -> HttpService {
+    HttpService::new(tower::service_fn(
+        move |request: hyper::Request<hyper::body::Incoming>| {
+            let inner = inner.clone();
+            async move {
+                use tower::ServiceExt as _;
+                let left = Arc::new(Mutex::new(None));
+                let request = request.map(|body| {
+                    axum::body::Body::new(Tracked {
+                        body: Some(body),
+                        left: left.clone(),
+                    })
+                });
+                let Ok(mut response) = inner.oneshot(request).await;
+                let rest = left.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let Some(rest) = rest
+                    && !drain(rest, max_body_bytes, body_timeout).await
+                {
+                    response.headers_mut().insert(
+                        axum::http::header::CONNECTION,
+                        axum::http::HeaderValue::from_static("close"),
+                    );
+                }
+                Ok(response)
+            }
+        },
+    ))
+}
+
+/// Reads the rest of a body and lets it go: `true` once it ended within `max` bytes and
+/// `timeout`.
+async fn drain(body: hyper::body::Incoming, max: usize, timeout: Duration) -> bool {
+    use http_body_util::BodyExt as _;
+    let read =
+        tokio::time::timeout(timeout, http_body_util::Limited::new(body, max).collect()).await;
+    matches!(read, Ok(Ok(_)))
 }

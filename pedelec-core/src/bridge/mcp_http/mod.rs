@@ -462,7 +462,7 @@ fn build_router(endpoint: Arc<Endpoint>, access: Access) -> Router {
 /// straight to it (no router: `/mcp` to the endpoint, `404 Not Found` for any other path),
 /// behind OAuth's layer when there is one.
 fn build_service(endpoint: Arc<Endpoint>, access: Access) -> listen::HttpService {
-    use tower::ServiceExt as _;
+    let (max_body_bytes, body_timeout) = (endpoint.gate.max_body_bytes, endpoint.gate.body_timeout);
     let direct = tower::service_fn(move |request: Request| {
         let endpoint = endpoint.clone();
         async move {
@@ -475,15 +475,13 @@ fn build_service(endpoint: Arc<Endpoint>, access: Access) -> listen::HttpService
             })
         }
     });
-    let to_axum =
-        |request: hyper::Request<hyper::body::Incoming>| request.map(axum::body::Body::new);
-    match access {
+    let service = match access {
         #[cfg(feature = "oauth")]
-        Access::OAuth(auth) => {
-            listen::HttpService::new(tower_layer::Layer::layer(&auth, direct).map_request(to_axum))
-        }
-        _ => listen::HttpService::new(direct.map_request(to_axum)),
-    }
+        Access::OAuth(auth) => listen::AxumService::new(tower_layer::Layer::layer(&auth, direct)),
+        _ => listen::AxumService::new(direct),
+    };
+    // Every request is answered after its body was read (or with `Connection: close`).
+    listen::answered_after_body(service, max_body_bytes, body_timeout)
 }
 
 /// How the requests are authenticated.
