@@ -43,6 +43,10 @@ const CASES: &[(&str, Case)] = &[
     ("down_remote_fails_clearly_while_native_tools_work", || {
         Box::pin(down_remote())
     }),
+    (
+        "a_silent_remote_times_out_and_ends_with_the_session",
+        || Box::pin(silent_remote()),
+    ),
     ("served_over_mcp", || Box::pin(served_over_mcp())),
     ("policy_applies_to_mounted_tools", || Box::pin(policy())),
     ("everything_server", || Box::pin(everything())),
@@ -163,7 +167,7 @@ async fn remote_case(via: Via) -> Outcome {
         Via::Stdio => stdio_remote(),
         Via::Http => McpRemote::http(remote::serve_http().await).bearer("the-gateway's-own"),
     };
-    let session = native(|b| b.mount("rs", remote.timeout_ms(500)));
+    let session = native(|b| b.mount("rs", remote.timeout(Duration::from_millis(500))));
     let mut events = session.events();
     tokio::time::timeout(Duration::from_secs(30), session.mount_ready("rs"))
         .await
@@ -557,6 +561,14 @@ async fn down_remote() -> Outcome {
     let error = Session::builder(SkillsInput::<String>::new("g", vec![]))
         .mount("tls", McpRemote::http("https://example.com/mcp"))
         .mount("not.a.namespace", McpRemote::http("http://127.0.0.1:9/mcp"))
+        // What does not apply to the kind of remote is refused, not ignored.
+        .mount(
+            "web",
+            McpRemote::http("http://127.0.0.1:9/mcp")
+                .arg("--verbose")
+                .env("KEY", "v"),
+        )
+        .mount("local", McpRemote::stdio("server").bearer("t"))
         .layer_for_mounted(
             "nowhere.tool",
             pedelec_core::session::from_fn(|_call, _next| async { ToolResult::Ok(Value::Null) }),
@@ -585,6 +597,104 @@ async fn down_remote() -> Outcome {
         problems.iter().any(|p| p.contains("nowhere.tool")),
         "{problems:?}"
     );
+    assert!(
+        problems.iter().any(|p| p.contains("mount(\"web\")")
+            && p.contains("`.arg(…)`, `.env(…)` do not apply to an HTTP remote")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("mount(\"local\")")
+            && p.contains("`.bearer(…)` does not apply to a stdio remote")),
+        "{problems:?}"
+    );
+    Outcome::Passed
+}
+
+/// A remote that starts and never answers `initialize`: a shell that writes its pid to
+/// `pidfile`, then becomes `sleep`.
+fn silent_remote_at(pidfile: &std::path::Path) -> McpRemote {
+    McpRemote::stdio("sh")
+        .arg("-c")
+        .arg("echo $$ > \"$PIDFILE\"; exec sleep 600")
+        .env("PIDFILE", pidfile.to_string_lossy())
+}
+
+/// The pid a silent remote wrote, once it has.
+async fn pid_in(pidfile: &std::path::Path) -> u32 {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(pidfile)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the remote never started");
+}
+
+/// Whether process `pid` still runs (a zombie has ended).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+}
+
+/// Every step of reaching a remote has a deadline (a remote that never answers
+/// `initialize` is down, and says why); dropping the session ends its remote's process at
+/// once, even while the gateway waits for it.
+async fn silent_remote() -> Outcome {
+    let dir = std::env::temp_dir().join(format!("pedelec-gateway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A deadline: the remote is down with the reason, not "not connected yet" for ever.
+    let pidfile = dir.join("timed.pid");
+    let session = native(|b| {
+        b.mount(
+            "timed",
+            silent_remote_at(&pidfile)
+                .connect_timeout(Duration::from_millis(200))
+                .backoff(Duration::from_secs(60), Duration::from_secs(60)),
+        )
+    });
+    let first = pid_in(&pidfile).await;
+    let mut message = String::new();
+    for _ in 0..250 {
+        let ToolResult::Err(e) = session.call("timed.anything", json!({})).await else {
+            panic!("a silent remote's tool answered");
+        };
+        assert_eq!(e.code(), ErrorCode::IoFailed);
+        message = e.message().to_owned();
+        if message.contains("did not initialize within 200ms") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        message.contains("did not initialize within 200ms"),
+        "{message}"
+    );
+    // The silent process was ended when its step timed out.
+    for _ in 0..250 {
+        if !running(first) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!running(first), "the timed-out remote {first} still runs");
+    drop(session);
+
+    // No deadline in sight: dropping the session ends the waiting and the process.
+    let pidfile = dir.join("dropped.pid");
+    let session = native(|b| b.mount("silent", silent_remote_at(&pidfile)));
+    let pid = pid_in(&pidfile).await;
+    assert!(running(pid));
+    drop(session);
+    for _ in 0..250 {
+        if !running(pid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!running(pid), "the remote {pid} outlived its session");
+    let _ = std::fs::remove_dir_all(&dir);
     Outcome::Passed
 }
 

@@ -44,6 +44,10 @@ pub(crate) struct LiveTools {
     /// `layer_for` layers of the namespace's tools, by wire name, set at creation: each
     /// listing's entry of that name gets them.
     layers: RwLock<HashMap<Box<str>, ToolService>>,
+    /// What the mount's task gave to end with the session (the drop guard of the
+    /// cancellation token it runs under): dropped with this table, that is with the
+    /// session, it stops the task at once wherever it waits.
+    ends_with_session: std::sync::Mutex<Vec<Box<dyn Send + Sync>>>,
 }
 
 /// One listing of a namespace's tools.
@@ -64,7 +68,20 @@ impl LiveTools {
             down: RwLock::new(None),
             report: RwLock::new(Vec::new()),
             layers: RwLock::new(HashMap::new()),
+            ends_with_session: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Keeps `guard` until the session is dropped (see `ends_with_session`).
+    #[cfg_attr(
+        not(feature = "gateway"),
+        allow(dead_code, reason = "what remote servers mount")
+    )]
+    pub(crate) fn end_with_session(&self, guard: Box<dyn Send + Sync>) {
+        self.ends_with_session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(guard);
     }
 
     /// The `layer_for` layers of the tool `name` (set at creation, before any listing is

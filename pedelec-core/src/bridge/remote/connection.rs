@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
@@ -54,7 +53,15 @@ pub(super) fn start(
         relist: tokio::sync::Notify::new(),
     });
     live.set_down(Some(state.not_connected("is not connected yet")));
-    runtime.spawn(supervise(state));
+    // The task runs until the session is dropped: the session's table keeps the token's
+    // drop guard, and the task holds the table only weakly (never across a wait), so
+    // dropping the session cancels the task wherever it waits, and what it holds (the
+    // connection, the child process) goes with it.
+    let ended = tokio_util::sync::CancellationToken::new();
+    live.end_with_session(Box::new(ended.clone().drop_guard()));
+    runtime.spawn(async move {
+        ended.run_until_cancelled(supervise(state)).await;
+    });
 }
 
 impl State {
@@ -82,19 +89,20 @@ impl State {
     }
 }
 
-/// Connects, lists, follows, and reconnects with backoff, until the session is dropped.
+/// Connects, lists, follows, and reconnects with backoff; run until the session is
+/// dropped (see [`start`]). Holds the session's table only between waits.
 async fn supervise(state: Arc<State>) {
     let (min, max) = state.remote.backoff;
     let mut delay = min;
     loop {
-        let Some(live) = state.live.upgrade() else {
-            return;
-        };
         let why = match connect(&state).await {
             Ok(running) => {
                 let peer = running.peer().clone();
                 match list(&state, &peer).await {
                     Ok(listed) => {
+                        let Some(live) = state.live.upgrade() else {
+                            return;
+                        };
                         // Connected before listed: who waits for the tools can call them.
                         state.set_peer(Some(peer.clone()));
                         live.set_down(None);
@@ -129,7 +137,6 @@ async fn follow(
     peer: &Peer<RoleClient>,
 ) -> String {
     let mut waiting = std::pin::pin!(running.waiting());
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tokio::select! {
             quit = &mut waiting => {
@@ -148,16 +155,20 @@ async fn follow(
                     Err(e) => tracing::warn!(remote = %state.namespace, "re-listing failed: {e}"),
                 }
             }
-            _ = tick.tick() => {
-                if state.live.strong_count() == 0 {
-                    return "was left: the session is gone".to_owned();
-                }
-            }
         }
     }
 }
 
+/// Starts or reaches the remote and runs `initialize`, within the remote's step deadline
+/// (past it, what was started is dropped: a child process is killed).
 async fn connect(state: &Arc<State>) -> Result<RunningService<RoleClient, Client>, String> {
+    let deadline = state.remote.step_timeout;
+    tokio::time::timeout(deadline, connect_now(state))
+        .await
+        .unwrap_or_else(|_| Err(format!("did not initialize within {deadline:?}")))
+}
+
+async fn connect_now(state: &Arc<State>) -> Result<RunningService<RoleClient, Client>, String> {
     let client = Client {
         state: Arc::downgrade(state),
     };
@@ -207,9 +218,10 @@ async fn connect(state: &Arc<State>) -> Result<RunningService<RoleClient, Client
 type Listing = (Vec<Listed>, Vec<crate::error::Problem>);
 
 async fn list(state: &Arc<State>, peer: &Peer<RoleClient>) -> Result<Listing, String> {
-    let tools = peer
-        .list_all_tools()
+    let deadline = state.remote.step_timeout;
+    let tools = tokio::time::timeout(deadline, peer.list_all_tools())
         .await
+        .map_err(|_| format!("did not list its tools within {deadline:?}"))?
         .map_err(|e| format!("did not list its tools: {e}"))?;
     let tools = tools
         .into_iter()

@@ -58,6 +58,12 @@ pub struct McpRemote {
     target: Target,
     policy: Policy,
     backoff: (Duration, Duration),
+    /// The deadline of each step of connecting: starting or reaching the remote and
+    /// `initialize`, then `tools/list`.
+    step_timeout: Duration,
+    /// Builder methods called that do not apply to this kind of remote (`.arg(…)` on an
+    /// HTTP one, `.bearer(…)` on a stdio one): refused at creation.
+    misapplied: Vec<&'static str>,
 }
 
 #[derive(Clone, Debug)]
@@ -110,53 +116,71 @@ impl McpRemote {
             target,
             policy: Policy::default(),
             backoff: (Duration::from_millis(100), Duration::from_secs(30)),
+            step_timeout: Duration::from_secs(30),
+            misapplied: Vec::new(),
         }
     }
 
-    /// An argument of the program (stdio).
+    /// Notes a builder method that does not apply to this kind of remote.
+    fn misapplied(mut self, method: &'static str) -> Self {
+        if !self.misapplied.contains(&method) {
+            self.misapplied.push(method);
+        }
+        self
+    }
+
+    /// An argument of the program (stdio only: on an HTTP remote, refused at creation).
     #[must_use]
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         if let Target::Stdio { args, .. } = &mut self.target {
             args.push(arg.into());
+            return self;
         }
-        self
+        self.misapplied("`.arg(…)`")
     }
 
-    /// Arguments of the program (stdio).
+    /// Arguments of the program (stdio only: on an HTTP remote, refused at creation).
     #[must_use]
     pub fn args<S: Into<String>>(mut self, more: impl IntoIterator<Item = S>) -> Self {
         if let Target::Stdio { args, .. } = &mut self.target {
             args.extend(more.into_iter().map(Into::into));
+            return self;
         }
-        self
+        self.misapplied("`.args(…)`")
     }
 
-    /// An environment variable of the program (stdio).
+    /// An environment variable of the program (stdio only: on an HTTP remote, refused at
+    /// creation).
     #[must_use]
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         if let Target::Stdio { env, .. } = &mut self.target {
             env.insert(key.into(), value.into());
+            return self;
         }
-        self
+        self.misapplied("`.env(…)`")
     }
 
     /// The gateway's own bearer token for the remote (HTTP): `Authorization: Bearer …`.
-    /// The session's callers' tokens are never forwarded.
+    /// The session's callers' tokens are never forwarded. (HTTP only: on a stdio remote,
+    /// refused at creation.)
     #[must_use]
     pub fn bearer(mut self, token: impl Into<String>) -> Self {
         if let Target::Http { bearer, .. } = &mut self.target {
             *bearer = Some(token.into());
+            return self;
         }
-        self
+        self.misapplied("`.bearer(…)`")
     }
 
-    /// A header sent with every request to the remote (HTTP), e.g. an API key.
+    /// A header sent with every request to the remote (HTTP only: on a stdio remote, refused
+    /// at creation), e.g. an API key.
     #[must_use]
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         if let Target::Http { headers, .. } = &mut self.target {
             headers.insert(name.into(), value.into());
+            return self;
         }
-        self
+        self.misapplied("`.header(…)`")
     }
 
     /// Scopes a caller must hold to see and call the remote's tools (as
@@ -174,10 +198,23 @@ impl McpRemote {
         self
     }
 
-    /// The timeout of each call of the remote's tools (default: the session's 60 s).
+    /// The timeout of each call of the remote's tools (default: the session's 60 s; at
+    /// least 1 ms).
     #[must_use]
-    pub fn timeout_ms(mut self, ms: u64) -> Self {
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        let ms = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
         self.policy.timeout_ms = Some(ms);
+        self
+    }
+
+    /// The deadline of each step of reaching the remote (default 30 s): starting the
+    /// program or connecting and `initialize`, then `tools/list`. A remote past it counts
+    /// as down (its tools fail with `IO_FAILED`) and is retried with backoff.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.step_timeout = timeout;
         self
     }
 
@@ -206,6 +243,31 @@ impl Mount for McpRemote {
         link: &SessionLink,
     ) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
         let place = format!("mount(\"{namespace}\")");
+        if !self.misapplied.is_empty() {
+            let (kind, applies) = match &self.target {
+                Target::Stdio { .. } => (
+                    "a stdio remote",
+                    "`.bearer`/`.header` apply to HTTP remotes",
+                ),
+                Target::Http { .. } => (
+                    "an HTTP remote",
+                    "`.arg`/`.args`/`.env` apply to stdio remotes",
+                ),
+            };
+            return Err(vec![Problem::at(
+                place,
+                format!(
+                    "{} {} not apply to {kind} ({}): {applies}",
+                    self.misapplied.join(", "),
+                    if self.misapplied.len() == 1 {
+                        "does"
+                    } else {
+                        "do"
+                    },
+                    self.describe()
+                ),
+            )]);
+        }
         if let Target::Http { url, .. } = &self.target {
             if url.starts_with("https://") {
                 return Err(vec![Problem::at(
