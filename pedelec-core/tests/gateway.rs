@@ -651,7 +651,7 @@ async fn silent_remote() -> Outcome {
             "timed",
             silent_remote_at(&pidfile)
                 .connect_timeout(Duration::from_millis(200))
-                .backoff(Duration::from_secs(60), Duration::from_secs(60)),
+                .backoff(Duration::from_mins(1), Duration::from_mins(1)),
         )
     });
     let first = pid_in(&pidfile).await;

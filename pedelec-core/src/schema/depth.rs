@@ -5,7 +5,7 @@
 //! [`MAX_DEPTH`] levels), but a `Value` built in process (handed to
 //! [`Session::call`](crate::Session::call), returned by a program or a remote) has no
 //! such bound: walking it recursively (validation, serialization, deserialization into a
-//! recursive type) or dropping it (serde_json's `Drop` recurses) overflows the stack at
+//! recursive type) or dropping it (`serde_json`'s `Drop` recurses) overflows the stack at
 //! some depth and aborts the process. [`nests_deeper_than`] answers in a loop, and
 //! [`drop_deep`] takes a value apart with an explicit stack; both are for any code that
 //! takes such a value in (code mode's program results, a gateway's remote results).
