@@ -39,6 +39,14 @@
 //! - **Down.** A remote that fails to start, crashes or cannot be reached makes its tools
 //!   fail at once with `IO_FAILED` and a message naming it; the other tools keep working.
 //!   The task reconnects with exponential backoff ([`McpRemote::backoff`]) and re-lists.
+//!   Each step of reaching a remote has a deadline ([`McpRemote::connect_timeout`]): a
+//!   remote that never answers `initialize` is down, not waited for.
+//! - **Ending.** The task ends with the session: the session's table holds the drop guard
+//!   of the task's cancellation token, and the task holds the table only between waits, so
+//!   dropping the session ends the task wherever it waits, and a stdio remote's process
+//!   is killed at once.
+//! - **Kinds.** A builder method that does not apply to the remote's kind (`arg`, `args`,
+//!   `env` on an HTTP remote; `bearer`, `header` on a stdio one) is refused at creation.
 
 mod connection;
 mod listing;
