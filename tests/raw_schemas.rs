@@ -167,3 +167,50 @@ async fn a_strict_call_is_restored_and_checked_against_the_schema_as_written() {
         "{result:?}"
     );
 }
+
+/// What the lenient reader accepts, a session accepts: schemas as they are published (a
+/// `required` name without its property, an array without `items`, an untyped property,
+/// a `format` on an integer, a `default: null` on a string) are each a raw schema, and a
+/// session takes them and validates calls by the schema as written.
+#[tokio::test]
+async fn what_the_lenient_reader_accepts_a_session_accepts() {
+    let schemas = [
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}),
+        json!({"type": "object", "properties": {"ids": {"type": "array"}}}),
+        json!({"type": "object", "properties": {"filter": {"description": "Any filter."}}}),
+        json!({"type": "object", "properties": {"n": {"type": "integer", "format": "int32"}}}),
+        json!({"type": "object", "properties": {"s": {"type": "string", "default": null}}}),
+        json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {}}}}),
+    ];
+    for (i, schema) in schemas.iter().enumerate() {
+        let (skills, _) = SkillsInput::<String>::from_json_lenient(&json!({
+            "guidance": "Published.",
+            "tools": [{"name": "t", "description": "A tool.", "argsSchema": schema}]
+        }))
+        .unwrap_or_else(|e| panic!("#{i} {schema}: {e}"));
+        let session = Session::builder(skills)
+            .create()
+            .unwrap_or_else(|e| panic!("#{i} {schema}: a session refuses it: {e}"));
+        session.on_tool_name("t", |args: Value, _| async move {
+            Ok::<_, pedelec::ToolError>(args)
+        });
+        // Calls are checked against the schema as written.
+        let args = match i {
+            0 => (json!({"a": "x", "b": 1}), json!({"a": "x"})),
+            1 => (json!({"ids": [1, "two"]}), json!({"ids": "one"})),
+            2 => (json!({"filter": {"any": ["thing"]}}), json!([])),
+            3 => (json!({"n": 7}), json!({"n": "7"})),
+            4 => (json!({"s": "x"}), json!({"s": 1})),
+            _ => (json!({"m": {"k": [1]}}), json!({"m": 1})),
+        };
+        let good = session.call("t", args.0.clone()).await;
+        assert!(good.is_ok(), "#{i} {}: {good:?}", args.0);
+        let bad = serde_json::to_value(session.call("t", args.1.clone()).await).unwrap();
+        assert_eq!(
+            bad["error"]["code"],
+            json!("TOOL_ARGS_INVALID"),
+            "#{i} {}",
+            args.1
+        );
+    }
+}

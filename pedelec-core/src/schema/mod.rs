@@ -234,8 +234,16 @@ impl ToolArgsSchema {
     /// Structural problems of this schema (empty when it is sound): the checks of
     /// [`SchemaNode::from_json`], run on the built schema. A schema written by hand in a
     /// `const` can still have `minimum > maximum` or an invalid `pattern`.
+    ///
+    /// A raw schema ([`from_json_lenient`](Self::from_json_lenient)) has none: the lenient
+    /// reader judged it (what it accepts, a session accepts), its validator is a 2020-12
+    /// one, and its plain node only approximates it (an untyped node, a `required` name
+    /// without a property, an array without `items` are fine there).
     #[must_use]
     pub fn problems(&self) -> Vec<Problem> {
+        if self.is_raw() {
+            return Vec::new();
+        }
         let mut problems = self.root.problems();
         if let Some(problem) = root_problem(&self.root) {
             problems.insert(0, problem);
