@@ -81,13 +81,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Arrays and objects in turn, `depth` levels; each level takes the one below it by
+    /// move (`json!` would copy it, recursively).
     fn nested(depth: usize) -> Value {
         let mut value = json!(1);
         for i in 0..depth {
             value = if i % 2 == 0 {
-                json!([value])
+                Value::Array(vec![value])
             } else {
-                json!({"k": value, "flat": 2})
+                let mut map = serde_json::Map::new();
+                map.insert("k".into(), value);
+                map.insert("flat".into(), json!(2));
+                Value::Object(map)
             };
         }
         value
