@@ -1165,6 +1165,8 @@ impl KeptAlive {
                 "the server closed a kept-alive connection without `Connection: close`"
             );
             let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+            // As HTTP clients do: a body written apart from its head goes out at once.
+            stream.set_nodelay(true).unwrap();
             let (sender, connection) =
                 hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
                     .await
@@ -1224,7 +1226,7 @@ impl KeptAlive {
 async fn every_refusal_over_kept_alive_connections_gets_its_401() {
     let f = fixture().await;
     let part = |v: Value| URL_SAFE_NO_PAD.encode(v.to_string());
-    let good = f.rsa.sign(&f.claims("alice", "counter:read", json!({})));
+    let good = f.ec.sign(&f.claims("alice", "counter:read", json!({})));
     let unsigned = format!(
         "{}.{}.",
         part(json!({"alg": "none", "typ": "at+jwt"})),
@@ -1243,7 +1245,7 @@ async fn every_refusal_over_kept_alive_connections_gets_its_401() {
     let foreign = f
         .rsa
         .sign(&f.claims("alice", "", json!({"iss": "https://evil.example.com"})));
-    let no_audience = f.rsa.sign(&f.claims("alice", "", json!({"aud": null})));
+    let no_audience = f.ec.sign(&f.claims("alice", "", json!({"aud": null})));
     let refused = [unsigned, tampered, foreign, no_audience];
     let query = format!("/mcp?access_token={good}");
     let answered = Arc::new(AtomicUsize::new(0));
