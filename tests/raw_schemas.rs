@@ -212,5 +212,22 @@ async fn what_the_lenient_reader_accepts_a_session_accepts() {
             "#{i} {}",
             args.1
         );
+        // A value built in process nesting 100,000 levels, where the schema may say any
+        // value: refused before any recursive walk (validation, the handler's JSON).
+        let mut deep = json!(1);
+        for _ in 0..100_000 {
+            deep = Value::Array(vec![deep]);
+        }
+        let mut args = json!({});
+        args["m"] = deep;
+        let deep = serde_json::to_value(session.call("t", args).await).unwrap();
+        assert_eq!(deep["error"]["code"], json!("TOOL_ARGS_INVALID"), "#{i}");
+        assert!(
+            deep["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("nested too deeply"),
+            "#{i} {deep}"
+        );
     }
 }
