@@ -1,8 +1,7 @@
 //! Code mode's signatures (DESIGN §15): each tool's argsSchema and output schema as a
-//! TypeScript signature, rendered by `const` evaluation into `SkillSet::SIGNATURES`, and the
-//! same text rendered at run time for a skill set read from JSON.
+//! TypeScript signature, rendered when code mode is turned on (`pedelec::code::signature`),
+//! the same for a `skills![]` set, a composed one, and a skill set read from JSON.
 
-use pedelec::skills::SkillSet;
 use pedelec::{ToolArgs, ToolOutput, skills, tool};
 use serde::{Deserialize, Serialize};
 
@@ -82,9 +81,18 @@ mod composed {
     ];
 }
 
+/// Each tool's signature, in the set's order.
+fn signatures<N>(skills: &pedelec::SkillsInput<N>) -> Vec<String> {
+    skills
+        .tools()
+        .iter()
+        .map(pedelec::code::signature)
+        .collect()
+}
+
 #[test]
-fn signatures_are_rendered_by_const_evaluation() {
-    const SIGNATURES: &[&str] = <ToolName as SkillSet>::SIGNATURES;
+fn signatures_are_rendered_from_the_schemas() {
+    let signatures = signatures(&ToolName::skills());
     expect_test::expect![[r#"
         (args: {
           /** The invoice to refund. */
@@ -109,13 +117,13 @@ fn signatures_are_rendered_by_const_evaluation() {
         }): Promise<number>
         ----
         (): Promise<boolean>"#]]
-    .assert_eq(&SIGNATURES.join("\n----\n"));
+    .assert_eq(&signatures.join("\n----\n"));
 }
 
 #[test]
-fn composed_sets_join_their_signatures_in_order() {
-    let sigs = <composed::ToolName as SkillSet>::SIGNATURES;
+fn composed_sets_render_their_tools_in_order() {
+    let sigs = signatures(&composed::ToolName::skills());
     assert_eq!(sigs.len(), 2);
-    assert_eq!(sigs[0], <ToolName as SkillSet>::SIGNATURES[0]);
+    assert_eq!(sigs[0], signatures(&ToolName::skills())[0]);
     assert_eq!(sigs[1], "(): Promise<boolean>");
 }

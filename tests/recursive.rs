@@ -444,22 +444,24 @@ async fn a_deep_cycle_is_an_error_result_not_a_crash() {
 
 #[test]
 fn the_code_signature_declares_the_type_met_again() {
-    let signature = <Graphs as skills::SkillSet>::SIGNATURES[0];
+    let signature = pedelec::code::signature(&Graphs::skills().tools()[0]);
     expect_test::expect![[r"
         type Node = {
           /** The node's label. */
           label: string;
           /** The group it leads. */
-          group?: {
-            members: Node[];
-          };
+          group?: Group;
+        };
+        type Group = {
+          members: Node[];
         };
         type Folder = {
-          files: {
-            name: string;
-            /** The folder it stands for, if it is a link. */
-            parent?: Folder;
-          }[];
+          files: File[];
+        };
+        type File = {
+          name: string;
+          /** The folder it stands for, if it is a link. */
+          parent?: Folder;
         };
         (args: {
           /** Where to start. */
@@ -467,18 +469,12 @@ fn the_code_signature_declares_the_type_met_again() {
             /** The node's label. */
             label: string;
             /** The group it leads. */
-            group?: {
-              members: Node[];
-            };
+            group?: Group;
           };
           /** A folder. */
           folder?: {
-            files: {
-              name: string;
-              /** The folder it stands for, if it is a link. */
-              parent?: Folder;
-            }[];
+            files: File[];
           };
         }): Promise<number>"]]
-    .assert_eq(signature);
+    .assert_eq(&signature);
 }

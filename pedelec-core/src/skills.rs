@@ -24,13 +24,6 @@ pub trait SkillSet:
     const ALL: &'static [Self];
     /// The namespace of the set's tools (`skills![namespace = "…"]`), if any.
     const NAMESPACE: Option<&'static str> = None;
-    /// Each tool's signature for code mode (DESIGN §15), in [`ALL`](Self::ALL)'s order:
-    /// its argsSchema and output schema as TypeScript, `(args: {…}): Promise<…>` after the
-    /// declarations of its recursive types, rendered by `const` evaluation. `skills![]`
-    /// sets it; it is evaluated only where code mode reads it, so a build that does not use
-    /// code mode never pays for it. Empty (the default) or an empty entry: rendered when
-    /// the session is created.
-    const SIGNATURES: &'static [&'static str] = &[];
     /// The wire name of this tool.
     fn as_str(self) -> &'static str;
     /// The skill set: guidance and every tool's definition.

@@ -31,6 +31,12 @@
 //! `cargo xtask compile-bench [N] --profile [--runs R]`: instead of the timings, `cargo
 //! check` of each crate under rustc's self-profiler (once, or R times for medians), compared
 //! query by query (`compile_profile.rs`).
+//!
+//! `cargo xtask compile-bench --guard`: CI's guard on the compile bill. `cargo check` of the
+//! 100-tool crate alone, its rustc run under callgrind (`RUSTC_WRAPPER`), counted in
+//! instructions: a count that does not move with the machine's load. It fails when the count
+//! is over [`GUARD_BUDGET`], and then prints the self-profile comparison (where the time
+//! goes). The plain-serde twin is counted the same way, for the ratio.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -46,21 +52,33 @@ const DEFAULT_TOOLS: usize = 100;
 const DEFAULT_RUNS: usize = 3;
 /// Passes listed from `-Ztime-passes`.
 const TOP_PASSES: usize = 12;
+/// The budget of `--guard`: instructions rustc may spend on `cargo check` of the 100-tool
+/// crate alone (rustc 1.95, the toolchain `rust-version` names). Measured at 6.27e9 when set
+/// (plain serde's twin: 5.07e9, 1.24×), with 10 % of headroom. Raise it only for a reason a
+/// commit names (CONTRIBUTING: "The compile bill").
+const GUARD_BUDGET: u64 = 6_900_000_000;
+/// How many tools `--guard` compiles (its budget is for this many).
+const GUARD_TOOLS: usize = 100;
 
 const PEDELEC: &str = "pedelec_tools";
 const SERDE: &str = "serde_tools";
 
 /// Runs the task: `args` are what follows `compile-bench` on the command line.
 pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
-    const USAGE: &str = "usage: cargo xtask compile-bench [N] [--runs R] [--profile]";
+    const USAGE: &str = "usage: cargo xtask compile-bench [N] [--runs R] [--profile | --guard]";
     let mut tools = DEFAULT_TOOLS;
     let mut runs_each = DEFAULT_RUNS;
     let mut profile = false;
+    let mut guard = false;
     let mut runs_given = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         if arg == "--profile" {
             profile = true;
+            continue;
+        }
+        if arg == "--guard" {
+            guard = true;
             continue;
         }
         let (target, what, text) = if arg == "--runs" {
@@ -80,6 +98,9 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
             }
         }
     }
+    if guard {
+        tools = GUARD_TOOLS;
+    }
     let dir = root.join("target").join("compile-bench");
     generate(root, &dir, tools)?;
     let bench = Bench {
@@ -88,6 +109,9 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
     };
 
     eprintln!("compile-bench: {tools} tools in {}", dir.display());
+    if guard {
+        return bench.guard(tools);
+    }
     if profile {
         return bench.profile(tools, if runs_given { runs_each } else { 1 });
     }
@@ -158,6 +182,86 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
 }
 
 impl Bench {
+    /// `--guard`: both crates' `cargo check` counted in instructions; fails (with the
+    /// self-profile comparison) when pedelec's count is over [`GUARD_BUDGET`].
+    fn guard(&self, tools: usize) -> Result<(), String> {
+        eprintln!("compile-bench: warming up…");
+        for package in [PEDELEC, SERDE] {
+            self.cargo("check", package, "0")?;
+        }
+        eprintln!("compile-bench: `cargo check` of each crate under callgrind (a minute or two)…");
+        let serde = self.instructions(SERDE)?;
+        let pedelec = self.instructions(PEDELEC)?;
+        #[allow(clippy::cast_precision_loss, reason = "a ratio of counts")]
+        let ratio = pedelec as f64 / serde as f64;
+        println!(
+            "\n{tools} tools, `cargo check` of the crate alone, rustc's instructions:\n  plain serde \
+             {serde}\n  pedelec     {pedelec}  ({ratio:.2}× plain serde)\n  budget      {GUARD_BUDGET}"
+        );
+        if pedelec <= GUARD_BUDGET {
+            println!("compile-bench: within the budget");
+            return Ok(());
+        }
+        eprintln!("compile-bench: over the budget; where the time goes:");
+        self.profile(tools, 1)?;
+        Err(format!(
+            "`cargo check` of {tools} tools costs {pedelec} instructions, over the budget of \
+             {GUARD_BUDGET} (xtask/src/compile_bench.rs, GUARD_BUDGET; see CONTRIBUTING, \
+             \"The compile bill\")"
+        ))
+    }
+
+    /// The instructions rustc spends on `cargo check` of `package` alone (touched first), by
+    /// callgrind: a `RUSTC_WRAPPER` runs that one rustc under valgrind.
+    fn instructions(&self, package: &str) -> Result<u64, String> {
+        let out = self
+            .dir
+            .join("target")
+            .join(format!("callgrind.{package}.out"));
+        let wrapper = self.dir.join("callgrind-rustc.sh");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\n# compile-bench --guard: the crate under test's rustc under callgrind.\n\
+                 case \" $* \" in\n  *\" --crate-name {package} \"*) exec valgrind --tool=callgrind \
+                 --callgrind-out-file={} \"$@\" ;;\n  *) exec \"$@\" ;;\nesac\n",
+                out.display()
+            ),
+        )
+        .map_err(|e| format!("cannot write {}: {e}", wrapper.display()))?;
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&wrapper, mode)
+            .map_err(|e| format!("cannot make {} executable: {e}", wrapper.display()))?;
+        let _ = std::fs::remove_file(&out);
+        self.touch(package)?;
+        let output = self
+            .command("0")
+            .args(["check", "--quiet", "--bin", package, "-p", package])
+            .env("RUSTC_WRAPPER", &wrapper)
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "`cargo check` under callgrind failed (is valgrind installed?):\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let text = std::fs::read_to_string(&out).map_err(|e| {
+            format!(
+                "callgrind wrote no {} (is valgrind installed?): {e}",
+                out.display()
+            )
+        })?;
+        text.lines()
+            .find_map(|line| {
+                line.strip_prefix("summary: ")
+                    .or_else(|| line.strip_prefix("totals: "))
+            })
+            .and_then(|n| n.trim().parse().ok())
+            .ok_or_else(|| format!("no instruction total in {}", out.display()))
+    }
+
     /// `--profile`: both crates' `cargo check` under the self-profiler, `runs` times each
     /// (interleaved), compared row by row (medians).
     fn profile(&self, tools: usize, runs: usize) -> Result<(), String> {

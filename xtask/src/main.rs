@@ -12,7 +12,8 @@
 //! - `soak [--calls N] [--mcp-http]`: the soak test, over JSON Lines or MCP HTTP (`soak.rs`).
 //! - `compile-bench [N]`: compile time of N tools with pedelec against plain serde
 //!   (`compile_bench.rs`); with `--profile`, rustc's self-profile of both, query by query
-//!   (`compile_profile.rs`).
+//!   (`compile_profile.rs`); with `--guard`, CI's check of the 100-tool `cargo check` against
+//!   its budget, counted in instructions (callgrind).
 //! - `mcp-clients`: install the official MCP clients the tests drive, and the OAuth
 //!   authorization server of the end-to-end test (`mcp_clients.rs`).
 //! - `conformance [--scenario NAME]… [--spec-version V]… [--stateless] [--list]`: the official
@@ -56,7 +57,7 @@ tasks:
   soak [--calls N] [--mcp-http]
                    N calls (default 1,000,000) over loopback TCP, JSON Lines or MCP HTTP:
                    each answered exactly once, RSS flat, latency
-  compile-bench [N] [--runs R] [--profile]
+  compile-bench [N] [--runs R] [--profile | --guard]
                    compile time of N tools (default 100): pedelec against plain serde;
                    --profile: rustc's self-profile of a cargo check of both, query by query
   mcp-clients      install the official MCP clients (Python, TypeScript) and the OAuth

@@ -38,35 +38,28 @@ pub(crate) struct Function {
     pub(crate) declaration: String,
 }
 
-/// The functions of the tools a program may call, in the skill set's order. `compiled` is
-/// `SkillSet::SIGNATURES` when the set is typed (each tool's signature, rendered at compile
-/// time, in the same order as `tools`); any other tool's is rendered here, by the same code.
-pub(crate) fn functions(tools: &[ToolDefinition], compiled: &[&'static str]) -> Vec<Function> {
-    let compiled = (compiled.len() == tools.len()).then_some(compiled);
+/// The functions of the tools a program may call, in the skill set's order, each with its
+/// declaration rendered here, when code mode is turned on (microseconds a tool), not by the
+/// compiler: a build that never turns code mode on pays nothing for them.
+pub(crate) fn functions(tools: &[ToolDefinition]) -> Vec<Function> {
     tools
         .iter()
-        .enumerate()
-        .filter(|(_, def)| def.callable_by_program())
-        .map(|(i, def)| {
-            let rendered;
-            let text = match compiled.and_then(|c| c.get(i)).filter(|s| !s.is_empty()) {
-                Some(text) => *text,
-                None => {
-                    let args = def.args_schema().node();
-                    let output = def
-                        .output_schema()
-                        .filter(|o| !o.is_content())
-                        .map(crate::output::OutputSchema::node);
-                    rendered = typescript::render(args, output);
-                    &rendered
-                }
-            };
-            Function {
-                name: def.name().to_owned(),
-                declaration: declaration(def.name(), def.description(), text),
-            }
+        .filter(|def| def.callable_by_program())
+        .map(|def| Function {
+            name: def.name().to_owned(),
+            declaration: declaration(def.name(), def.description(), &signature(def)),
         })
         .collect()
+}
+
+/// The tool's code-mode signature: the declarations of its recursive types, then `(args:
+/// {…}): Promise<…>`, from its argsSchema and output schema.
+pub(crate) fn signature(def: &ToolDefinition) -> String {
+    let output = def
+        .output_schema()
+        .filter(|o| !o.is_content())
+        .map(crate::output::OutputSchema::node);
+    typescript::render(def.args_schema().node(), output)
 }
 
 /// How a program reaches the tool `name`: the name itself when each dotted part is an
@@ -79,7 +72,7 @@ pub(crate) fn path(name: &str) -> String {
     }
 }
 
-/// `text` is a compiled signature: declarations (lines that start `type `, and their
+/// `text` is a signature ([`signature`]): declarations (lines that start `type `, and their
 /// members), then the signature proper, which starts with `(` at the start of a line.
 fn declaration(name: &str, description: &str, text: &str) -> String {
     let split = if text.starts_with('(') {

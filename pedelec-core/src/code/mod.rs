@@ -18,8 +18,8 @@
 //!
 //! - `search_tools` (`{"query", "limit"?}`): the signatures of the tools that match, best
 //!   first, among those the caller may call from a program; each a TypeScript declaration
-//!   generated from the tool's argsSchema and output schema (at compile time for a
-//!   `skills![]` set: `SkillSet::SIGNATURES`).
+//!   generated from the tool's argsSchema and output schema when code mode is turned on
+//!   ([`signature`]).
 //! - `run_code` (`{"code"}`): runs the program, JavaScript, in an embedded QuickJS sandbox
 //!   (no files, network, clock, environment or modules; time, memory, stack, call and output
 //!   limits). Each tool is an async function (`await billing.refund_invoice({…})`, or
@@ -45,6 +45,16 @@ mod mode;
 mod sandbox;
 
 #[cfg(feature = "code-mode")]
-pub(crate) use mode::declared;
+pub use mode::CodeMode;
 #[cfg(feature = "code-mode")]
-pub use mode::{CodeMode, CodeSignatures};
+pub(crate) use mode::declared;
+
+/// The tool's signature as a program sees it (DESIGN §15): the TypeScript declarations of its
+/// recursive types, then `(args: {…}): Promise<…>`, from its argsSchema and output schema
+/// (what `search_tools` declares, after the tool's description and name). Rendered when asked,
+/// in microseconds: a session renders its tools' once, when code mode is turned on.
+#[cfg(feature = "code-mode")]
+#[must_use]
+pub fn signature(tool: &crate::tool::ToolDefinition) -> String {
+    api::signature(tool)
+}

@@ -17,7 +17,6 @@ use crate::search::Index;
 use crate::search::tools::{RUN_CODE, SEARCH_TOOLS, read_query, search_tools_schema};
 use crate::session::SessionBuilder;
 use crate::session::mount::{Mount, SessionLink};
-use crate::skills::SkillSet;
 use crate::tool::{Callers, ToolDefinition};
 
 /// Code mode's options (`SessionBuilder::code_mode`; DESIGN §15): the limits each program
@@ -90,41 +89,17 @@ impl CodeMode {
     }
 }
 
-/// Where a session's tool names come from, for code mode: a `skills![]` set brings its
-/// signatures rendered at compile time (`SkillSet::SIGNATURES`); a set read at run time
-/// has them rendered when the session is created.
-pub trait CodeSignatures {
-    /// The signatures rendered at compile time, in the set's order (empty: none).
-    fn compiled() -> &'static [&'static str];
-}
-
-impl CodeSignatures for String {
-    fn compiled() -> &'static [&'static str] {
-        &[]
-    }
-}
-
-impl<N: SkillSet> CodeSignatures for N {
-    fn compiled() -> &'static [&'static str] {
-        N::SIGNATURES
-    }
-}
-
-impl<N: CodeSignatures> SessionBuilder<N> {
+impl<N> SessionBuilder<N> {
     /// Turns code mode on (feature `code-mode`; DESIGN §15): the session gains
     /// `search_tools` and `run_code` (see [`code`](crate::code)).
     #[must_use]
     pub fn code_mode(self, mode: CodeMode) -> Self {
-        self.mount_own(Mounted {
-            mode,
-            compiled: N::compiled(),
-        })
+        self.mount_own(Mounted { mode })
     }
 }
 
 struct Mounted {
     mode: CodeMode,
-    compiled: &'static [&'static str],
 }
 
 impl Mount for Mounted {
@@ -151,7 +126,7 @@ impl Mount for Mounted {
         if !problems.is_empty() {
             return Err(problems);
         }
-        let functions = functions(skills, self.compiled);
+        let functions = functions(skills);
         let manifest = SerializableSkillsManifest {
             guidance: String::new(),
             // The tools `functions` keeps, in the same order.

@@ -24,6 +24,7 @@ mod raw;
 mod resolve;
 mod shortcuts;
 pub(crate) mod tape;
+#[cfg(any(feature = "code-mode", test))]
 pub(crate) mod typescript;
 mod validate;
 

@@ -1380,7 +1380,7 @@ impl SchemaNode {
     #[must_use]
     pub fn definitions(&self) -> Vec<&Def> {
         let mut out = Vec::new();
-        collect_defs(self, &mut out);
+        collect_defs(self, &mut out, &mut Vec::new());
         out
     }
 
@@ -1424,24 +1424,32 @@ impl fmt::Display for SchemaNode {
 }
 
 /// Adds the `$defs` entries of the tree rooted at `node` to `out` (each name once).
-fn collect_defs<'a>(node: &'a SchemaNode, out: &mut Vec<&'a Def>) {
+/// `entered`: the derived types (by their `static` body) already walked into, so that a type
+/// that contains itself (a schema before [`resolved`](SchemaNode::resolved)) is walked once.
+fn collect_defs<'a>(node: &'a SchemaNode, out: &mut Vec<&'a Def>, entered: &mut Vec<&'a Named>) {
+    if let Some(named) = &node.named {
+        if entered.contains(&named) {
+            return;
+        }
+        entered.push(named);
+    }
     for def in node.defs() {
         if !out.iter().any(|d| d.name == def.name) {
             out.push(def);
-            collect_defs(&def.schema, out);
+            collect_defs(&def.schema, out, entered);
         }
     }
     if let Some(items) = &node.items {
-        collect_defs(items, out);
+        collect_defs(items, out, entered);
     }
     for p in node.properties() {
-        collect_defs(&p.schema, out);
+        collect_defs(&p.schema, out, entered);
     }
     if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
-        collect_defs(values, out);
+        collect_defs(values, out, entered);
     }
     for b in node.one_of_branches().unwrap_or(&[]) {
-        collect_defs(b, out);
+        collect_defs(b, out, entered);
     }
 }
 

@@ -1,10 +1,11 @@
 //! An argsSchema as a TypeScript type, for code mode (DESIGN §15): a program sees each tool
 //! as a function `name(args: {…}): Promise<…>`, and a model reads that signature.
 //!
-//! One renderer, written as `const fn`s so that `#[tool]` renders its tool's signature at
-//! compile time (a `const`, evaluated only when code mode reads it) and a skill set read
-//! from JSON renders the same text at run time. It writes into an [`Out`]: first with no
-//! buffer, to measure, then into a buffer of exactly that length.
+//! One renderer, run when code mode is turned on (`code::api::functions`): microseconds a
+//! tool, where rendering by `const` evaluation cost every build about 20 ms a tool, code mode
+//! or not. It writes into an [`Out`]: first with no buffer, to measure, then into a buffer of
+//! exactly that length (its `const fn`s are what remains of rendering at compile time; they
+//! cost nothing at run time).
 //!
 //! The type is what a value must look like, not every bound: `minimum`, `pattern` and the
 //! like are left to validation, whose error names the argument.
@@ -229,12 +230,14 @@ impl Seen {
 }
 
 /// Writes the declarations of the types a signature refers to (`type Node = {…};`, one
-/// per line): the `$defs` found on `args` and `output`, and each type met again inside
-/// itself; nothing for the common schema without any.
-pub const fn declarations(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
-    defs_of(args, out);
+/// per line): every `$defs` entry found in `args` and `output` (a resolved schema keeps them
+/// where a cycle is entered, not only at the root), each name once, and each type met again
+/// inside itself; nothing for the common schema without any.
+pub fn declarations(args: &SchemaNode, output: Option<&SchemaNode>, out: &mut Out<'_>) {
+    let mut declared = Vec::new();
+    defs_of(args, out, &mut declared);
     if let Some(node) = output {
-        defs_of(node, out);
+        defs_of(node, out, &mut declared);
     }
     let mut seen = Seen::new();
     write_signature(args, output, &mut Out::measure(), &mut seen);
@@ -252,19 +255,19 @@ pub const fn declarations(args: &SchemaNode, output: Option<&SchemaNode>, out: &
     }
 }
 
-const fn defs_of(node: &SchemaNode, out: &mut Out<'_>) {
-    let Some(defs) = &node.defs else {
-        return;
-    };
-    let defs = cow_slice(defs);
-    let mut i = 0;
-    while i < defs.len() {
-        out.push("type ");
-        out.push(str_of(&defs[i].name));
-        out.push(" = ");
-        ts_type(deref(&defs[i].schema), 1, out, None, &mut Seen::new());
-        out.push(";\n");
-        i += 1;
+/// Declares the `$defs` entries of the schema rooted at `node` (all of them, each name once),
+/// skipping a name `declared` already holds.
+fn defs_of<'a>(node: &'a SchemaNode, out: &mut Out<'_>, declared: &mut Vec<&'a str>) {
+    for def in node.definitions() {
+        let name = def.name();
+        if !declared.contains(&name) {
+            declared.push(name);
+            out.push("type ");
+            out.push(name);
+            out.push(" = ");
+            ts_type(def.schema(), 1, out, None, &mut Seen::new());
+            out.push(";\n");
+        }
     }
 }
 
@@ -448,13 +451,9 @@ const fn literal(value: &Literal, out: &mut Out<'_>) {
     }
 }
 
-/// The signature of a tool whose schemas are only known at run time (a skill set read
-/// from JSON): what `SkillSet::SIGNATURES` holds, rendered by the same `const fn`s.
+/// A tool's signature: the declarations of its recursive types, then `(args: {…}):
+/// Promise<…>`.
 #[must_use]
-#[cfg_attr(
-    not(feature = "code-mode"),
-    allow(dead_code, reason = "code mode renders")
-)]
 pub fn render(args: &SchemaNode, output: Option<&SchemaNode>) -> String {
     let write = |out: &mut Out<'_>| {
         declarations(args, output, out);

@@ -29,33 +29,6 @@ use syn::spanned::Spanned;
 use super::model::SkillSet;
 use crate::util::Private;
 
-/// `SkillSet::SIGNATURES`: each tool's code-mode signature, rendered by `const` evaluation
-/// (only where code mode reads it); a composed set joins its included sets' first.
-fn signatures(set: &SkillSet, aliases: &[syn::Ident], set_aliases: &[syn::Ident]) -> TokenStream {
-    let ident = &set.ident;
-    let own = aliases.iter().map(|alias| {
-        let private = Private::at(alias.span());
-        quote!(#private::signature_of!(#ident, #alias))
-    });
-    let own = quote!([#(#own),*]);
-    let all = if set.includes.is_empty() {
-        quote!(&#own)
-    } else {
-        let count = aliases.len();
-        let private = Private;
-        quote!(&#Private::join_signatures::<__PEDELEC_COUNT>(&[
-            #((
-                #private::set_len::<Self, #set_aliases>(),
-                #private::set_signatures::<Self, #set_aliases>(),
-            ),)*
-            (#count, &#own),
-        ]))
-    };
-    quote! {
-        const SIGNATURES: &'static [&'static ::core::primitive::str] = #all;
-    }
-}
-
 /// The enum, then its impls and checks in an anonymous `const` block.
 pub fn skills(set: &SkillSet) -> TokenStream {
     let SkillSet {
@@ -155,7 +128,6 @@ pub fn skills(set: &SkillSet) -> TokenStream {
         ))
     };
 
-    let signatures = signatures(set, &aliases, &set_aliases);
     let target_checks = portability_checks(set, &aliases);
     let advice = namespace_advice(set);
 
@@ -252,7 +224,6 @@ pub fn skills(set: &SkillSet) -> TokenStream {
                 const ALL: &'static [Self] = &Self::ALL;
                 const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> =
                     Self::NAMESPACE;
-                #signatures
                 fn as_str(self) -> &'static ::core::primitive::str {
                     Self::as_str(self)
                 }

@@ -120,24 +120,6 @@ const _: () = {
     impl ::pedelec::__private::SkillSet for ToolName {
         const ALL: &'static [Self] = &Self::ALL;
         const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> = Self::NAMESPACE;
-        const SIGNATURES: &'static [&'static ::core::primitive::str] = &::pedelec::__private::join_signatures::<
-            __PEDELEC_COUNT,
-        >(
-            &[
-                (
-                    ::pedelec::__private::set_len::<Self, __pedelec_set_0>(),
-                    ::pedelec::__private::set_signatures::<Self, __pedelec_set_0>(),
-                ),
-                (
-                    ::pedelec::__private::set_len::<Self, __pedelec_set_1>(),
-                    ::pedelec::__private::set_signatures::<Self, __pedelec_set_1>(),
-                ),
-                (
-                    1usize,
-                    &[::pedelec::__private::signature_of!(ToolName, __pedelec_tool_0)],
-                ),
-            ],
-        );
         fn as_str(self) -> &'static ::core::primitive::str {
             Self::as_str(self)
         }

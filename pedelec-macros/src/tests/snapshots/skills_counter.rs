@@ -81,10 +81,6 @@ const _: () = {
     impl ::pedelec::__private::SkillSet for ToolName {
         const ALL: &'static [Self] = &Self::ALL;
         const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> = Self::NAMESPACE;
-        const SIGNATURES: &'static [&'static ::core::primitive::str] = &[
-            ::pedelec::__private::signature_of!(ToolName, __pedelec_tool_0),
-            ::pedelec::__private::signature_of!(ToolName, __pedelec_tool_1),
-        ];
         fn as_str(self) -> &'static ::core::primitive::str {
             Self::as_str(self)
         }

@@ -79,10 +79,6 @@ const _: () = {
     impl ::pedelec::__private::SkillSet for BrowserTool {
         const ALL: &'static [Self] = &Self::ALL;
         const NAMESPACE: ::core::option::Option<&'static ::core::primitive::str> = Self::NAMESPACE;
-        const SIGNATURES: &'static [&'static ::core::primitive::str] = &[
-            ::pedelec::__private::signature_of!(BrowserTool, __pedelec_tool_0),
-            ::pedelec::__private::signature_of!(BrowserTool, __pedelec_tool_1),
-        ];
         fn as_str(self) -> &'static ::core::primitive::str {
             Self::as_str(self)
         }
