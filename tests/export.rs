@@ -20,7 +20,8 @@ use std::fmt::Write as _;
 
 use pedelec::context::Caller;
 use pedelec::export::{
-    CacheControl, Choice, Export, ExportOptions, ProviderCall, ProviderCaller, Search, Target,
+    CacheControl, Choice, Export, ExportError, ExportOptions, ProviderCall, ProviderCaller, Search,
+    Target,
 };
 use pedelec::manifest::SerializableSkillsManifest;
 use pedelec::{
@@ -299,6 +300,23 @@ fn manifest(tools: Value) -> SerializableSkillsManifest {
     serde_json::from_value(json!({"guidance": "g", "tools": tools})).unwrap()
 }
 
+/// Each problem's tool and rule, in order.
+fn rules(error: &ExportError) -> Vec<(String, &'static str)> {
+    error
+        .problems()
+        .iter()
+        .map(|p| (p.tool.clone().unwrap_or_default(), p.rule))
+        .collect()
+}
+
+/// A closed object schema with `optional` optional string properties (`p0`, `p1`, …).
+fn closed_object(optional: usize) -> Value {
+    let props: serde_json::Map<String, Value> = (0..optional)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    json!({"type": "object", "properties": props, "additionalProperties": false})
+}
+
 fn tool_json(name: &str, description: &str, schema: Value) -> Value {
     json!({"name": name, "description": description, "argsSchema": schema})
 }
@@ -451,12 +469,11 @@ fn openai_takes_at_most_128_tools() {
             let error = manifest(tools(130))
                 .export(target, options(strict))
                 .unwrap_err();
-            let got: Vec<_> = error
-                .problems()
-                .iter()
-                .map(|p| (p.tool.as_deref().unwrap(), p.rule))
-                .collect();
-            assert_eq!(got, [("t128", "tool-count")], "{target}");
+            assert_eq!(
+                rules(&error),
+                [("t128".to_owned(), "tool-count")],
+                "{target}"
+            );
             assert_eq!(
                 error.to_string(),
                 format!(
@@ -546,25 +563,20 @@ fn examples_go_to_anthropic_only_and_must_match_the_args_schema() {
 
 #[test]
 fn anthropic_strict_limits_count_across_the_set() {
-    let optional = |n: usize| {
-        let props: serde_json::Map<String, Value> = (0..n)
-            .map(|i| (format!("p{i}"), json!({"type": "string"})))
-            .collect();
-        json!({"type": "object", "properties": props, "additionalProperties": false})
-    };
     let tools: Vec<Value> = (0..21)
-        .map(|i| tool_json(&format!("t{i}"), "T.", optional(if i < 5 { 5 } else { 0 })))
+        .map(|i| {
+            tool_json(
+                &format!("t{i}"),
+                "T.",
+                closed_object(if i < 5 { 5 } else { 0 }),
+            )
+        })
         .collect();
     let error = manifest(Value::Array(tools.clone()))
         .export(Target::Anthropic, ExportOptions::default())
         .unwrap_err();
-    let got: Vec<_> = error
-        .problems()
-        .iter()
-        .map(|p| (p.tool.clone().unwrap(), p.rule))
-        .collect();
     assert_eq!(
-        got,
+        rules(&error),
         [
             ("t4".to_owned(), "strict-optional-parameters"),
             ("t20".to_owned(), "strict-tools"),
@@ -581,15 +593,7 @@ fn anthropic_strict_limits_count_across_the_set() {
 /// (`defer_loading: true`) included: searched tools count toward the strict limits.
 #[test]
 fn anthropic_strict_limits_count_deferred_tools() {
-    let schema = |optional: usize| {
-        let props: serde_json::Map<String, Value> = (0..optional)
-            .map(|i| (format!("p{i}"), json!({"type": "string"})))
-            .collect();
-        ToolArgsSchema::from_json(
-            &json!({"type": "object", "properties": props, "additionalProperties": false}),
-        )
-        .unwrap()
-    };
+    let schema = |optional: usize| ToolArgsSchema::from_json(&closed_object(optional)).unwrap();
     // 12 tools declared in full, 10 deferred: 22 strict tools in the request.
     let tools: Vec<ToolDefinition> = (0..22)
         .map(|i| ToolDefinition::new(format!("t{i}"), "T.", schema(0)).with_defer(i >= 12))
@@ -598,12 +602,11 @@ fn anthropic_strict_limits_count_deferred_tools() {
         let error = SkillsInput::new("g", tools.clone())
             .export(Target::Anthropic, ExportOptions::default().search(search))
             .unwrap_err();
-        let got: Vec<_> = error
-            .problems()
-            .iter()
-            .map(|p| (p.tool.clone().unwrap(), p.rule))
-            .collect();
-        assert_eq!(got, [("t20".to_owned(), "strict-tools")], "{search:?}");
+        assert_eq!(
+            rules(&error),
+            [("t20".to_owned(), "strict-tools")],
+            "{search:?}"
+        );
     }
     // Optional parameters of deferred tools count too (5 tools of 5, the 5th past 24).
     let tools: Vec<ToolDefinition> = (0..5)
@@ -635,9 +638,7 @@ fn rich_export(target: Target) -> Export {
 #[test]
 fn tool_choice_in_each_providers_form() {
     let export = |target, strict| Rich::export(target, options(strict)).unwrap();
-    let refused = |result: Result<Value, pedelec::export::ExportError>| {
-        result.unwrap_err().problems()[0].rule
-    };
+    let refused = |result: Result<Value, ExportError>| result.unwrap_err().problems()[0].rule;
     let chat = export(Target::OpenAiChat, true);
     assert_eq!(
         chat.tool_choice(&[Rich::OpenUrl], Choice::Required)

@@ -234,19 +234,14 @@ impl Bench {
             .map_err(|e| format!("cannot make {} executable: {e}", wrapper.display()))?;
         let _ = std::fs::remove_file(&out);
         self.touch(package)?;
-        let output = self
-            .command("0")
+        let mut command = self.command("0");
+        command
             .args(["check", "--quiet", "--bin", package, "-p", package])
-            .env("RUSTC_WRAPPER", &wrapper)
-            .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "`cargo check` under callgrind failed (is valgrind installed?):\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
+            .env("RUSTC_WRAPPER", &wrapper);
+        run(
+            &mut command,
+            "`cargo check` under callgrind (is valgrind installed?)",
+        )?;
         let text = std::fs::read_to_string(&out).map_err(|e| {
             format!(
                 "callgrind wrote no {} (is valgrind installed?): {e}",
@@ -297,22 +292,14 @@ impl Bench {
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         self.touch(package)?;
-        let output = self
-            .command("0")
+        let mut command = self.command("0");
+        command
             .args(["rustc", "--quiet", "--profile", "check", "-p", package])
             .args(["--bin", package, "--"])
             .arg(format!("-Zself-profile={}", dir.display()))
             .arg("-Zself-profile-events=default,args")
-            .env("RUSTC_BOOTSTRAP", "1")
-            .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "`cargo rustc -- -Zself-profile` failed:\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
+            .env("RUSTC_BOOTSTRAP", "1");
+        run(&mut command, "`cargo rustc -- -Zself-profile`")?;
         compile_profile::Profile::read(&dir, package)
     }
 }
@@ -354,19 +341,11 @@ impl Bench {
     fn cargo(&self, subcommand: &str, package: &str, incremental: &str) -> Result<(), String> {
         let mut command = self.command(incremental);
         command.args([subcommand, "--quiet", "--bin", package, "-p", package]);
-        let output = command
-            .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "`cargo {subcommand}` failed in {}:\n{}",
-                self.dir.display(),
-                String::from_utf8_lossy(&output.stderr)
-            ))
-        }
+        run(
+            &mut command,
+            &format!("`cargo {subcommand}` in {}", self.dir.display()),
+        )?;
+        Ok(())
     }
 
     fn touch(&self, package: &str) -> Result<(), String> {
@@ -399,20 +378,27 @@ impl Bench {
     fn time_passes(&self, package: &str) -> Result<String, String> {
         self.cargo("build", package, "0")?;
         self.touch(package)?;
-        let output = self
-            .command("0")
+        let mut command = self.command("0");
+        command
             .args(["rustc", "--quiet", "-p", package, "--bin", package, "--"])
             .arg("-Ztime-passes")
-            .env("RUSTC_BOOTSTRAP", "1")
-            .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        if output.status.success() {
-            Ok(stderr)
-        } else {
-            Err(format!("`cargo rustc -- -Ztime-passes` failed:\n{stderr}"))
-        }
+            .env("RUSTC_BOOTSTRAP", "1");
+        run(&mut command, "`cargo rustc -- -Ztime-passes`")
+    }
+}
+
+/// Runs `command` (a cargo command, its output discarded): its stderr, or an error naming
+/// `what` with cargo's stderr.
+fn run(command: &mut Command, what: &str) -> Result<String, String> {
+    let output = command
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.success() {
+        Ok(stderr)
+    } else {
+        Err(format!("{what} failed:\n{stderr}"))
     }
 }
 
