@@ -40,11 +40,19 @@
 #[cfg(feature = "code-mode")]
 mod api;
 #[cfg(feature = "code-mode")]
+mod frame;
+#[cfg(feature = "code-mode")]
+mod interp;
+#[cfg(feature = "code-mode")]
 mod mode;
 #[cfg(feature = "code-mode")]
 mod sandbox;
+#[cfg(feature = "code-mode")]
+mod worker;
 
 #[cfg(feature = "code-mode")]
 pub(crate) use mode::declared;
 #[cfg(feature = "code-mode")]
-pub use mode::{CodeMode, CodeSignatures};
+pub use mode::{
+    CodeMode, CodeSignatures, Isolation, MAX_OUTPUT_RANGE, MEMORY_LIMIT_RANGE, STACK_LIMIT_RANGE,
+};
