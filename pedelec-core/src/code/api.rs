@@ -121,12 +121,55 @@ pub(crate) fn dotted(name: &str, tools: &HashSet<&str>, globals: &[String]) -> O
 /// JavaScript's reserved words and the names strict code may not bind: no global of a
 /// program can be one (`new(...)` does not parse).
 const RESERVED: &[&str] = &[
-    "arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
-    "default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
-    "for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let",
-    "new", "null", "package", "private", "protected", "public", "return", "static", "super",
-    "switch", "this", "throw", "true", "try", "typeof", "undefined", "var", "void", "while",
-    "with", "yield",
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
 ];
 
 /// How a program calls the tool `name`: its dotted path, or `tools["…"]`.
@@ -170,7 +213,13 @@ mod tests {
 
     #[test]
     fn paths_are_names_or_lookups() {
-        let tools: HashSet<&str> = ["report", "report.daily", "Math.solve", "billing.refund_invoice"].into();
+        let tools: HashSet<&str> = [
+            "report",
+            "report.daily",
+            "Math.solve",
+            "billing.refund_invoice",
+        ]
+        .into();
         let globals = ["Math".to_owned(), "JSON".to_owned()];
         let path = |name: &str| call_path(name, dotted(name, &tools, &globals).as_deref());
         assert_eq!(path("billing.refund_invoice"), "billing.refund_invoice");

@@ -43,9 +43,16 @@ pub(crate) enum ToWorker {
     Started(i32),
     /// The call the program just made was refused (thrown at the call); `stop`: the
     /// program reached its call limit and stops.
-    Refused { error: ToolError, stop: bool },
+    Refused {
+        error: ToolError,
+        stop: bool,
+    },
     /// A call's answer: its value's or its error's JSON.
-    Answer { id: i32, ok: bool, json: String },
+    Answer {
+        id: i32,
+        ok: bool,
+        json: String,
+    },
 }
 
 /// Interpreter to host.
@@ -101,8 +108,11 @@ pub(crate) fn read<T: for<'de> Deserialize<'de>>(
     max: usize,
 ) -> std::io::Result<Option<T>> {
     line.clear();
-    let read = std::io::Read::take(&mut *input, u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1))
-        .read_until(b'\n', line)?;
+    let read = std::io::Read::take(
+        &mut *input,
+        u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1),
+    )
+    .read_until(b'\n', line)?;
     if read == 0 {
         return Ok(None);
     }

@@ -72,9 +72,7 @@ type Intrinsics = (
 pub(crate) fn globals() -> &'static [String] {
     static GLOBALS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     GLOBALS.get_or_init(|| {
-        let mut names: Vec<String> = ["console", "tools", "ToolError"]
-            .map(String::from)
-            .to_vec();
+        let mut names: Vec<String> = ["console", "tools", "ToolError"].map(String::from).to_vec();
         let listed = Runtime::new().ok().and_then(|runtime| {
             let context = Context::custom::<Intrinsics>(&runtime).ok()?;
             context.with(|cx| {
@@ -142,7 +140,11 @@ impl State {
                 Stop::set(stop, Stop::Time);
                 return None;
             }
-            match self.link.inbox.recv_timeout(left.min(Duration::from_millis(20))) {
+            match self
+                .link
+                .inbox
+                .recv_timeout(left.min(Duration::from_millis(20)))
+            {
                 Ok(frame) => return Some(frame),
                 Err(mpsc::RecvTimeoutError::Timeout) if Stop::of(stop) == Stop::Running => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => return None,
@@ -184,13 +186,18 @@ fn execute(
         let mut options = rquickjs::context::EvalOptions::default();
         options.strict = false;
         options.filename = Some(PROGRAM.to_owned());
-        Ok(match cx.eval_with_options::<Promise, _>(source, options).catch(&cx) {
-            Ok(promise) => Ok((
-                Persistent::save(&cx, promise),
-                Persistent::save(&cx, settle),
-            )),
-            Err(caught) => Err(thrown(caught)),
-        })
+        Ok(
+            match cx
+                .eval_with_options::<Promise, _>(source, options)
+                .catch(&cx)
+            {
+                Ok(promise) => Ok((
+                    Persistent::save(&cx, promise),
+                    Persistent::save(&cx, settle),
+                )),
+                Err(caught) => Err(thrown(caught)),
+            },
+        )
     })?;
     let (promise, settle) = match begun {
         Ok(begun) => begun,
@@ -217,20 +224,22 @@ fn execute(
         if Stop::of(stop) != Stop::Running {
             return Ok(Outcome::Returned(None));
         }
-        let settled = context.with(|cx| -> Result<Option<Result<Option<String>, Thrown>>, ToolError> {
-            let promise = promise.clone().restore(&cx).map_err(|e| internal(&e))?;
-            Ok(match promise.result::<rquickjs::Value>() {
-                Some(Ok(value)) => Some(match cx.json_stringify(value).catch(&cx) {
-                    Ok(text) => Ok(text
-                        .map(|t| t.to_string())
-                        .transpose()
-                        .map_err(|e| internal(&e))?),
-                    Err(caught) => Err(thrown(caught)),
-                }),
-                Some(Err(e)) => Some(Err(thrown(CaughtError::from_error(&cx, e)))),
-                None => None,
-            })
-        })?;
+        let settled = context.with(
+            |cx| -> Result<Option<Result<Option<String>, Thrown>>, ToolError> {
+                let promise = promise.clone().restore(&cx).map_err(|e| internal(&e))?;
+                Ok(match promise.result::<rquickjs::Value>() {
+                    Some(Ok(value)) => Some(match cx.json_stringify(value).catch(&cx) {
+                        Ok(text) => Ok(text
+                            .map(|t| t.to_string())
+                            .transpose()
+                            .map_err(|e| internal(&e))?),
+                        Err(caught) => Err(thrown(caught)),
+                    }),
+                    Some(Err(e)) => Some(Err(thrown(CaughtError::from_error(&cx, e)))),
+                    None => None,
+                })
+            },
+        )?;
         match settled {
             Some(Ok(text)) => return Ok(Outcome::Returned(text)),
             Some(Err(thrown)) => return Ok(limit_or(thrown, &runtime, &limits)),
@@ -256,7 +265,11 @@ fn execute(
         state.borrow_mut().waiting -= 1;
         let failed = context.with(|cx| -> Result<Option<Thrown>, ToolError> {
             let settle = settle.clone().restore(&cx).map_err(|e| internal(&e))?;
-            Ok(settle.call::<_, ()>((id, ok, json)).catch(&cx).err().map(thrown))
+            Ok(settle
+                .call::<_, ()>((id, ok, json))
+                .catch(&cx)
+                .err()
+                .map(thrown))
         })?;
         if let Some(thrown) = failed {
             if Stop::of(stop) != Stop::Running {

@@ -88,8 +88,14 @@ pub(super) async fn run(
         .collect();
     let start = Start {
         code: code.to_owned(),
-        names: callable.iter().map(|&i| api.functions[i].name.clone()).collect(),
-        paths: callable.iter().map(|&i| api.functions[i].path.clone()).collect(),
+        names: callable
+            .iter()
+            .map(|&i| api.functions[i].name.clone())
+            .collect(),
+        paths: callable
+            .iter()
+            .map(|&i| api.functions[i].path.clone())
+            .collect(),
         limits,
     };
     let mut runner = match &api.pool {
@@ -157,11 +163,10 @@ pub(super) async fn run(
             }
         }
     };
-    // The worker is killed when dropped (its listener reaps it); calls still running stop.
+    // The worker is killed when dropped (its listener reaps it); calls still running stop
+    // when `calls` is dropped (here, or with this future when the outer call ends first).
     drop(runner);
-    for (_, call) in calls.running.drain() {
-        call.abort();
-    }
+    drop(calls);
     finish(outcome, output, limits.max_output)
 }
 
@@ -179,6 +184,14 @@ struct Calls {
     answers: UnboundedSender<(i32, ToolResult)>,
 }
 
+impl Drop for Calls {
+    fn drop(&mut self) {
+        for (_, call) in self.running.drain() {
+            call.abort();
+        }
+    }
+}
+
 impl Calls {
     /// Checks a call and starts it on the session: its id, or why it was refused (thrown
     /// in the program at the call) and whether the program stops (its call limit).
@@ -191,7 +204,11 @@ impl Calls {
             ));
             return Err((error, true));
         }
-        if !self.callable.iter().any(|&i| self.api.functions[i].name == name) {
+        if !self
+            .callable
+            .iter()
+            .any(|&i| self.api.functions[i].name == name)
+        {
             return Err((self.not_callable(name), false));
         }
         let args: Value = serde_json::from_str(args).map_err(|e| {
@@ -268,7 +285,11 @@ fn bounded(text: &str, max: usize, what: &str) -> String {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}… [{what} cut: {end} of {} bytes shown]", &text[..end], text.len())
+    format!(
+        "{}… [{what} cut: {end} of {} bytes shown]",
+        &text[..end],
+        text.len()
+    )
 }
 
 /// The answer: `{"result", "output"}`, or the error with the program's line and output;

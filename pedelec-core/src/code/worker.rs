@@ -79,7 +79,10 @@ fn serve() -> i32 {
     };
     let limits = start.limits;
     // Memory bounded by the system too: the interpreter's limit, its stack, a margin.
-    let data = limits.memory.saturating_add(limits.stack).saturating_add(DATA_MARGIN);
+    let data = limits
+        .memory
+        .saturating_add(limits.stack)
+        .saturating_add(DATA_MARGIN);
     // CPU time as the last backstop (the host kills the worker well before).
     let cpu = limits.time_ms.div_ceil(1000).saturating_add(2);
     if setrlimit(Resource::RLIMIT_DATA, data as u64, data as u64).is_err()
@@ -113,9 +116,7 @@ fn serve() -> i32 {
         }
     }
     let link = Link {
-        send: Box::new(|frame: ToHost| {
-            frame::write(&mut std::io::stdout().lock(), &frame).is_ok()
-        }),
+        send: Box::new(|frame: ToHost| frame::write(&mut std::io::stdout().lock(), &frame).is_ok()),
         inbox,
     };
     let program = std::thread::Builder::new()
@@ -234,7 +235,11 @@ fn listen(
     let mut line = Vec::new();
     let mut garbled = None;
     loop {
-        match frame::read::<ToHost>(&mut input, &mut line, MAX_FRAME.load(Ordering::Relaxed) as usize) {
+        match frame::read::<ToHost>(
+            &mut input,
+            &mut line,
+            MAX_FRAME.load(Ordering::Relaxed) as usize,
+        ) {
             Ok(Some(frame)) => {
                 let _ = sender.send(FromWorker::Frame(frame));
             }
@@ -357,7 +362,9 @@ impl PoolInner {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&self.dir)
-            .and_then(|()| std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o500)))
+            .and_then(|()| {
+                std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o500))
+            })
             .map_err(|e| {
                 ToolError::with_code(
                     ErrorCode::IoFailed,
@@ -398,7 +405,9 @@ fn refill(pool: &Weak<PoolInner>) {
         if inner.closed.load(Ordering::Acquire) {
             return;
         }
-        let Ok(mut idle) = inner.idle.lock() else { return };
+        let Ok(mut idle) = inner.idle.lock() else {
+            return;
+        };
         idle.retain(|w| w.born.elapsed() < inner.idle_timeout && w.frames.is_empty());
         if idle.len() < inner.size {
             drop(idle);
