@@ -680,8 +680,9 @@ async fn nothing_left_behind(attack: &str) {
         let busy: Vec<_> = after
             .iter()
             .filter(|(pid, state, ticks)| {
-                matches!(state, 'R' | 'Z' | 'D')
-                    || before.iter().any(|(p, _, t)| p == pid && t != ticks)
+                // The state is the main thread's (a worker's waits for its program's
+                // thread); the ticks are the whole process's.
+                *state == 'Z' || before.iter().any(|(p, _, t)| p == pid && t != ticks)
             })
             .copied()
             .collect();
@@ -810,8 +811,12 @@ async fn builtins_that_loop_in_c_are_killed_with_their_worker_and_nothing_is_lef
         "InternalError",
         "TypeError",
     ];
-    // The answer is bounded by `max_output` (with its marker), and says what stopped it.
+    // The answer is bounded by `max_output` (with its marker), and says what stopped it (a
+    // generic method QuickJS finishes quickly, with a fast path, may answer).
     let check = |attack: &str, expected: &str, result: ToolResult| {
+        if expected.is_empty() && result.is_ok() {
+            return;
+        }
         let e = error(result);
         let text = format!(
             "{} {}",
@@ -856,10 +861,7 @@ async fn a_worker_killed_mid_program_is_an_error_that_says_so_and_the_next_progr
         // stop well before).
         loop {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            if let Some((pid, _, _)) = children()
-                .into_iter()
-                .find(|(_, s, t)| *s == 'R' && *t >= 100)
-            {
+            if let Some((pid, _, _)) = children().into_iter().find(|(_, _, ticks)| *ticks >= 100) {
                 let status = std::process::Command::new("kill")
                     .args(["-KILL", &pid.to_string()])
                     .status()
@@ -941,7 +943,10 @@ mod collide {
         4
     }
 
-    skills![tools = [solve, report, daily, weekly]];
+    skills![
+        guidance = "Reports.",
+        tools = [solve, report, daily, weekly]
+    ];
 }
 
 #[tokio::test]
