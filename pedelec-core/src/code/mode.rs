@@ -87,7 +87,7 @@ impl CodeMode {
                 Isolation::InProcess
             },
             pool_size: 2,
-            idle_timeout: Duration::from_secs(300),
+            idle_timeout: Duration::from_mins(5),
         }
     }
 

@@ -15,7 +15,7 @@
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak, mpsc};
 use std::time::{Duration, Instant};
 
@@ -72,10 +72,11 @@ fn serve() -> i32 {
     }
     let mut input = BufReader::new(std::io::stdin());
     let mut line = Vec::new();
-    let start = match frame::read::<ToWorker>(&mut input, &mut line, MAX_START) {
-        Ok(Some(ToWorker::Start(start))) => start,
-        // The pool let it go before it got a program.
-        _ => return 0,
+    // None: the pool let it go before it got a program.
+    let Ok(Some(ToWorker::Start(start))) =
+        frame::read::<ToWorker>(&mut input, &mut line, MAX_START)
+    else {
+        return 0;
     };
     let limits = start.limits;
     // Memory bounded by the system too: the interpreter's limit, its stack, a margin.
@@ -98,17 +99,12 @@ fn serve() -> i32 {
         let reader = std::thread::Builder::new()
             .name("pedelec-worker-in".into())
             .spawn(move || {
-                loop {
-                    match frame::read::<ToWorker>(&mut input, &mut line, max) {
-                        Ok(Some(frame)) => {
-                            if to_program.send(frame).is_err() {
-                                return;
-                            }
-                        }
-                        // The host is gone (or mad): the program stops.
-                        Ok(None) | Err(_) => break,
+                while let Ok(Some(frame)) = frame::read::<ToWorker>(&mut input, &mut line, max) {
+                    if to_program.send(frame).is_err() {
+                        return;
                     }
                 }
+                // The host is gone (or mad): the program stops.
                 Stop::set(&stop, Stop::Cancelled);
             });
         if reader.is_err() {
@@ -235,11 +231,7 @@ fn listen(
     let mut line = Vec::new();
     let mut garbled = None;
     loop {
-        match frame::read::<ToHost>(
-            &mut input,
-            &mut line,
-            MAX_FRAME.load(Ordering::Relaxed) as usize,
-        ) {
+        match frame::read::<ToHost>(&mut input, &mut line, MAX_FRAME.load(Ordering::Relaxed)) {
             Ok(Some(frame)) => {
                 let _ = sender.send(FromWorker::Frame(frame));
             }
@@ -266,7 +258,7 @@ fn listen(
 
 /// The largest frame the host reads from a worker (the largest memory limit of any code
 /// mode, plus a margin: a worker cannot send more than its program holds).
-pub(crate) static MAX_FRAME: AtomicU64 = AtomicU64::new(64 << 20);
+pub(crate) static MAX_FRAME: AtomicUsize = AtomicUsize::new(64 << 20);
 
 /// How a worker ended, in words: its exit status or the signal that ended it.
 fn describe(status: ExitStatus) -> String {
@@ -300,7 +292,7 @@ impl Pool {
     /// after `idle_timeout` unused. The first workers start in the background.
     pub(crate) fn new(size: usize, idle_timeout: Duration, memory: usize) -> Pool {
         static POOLS: AtomicU64 = AtomicU64::new(0);
-        MAX_FRAME.fetch_max(memory as u64 + (1 << 20), Ordering::Relaxed);
+        MAX_FRAME.fetch_max(memory.saturating_add(1 << 20), Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
             "pedelec-code-{}-{}",
             std::process::id(),
