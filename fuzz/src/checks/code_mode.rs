@@ -96,13 +96,16 @@ pub fn check(data: &[u8]) {
             }
         }
         let next = session
-            .call("run_code", json!({ "code": "return (await echo({ text: 'ok' })) + 1;" }))
+            .call(
+                "run_code",
+                json!({ "code": "return (await echo({ text: 'ok' })) + 1;" }),
+            )
             .await;
-        assert_eq!(
-            next.ok().map(|v| v["result"].clone()),
-            Some(json!("ok1")),
-            "the next program after\n{program}"
-        );
+        let next = match next {
+            pedelec_core::ToolResult::Ok(answer) => answer["result"].clone(),
+            pedelec_core::ToolResult::Err(e) => json!(e.message()),
+        };
+        assert_eq!(next, json!("ok1"), "the next program after\n{program}");
     });
     nothing_left_behind(&program);
 }
@@ -113,7 +116,10 @@ fn children() -> Vec<(u32, char, u64)> {
     if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
         for task in tasks.flatten() {
             let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-            pids.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            pids.extend(
+                list.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
         }
     }
     pids.into_iter()
@@ -122,7 +128,8 @@ fn children() -> Vec<(u32, char, u64)> {
             let rest = &stat[stat.rfind(')')? + 2..];
             let fields: Vec<&str> = rest.split_whitespace().collect();
             let state = fields.first()?.chars().next()?;
-            let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            let ticks =
+                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
             Some((pid, state, ticks))
         })
         .collect()

@@ -117,6 +117,18 @@ pub(crate) fn serve(start: &Start, link: Link, stop: &Arc<AtomicU8>) {
         why => Outcome::Failed(stopped(why, &start.limits)),
     };
     let mut state = state.borrow_mut();
+    // An answer over the limit is refused here, before it crosses the pipe.
+    let max_output = start.limits.max_output;
+    let outcome = match outcome {
+        Outcome::Returned(Some(text)) if text.len() + state.printed > max_output => {
+            Outcome::Failed(ToolError::new(format!(
+                "the program's answer is {} bytes, over its limit of {max_output} \
+                 (`CodeMode::max_output`)",
+                text.len() + state.printed
+            )))
+        }
+        outcome => outcome,
+    };
     let _ = (state.link.send)(ToHost::Done(outcome));
 }
 

@@ -352,6 +352,7 @@ impl PoolInner {
             return Ok(());
         }
         std::fs::DirBuilder::new()
+            .recursive(true)
             .mode(0o700)
             .create(&self.dir)
             .and_then(|()| {
