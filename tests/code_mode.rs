@@ -374,9 +374,11 @@ async fn unharmed(session: &Session<ToolName>) {
 
 #[tokio::test]
 async fn attacks_are_stopped_with_a_clear_error_and_the_session_is_unharmed() {
+    // 2 s: a memory bomb reaches its limit in time even on a loaded machine (the other
+    // tests' workers run beside it).
     let session = session(
         CodeMode::new()
-            .time_limit(Duration::from_millis(500))
+            .time_limit(Duration::from_secs(2))
             .max_calls(5)
             .memory_limit(16 << 20)
             .max_output(1 << 10),
@@ -433,7 +435,7 @@ async fn attacks_are_stopped_with_a_clear_error_and_the_session_is_unharmed() {
         (
             "an endless loop",
             "while (true) {}",
-            "ran out of time (500 ms",
+            "ran out of time (2000 ms",
         ),
         (
             "an endless loop that catches",
@@ -1003,4 +1005,67 @@ async fn every_declaration_is_callable_by_the_path_it_declares() {
         .call("run_code", json!({ "code": "return Math.max(1, 2);" }))
         .await);
     assert_eq!(answer["result"], 2);
+}
+
+/// The pool directories of this process's sessions.
+fn pool_dirs() -> Vec<String> {
+    let prefix = format!("pedelec-code-{}-", std::process::id());
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_dropped_session_takes_its_idle_workers_with_it() {
+    let cwd = |pid: u32| {
+        std::fs::read_link(format!("/proc/{pid}/cwd"))
+            .map(|d| {
+                d.to_string_lossy()
+                    .trim_end_matches(" (deleted)")
+                    .to_owned()
+            })
+            .unwrap_or_default()
+    };
+    let before = pool_dirs();
+    let session = session(CodeMode::new().pool_size(3));
+    unharmed(&session).await;
+    // Its workers: the children in its pool's directory (the one that appeared with it),
+    // once the pool is full again.
+    let mut ours = Vec::new();
+    for _ in 0..40 {
+        // Other tests' sessions come and go meanwhile: ours is the one new pool of 3.
+        let pools: Vec<Vec<u32>> = pool_dirs()
+            .into_iter()
+            .filter(|d| !before.contains(d))
+            .map(|dir| {
+                children()
+                    .into_iter()
+                    .map(|(pid, _, _)| pid)
+                    .filter(|&pid| cwd(pid) == dir)
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|pids| pids.len() == 3)
+            .collect();
+        if let [pids] = pools.as_slice() {
+            ours.clone_from(pids);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ours.len() >= 3, "the pool's workers: {ours:?}");
+    drop(session);
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let alive: Vec<_> = children()
+            .into_iter()
+            .filter(|(pid, state, _)| *state != 'Z' && ours.contains(pid))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+    }
+    panic!("idle workers outlived their session: {ours:?}");
 }
