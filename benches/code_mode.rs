@@ -1,22 +1,29 @@
 //! What code mode costs and saves (DESIGN §15), against the same calls made one by one:
 //!
-//! - `code_mode/start`: `run_code` of `return 1`: the program's thread, a QuickJS runtime
-//!   and context, the prelude, the answer;
+//! - `code_mode/start/<sandbox>`: `run_code` of `return 1`: a worker (or the program's
+//!   thread), a QuickJS runtime and context, the prelude, the answer;
 //! - `code_mode/direct/N`: N calls of `crm.lookup`, one after another, in process (what a
 //!   model's N tool calls cost the server, without the N model round trips);
-//! - `code_mode/run_code/N`: one `run_code` whose program makes the same N calls and
-//!   returns the customers it keeps.
+//! - `code_mode/run_code/<sandbox>/N`: one `run_code` whose program makes the same N calls
+//!   and returns the customers it keeps.
+//!
+//! `<sandbox>` is each of: `in_process` (`Isolation::InProcess`, the sandbox before worker
+//! processes), `warm` (worker processes, the pool refilled between programs: the time of
+//! each program alone, the pool's refill excluded, as a server between requests sees it)
+//! and `cold` (worker processes, `pool_size(0)`: a new process per program).
 //!
 //! Before timing, it prints the bytes that cross between the model and the server for the
 //! same work, as Anthropic messages built by `call_provider`: N `tool_use` blocks and their
-//! N `tool_result`s, against one `run_code` `tool_use` and its one `tool_result`.
+//! N `tool_result`s, against one `run_code` `tool_use` and its one `tool_result`; then the
+//! median (p50) start-up of each sandbox over 200 programs.
 //!
 //! Run with `cargo bench --bench code_mode`.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pedelec::code::CodeMode;
+use pedelec::code::{CodeMode, Isolation};
 use pedelec::export::{ExportOptions, Target};
 use pedelec::{Session, ToolArgs, ToolOutput, skills, tool};
 use serde::{Deserialize, Serialize};
@@ -85,43 +92,102 @@ fn bytes(session: &Session<ToolName>, rt: &tokio::runtime::Runtime) {
     }
 }
 
+/// The sandboxes compared: name, settings, and whether the pool refills between programs.
+fn sandboxes() -> [(&'static str, CodeMode, bool); 3] {
+    let mode = CodeMode::new().max_calls(100);
+    [
+        (
+            "in_process",
+            mode.clone().isolation(Isolation::InProcess),
+            false,
+        ),
+        ("warm", mode.clone().pool_size(2), true),
+        ("cold", mode.pool_size(0), false),
+    ]
+}
+
+/// How long the pool gets to start the next worker between two programs (`warm`).
+const REFILL: Duration = Duration::from_millis(4);
+
+/// Runs `code` `iters` times; the time of the runs alone (with `refill`, a pause before
+/// each, untimed).
+fn timed(
+    session: &Session<ToolName>,
+    rt: &tokio::runtime::Runtime,
+    code: &Value,
+    iters: u64,
+    refill: bool,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        if refill {
+            std::thread::sleep(REFILL);
+        }
+        let started = Instant::now();
+        let r = rt.block_on(session.call("run_code", code.clone()));
+        total += started.elapsed();
+        assert!(r.is_ok(), "{r:?}");
+    }
+    total
+}
+
 fn code_mode(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let session = Session::builder(ToolName::skills())
-        .code_mode(CodeMode::new().max_calls(100))
-        .create()
-        .expect("session");
-    bytes(&session, &rt);
+    let sessions: Vec<_> = sandboxes()
+        .into_iter()
+        .map(|(name, mode, refill)| {
+            let session = Session::builder(ToolName::skills())
+                .code_mode(mode)
+                .create()
+                .expect("session");
+            (name, session, refill)
+        })
+        .collect();
+    bytes(&sessions[0].1, &rt);
+
+    println!("run_code start-up (`return 1`), median of 200:");
+    let one = json!({"code": "return 1;"});
+    for (name, session, refill) in &sessions {
+        std::thread::sleep(Duration::from_millis(50));
+        let mut times: Vec<Duration> = (0..200)
+            .map(|_| timed(session, &rt, &one, 1, *refill))
+            .collect();
+        times.sort();
+        println!("{name:>12}: p50 {:?}, p90 {:?}", times[100], times[180]);
+    }
 
     let mut group = c.benchmark_group("code_mode");
-    group.bench_function("start", |b| {
-        b.iter(|| {
-            let r = rt.block_on(session.call("run_code", json!({"code": "return 1;"})));
-            black_box(r.is_ok())
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(800));
+    for (name, session, refill) in &sessions {
+        group.bench_function(format!("start/{name}"), |b| {
+            b.iter_custom(|iters| timed(session, &rt, &one, iters, *refill));
         });
-    });
+    }
+    let direct = &sessions[0].1;
     for n in [1u32, 5, 20] {
         group.bench_function(format!("direct/{n}"), |b| {
             b.iter(|| {
                 rt.block_on(async {
                     for id in 1..=n {
-                        let r = session.call("crm.lookup", json!({ "id": id })).await;
+                        let r = direct.call("crm.lookup", json!({ "id": id })).await;
                         black_box(r.is_ok());
                     }
                 });
             });
         });
         let code = json!({ "code": program(n) });
-        group.bench_function(format!("run_code/{n}"), |b| {
-            b.iter(|| {
-                let r = rt.block_on(session.call("run_code", code.clone()));
-                assert!(r.is_ok());
+        for (name, session, refill) in &sessions {
+            group.bench_function(format!("run_code/{name}/{n}"), |b| {
+                b.iter_custom(|iters| timed(session, &rt, &code, iters, *refill));
             });
-        });
+        }
     }
     group.finish();
 }

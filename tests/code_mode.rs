@@ -281,21 +281,41 @@ async fn wrong_args_fail_at_the_call_naming_the_argument_before_any_tool_runs() 
 #[tokio::test]
 async fn a_refused_call_is_an_exception_the_program_may_catch() {
     let session = session(CodeMode::new());
+    // `read_secret` needs a scope the clerk lacks: to the clerk's program it is not there
+    // at all (not a global, not under `tools`, not suggested), as `search_tools` hides it.
     let answer = ok(run(
         &session,
-        "try { await read_secret(); return 'read'; }\n\
-         catch (e) { return [e.name, e.code, e.message.includes('vault:read')]; }",
+        "const hidden = typeof read_secret;\n\
+         try { await tools['read_secret'](); return 'read'; }\n\
+         catch (e) { return [hidden, e.name, e.code, e.message.includes('read_secret')]; }",
     )
     .await);
     assert_eq!(
         answer["result"],
-        json!(["ToolError", "TOOL_FORBIDDEN", true])
+        json!(["undefined", "ToolError", "TOOL_HANDLER_NOT_FOUND", true])
+    );
+    let e = error(run(&session, "return await tools.read_secre();").await);
+    assert!(
+        !e.message().contains("did you mean `read_secret`"),
+        "{}",
+        e.message()
     );
     assert_eq!(SECRETS_READ.load(Ordering::SeqCst), 0);
-    // Uncaught, it fails the program with its code and line.
-    let e = error(run(&session, "\n\nawait read_secret();").await);
+    // A call the session refuses throws where the program made it: caught, or failing the
+    // program with its code and line.
+    let answer = ok(run(
+        &session,
+        "try { await send_money({ cents: 1 }); return 'sent'; }\n\
+         catch (e) { return [e.name, e.code]; }",
+    )
+    .await);
+    assert_eq!(
+        answer["result"],
+        json!(["ToolError", "TOOL_APPROVAL_REQUIRED"])
+    );
+    let e = error(run(&session, "\n\nawait send_money({ cents: 1 });").await);
     assert!(e.message().contains("at line 3"), "{}", e.message());
-    assert_eq!(e.details().unwrap()["code"], "TOOL_FORBIDDEN");
+    assert_eq!(e.details().unwrap()["code"], "TOOL_APPROVAL_REQUIRED");
     // The caller holding the scope reads it.
     let reader = Caller::new("auditor").with_scopes(["vault:read"]);
     let answer = ok(session
@@ -354,9 +374,11 @@ async fn unharmed(session: &Session<ToolName>) {
 
 #[tokio::test]
 async fn attacks_are_stopped_with_a_clear_error_and_the_session_is_unharmed() {
+    // 2 s: a memory bomb reaches its limit in time even on a loaded machine (the other
+    // tests' workers run beside it).
     let session = session(
         CodeMode::new()
-            .time_limit(Duration::from_millis(500))
+            .time_limit(Duration::from_secs(2))
             .max_calls(5)
             .memory_limit(16 << 20)
             .max_output(1 << 10),
@@ -413,7 +435,7 @@ async fn attacks_are_stopped_with_a_clear_error_and_the_session_is_unharmed() {
         (
             "an endless loop",
             "while (true) {}",
-            "ran out of time (500 ms",
+            "ran out of time (2000 ms",
         ),
         (
             "an endless loop that catches",
@@ -458,7 +480,16 @@ async fn attacks_are_stopped_with_a_clear_error_and_the_session_is_unharmed() {
         ("a syntax error", "return 1 +;", "SyntaxError"),
         ("a thrown value", "throw {secret: 1};", "{\"secret\":1}"),
         // Tools the caller may not use.
-        ("no scope", "return await read_secret();", "TOOL_FORBIDDEN"),
+        (
+            "no scope",
+            "return await read_secret();",
+            "read_secret is not defined",
+        ),
+        (
+            "no scope, by name",
+            "return await tools['read_secret']();",
+            "no tool named `read_secret`",
+        ),
         (
             "needs approval",
             "return await send_money({ cents: 1 });",
@@ -614,4 +645,439 @@ async fn deferred_tools_are_found_and_called_by_programs_and_left_out_of_exports
             .export(Target::OpenAiChat, ExportOptions::default().code_mode(true))
             .unwrap()
     }
+}
+
+/// This process's children (`/proc`): pid, state, CPU ticks (user + system).
+fn children() -> Vec<(u32, char, u64)> {
+    let mut pids = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        pids.extend(
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    pids.into_iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // After the command's `(…)`: state, then fields 4.. (utime is field 14).
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let state = fields[0].chars().next()?;
+            let ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
+            Some((pid, state, ticks))
+        })
+        .collect()
+}
+
+/// No worker is left running or unreaped: within 3 s, every child of this process (idle
+/// workers of the sessions' pools) sleeps and uses no CPU. Other tests' programs may run
+/// meanwhile; theirs end within their own limits, a pinned one never would.
+async fn nothing_left_behind(attack: &str) {
+    let mut last = Vec::new();
+    for _ in 0..15 {
+        let before = children();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let after = children();
+        let busy: Vec<_> = after
+            .iter()
+            .filter(|(pid, state, ticks)| {
+                // The state is the main thread's (a worker's waits for its program's
+                // thread); the ticks are the whole process's.
+                *state == 'Z' || before.iter().any(|(p, _, t)| p == pid && t != ticks)
+            })
+            .copied()
+            .collect();
+        if busy.is_empty() {
+            return;
+        }
+        last = busy;
+    }
+    panic!("{attack}: workers left busy or unreaped (pid, state, ticks): {last:?}");
+}
+
+#[tokio::test]
+async fn builtins_that_loop_in_c_are_killed_with_their_worker_and_nothing_is_left() {
+    let session = session(
+        CodeMode::new()
+            .time_limit(Duration::from_millis(300))
+            .memory_limit(16 << 20)
+            .max_output(1 << 10),
+    );
+    let huge = "{length: 2**53 - 1}";
+    let mut cases: Vec<(String, String, &str)> = Vec::new();
+    // Every generic method over a huge array-like: QuickJS loops in C, never seeing its
+    // interrupt; the host kills the worker. Memory or a RangeError may come first for some.
+    for method in [
+        "reverse",
+        "copyWithin",
+        "join",
+        "fill",
+        "indexOf",
+        "lastIndexOf",
+        "includes",
+        "toString",
+        "toLocaleString",
+        "every",
+        "some",
+        "forEach",
+        "map",
+        "filter",
+        "reduce",
+        "reduceRight",
+        "find",
+        "findIndex",
+        "findLast",
+        "flat",
+        "slice",
+        "splice",
+        "sort",
+        "keys",
+        "at",
+        "with",
+        "toReversed",
+        "toSorted",
+        "toSpliced",
+        "concat",
+        "push",
+        "unshift",
+        "shift",
+        "pop",
+    ] {
+        cases.push((
+            format!("Array.prototype.{method}"),
+            format!("return Array.prototype.{method}.call({huge}, (a, b) => 0, 0, 2**52);"),
+            "",
+        ));
+    }
+    for method in [
+        "join", "sort", "fill", "indexOf", "reverse", "map", "subarray", "set",
+    ] {
+        cases.push((
+            format!("TypedArray {method}"),
+            format!("const t = new Float64Array(1 << 20); for (;;) t.{method}(0, 0); return 1;"),
+            "",
+        ));
+    }
+    for code in [
+        "return 'x'.repeat(2**28).padStart(2**29);",
+        "return 'ab'.repeat(2**27).split('').join('-');",
+        "let s = 'x'; for (;;) s = s.concat(s, s); return s;",
+        "return 'x'.repeat(2**20).replaceAll('x', 'xx'.repeat(2**10));",
+        "return String.prototype.normalize.call('\\u1E9B\\u0323'.repeat(2**22));",
+        "return JSON.stringify(new Array(1e7).fill('x'.repeat(64)));",
+        "let o = {}; for (let i = 0; i < 1e7; i++) o = { o }; return JSON.stringify(o);",
+        "return JSON.parse('['.repeat(1e7));",
+        "return JSON.parse('[' + '1,'.repeat(1e8) + '1]');",
+        "return Math.max.apply(null, new Array(1e8));",
+        "return Reflect.apply(Math.max, null, { length: 2**32 - 1 });",
+        "const a = []; for (;;) a.push({ a: a.length });",
+        "const m = new Map(); for (let i = 0; ; i++) m.set(i, [i]);",
+        "await Promise.resolve(); const a = []; for (;;) a.push(new Map([[a.length, {}]]));",
+        "for (;;) await Promise.resolve().then(() => new Array(1e5).fill({}));",
+    ] {
+        cases.push((code.to_owned(), code.to_owned(), ""));
+    }
+    cases.push((
+        "sort with a comparator that throws late".to_owned(),
+        "const a = Array.from({ length: 1e5 }, (_, i) => i); let n = 0;\n\
+         a.sort((x, y) => { if (++n > 2e5) throw new Error('late ' + n); return y - x; });"
+            .to_owned(),
+        "late 200001",
+    ));
+    cases.push((
+        "a huge exception".to_owned(),
+        "throw new Error('x'.repeat(4e6));".to_owned(),
+        "message cut",
+    ));
+    cases.push((
+        "a memory bomb of objects".to_owned(),
+        "const a = []; for (;;) a.push({ a: a.length, b: [a.length] });".to_owned(),
+        "ran out of memory",
+    ));
+    cases.push((
+        "out of memory inside a promise job".to_owned(),
+        "await null; const a = []; for (;;) a.push(new Map([[a.length, [a]]]));".to_owned(),
+        "ran out of memory",
+    ));
+    cases.push((
+        "Array.prototype.reverse over 2**53 - 1".to_owned(),
+        format!("Array.prototype.reverse.call({huge}); return 1;"),
+        "ran out of time (300 ms",
+    ));
+    let limits = [
+        "ran out of time",
+        "ran out of memory",
+        "ran out of stack",
+        "RangeError",
+        "InternalError",
+        "TypeError",
+    ];
+    // The answer is bounded by `max_output` (with its marker), and says what stopped it (a
+    // generic method QuickJS finishes quickly, with a fast path, may answer).
+    let check = |attack: &str, expected: &str, result: ToolResult| {
+        if expected.is_empty() && result.is_ok() {
+            return;
+        }
+        let e = error(result);
+        let text = format!(
+            "{} {}",
+            e.message(),
+            e.details().map(Value::to_string).unwrap_or_default()
+        );
+        assert!(text.len() < 3 << 10, "{attack}: {} bytes", text.len());
+        if expected.is_empty() {
+            assert!(limits.iter().any(|l| text.contains(l)), "{attack}: {text}");
+        } else {
+            assert!(text.contains(expected), "{attack}: {text}");
+        }
+    };
+    // The generic ones ten at a time (each in its own worker), the named ones alone.
+    let (generic, named): (Vec<_>, Vec<_>) = cases.into_iter().partition(|c| c.2.is_empty());
+    for batch in generic.chunks(10) {
+        let mut running = tokio::task::JoinSet::new();
+        for (attack, code, _) in batch {
+            let session = session.clone();
+            let (attack, code) = (attack.clone(), code.clone());
+            running.spawn(async move { (attack, run(&session, &code).await) });
+        }
+        while let Some(done) = running.join_next().await {
+            let (attack, result) = done.unwrap();
+            check(&attack, "", result);
+        }
+        unharmed(&session).await;
+        nothing_left_behind(&batch[0].0).await;
+    }
+    // The ones that must reach another limit first get time for it on a loaded machine.
+    let roomy = self::session(
+        CodeMode::new()
+            .time_limit(Duration::from_secs(3))
+            .memory_limit(16 << 20)
+            .max_output(1 << 10),
+    );
+    for (attack, code, expected) in &named {
+        let session = if expected.contains("ran out of time") {
+            &session
+        } else {
+            &roomy
+        };
+        check(attack, expected, run(session, code).await);
+        unharmed(session).await;
+        nothing_left_behind(attack).await;
+    }
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_program_is_an_error_that_says_so_and_the_next_program_runs() {
+    let session = session(CodeMode::new().time_limit(Duration::from_secs(20)));
+    let killer = tokio::spawn(async {
+        // The program's worker: the child that has run a whole second (other tests' programs
+        // stop well before).
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if let Some((pid, _, _)) = children().into_iter().find(|(_, _, ticks)| *ticks >= 100) {
+                let status = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+                return;
+            }
+        }
+    });
+    let e = error(run(&session, "for (;;) {}").await);
+    killer.await.unwrap();
+    assert!(
+        e.message()
+            .contains("worker ended: killed by signal 9 (SIGKILL)"),
+        "{}",
+        e.message()
+    );
+    unharmed(&session).await;
+    nothing_left_behind("a killed worker").await;
+}
+
+#[tokio::test]
+async fn settings_that_cannot_be_honoured_are_refused_naming_the_setting_and_its_range() {
+    for (mode, setting) in [
+        (CodeMode::new().stack_limit(0), "stack_limit"),
+        (CodeMode::new().memory_limit(0), "memory_limit"),
+        (CodeMode::new().memory_limit(1 << 40), "memory_limit"),
+        (CodeMode::new().stack_limit(1 << 30), "stack_limit"),
+        (CodeMode::new().max_output(0), "max_output"),
+    ] {
+        let e = Session::builder(ToolName::skills())
+            .code_mode(mode)
+            .create()
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains(&format!("`CodeMode::{setting}`")), "{text}");
+        assert!(text.contains("it must be from"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn in_process_programs_still_run_as_a_setting() {
+    let session = session(CodeMode::new().isolation(pedelec::code::Isolation::InProcess));
+    let answer = ok(run(
+        &session,
+        "console.log('hi'); return (await crm.lookup({ id: 3 })).spent;",
+    )
+    .await);
+    assert_eq!(answer, json!({ "result": 3000, "output": "hi\n" }));
+    let e = error(run(&session, "const f = (n) => f(n + 1) + 1; return f(0);").await);
+    assert!(e.message().contains("ran out of stack"), "{}", e.message());
+}
+
+mod collide {
+    //! Tool names that collide with a global (`Math`) or with another tool (`report`).
+    use pedelec::{skills, tool};
+
+    /// Solve it.
+    #[tool(name = "Math.solve")]
+    pub fn solve() -> u32 {
+        1
+    }
+
+    /// Report.
+    #[tool(name = "report")]
+    pub fn report() -> u32 {
+        2
+    }
+
+    /// The daily report.
+    #[tool(name = "report.daily")]
+    pub fn daily() -> u32 {
+        3
+    }
+
+    /// The weekly report, by another namespace.
+    #[tool(name = "weekly.report")]
+    pub fn weekly() -> u32 {
+        4
+    }
+
+    skills![
+        guidance = "Reports.",
+        tools = [solve, report, daily, weekly]
+    ];
+}
+
+#[tokio::test]
+async fn every_declaration_is_callable_by_the_path_it_declares() {
+    let session = Session::builder(collide::ToolName::skills())
+        .code_mode(CodeMode::new())
+        .create()
+        .unwrap();
+    let found = ok(session
+        .call(
+            "search_tools",
+            json!({ "query": "solve report daily weekly", "limit": 10 }),
+        )
+        .await);
+    let tools = found["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 4, "{found}");
+    for tool in tools {
+        let declaration = tool["declaration"].as_str().unwrap();
+        let start = declaration.find("\nfunction ").unwrap() + "\nfunction ".len();
+        let path = &declaration[start
+            ..start
+                + declaration[start..]
+                    .find("(args")
+                    .or_else(|| declaration[start..].find("()"))
+                    .unwrap()];
+        let answer = ok(session
+            .call(
+                "run_code",
+                json!({ "code": format!("return await {path}();") }),
+            )
+            .await);
+        let expected = match tool["name"].as_str().unwrap() {
+            "Math.solve" => {
+                assert_eq!(path, r#"tools["Math.solve"]"#);
+                1
+            }
+            "report" => {
+                assert_eq!(path, "report");
+                2
+            }
+            "report.daily" => {
+                assert_eq!(path, r#"tools["report.daily"]"#);
+                3
+            }
+            _ => {
+                assert_eq!(path, "weekly.report");
+                4
+            }
+        };
+        assert_eq!(answer["result"], expected, "{path}");
+    }
+    // `Math` is still the builtin.
+    let answer = ok(session
+        .call("run_code", json!({ "code": "return Math.max(1, 2);" }))
+        .await);
+    assert_eq!(answer["result"], 2);
+}
+
+/// The pool directories of this process's sessions.
+fn pool_dirs() -> Vec<String> {
+    let prefix = format!("pedelec-code-{}-", std::process::id());
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_dropped_session_takes_its_idle_workers_with_it() {
+    let cwd = |pid: u32| {
+        std::fs::read_link(format!("/proc/{pid}/cwd"))
+            .map(|d| {
+                d.to_string_lossy()
+                    .trim_end_matches(" (deleted)")
+                    .to_owned()
+            })
+            .unwrap_or_default()
+    };
+    let before = pool_dirs();
+    let session = session(CodeMode::new().pool_size(3));
+    unharmed(&session).await;
+    // Its workers: the children in its pool's directory (the one that appeared with it),
+    // once the pool is full again.
+    let mut ours = Vec::new();
+    for _ in 0..40 {
+        // Other tests' sessions come and go meanwhile: ours is the one new pool of 3.
+        let pools: Vec<Vec<u32>> = pool_dirs()
+            .into_iter()
+            .filter(|d| !before.contains(d))
+            .map(|dir| {
+                children()
+                    .into_iter()
+                    .map(|(pid, _, _)| pid)
+                    .filter(|&pid| cwd(pid) == dir)
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|pids| pids.len() == 3)
+            .collect();
+        if let [pids] = pools.as_slice() {
+            ours.clone_from(pids);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ours.len() >= 3, "the pool's workers: {ours:?}");
+    drop(session);
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let alive: Vec<_> = children()
+            .into_iter()
+            .filter(|(pid, state, _)| *state != 'Z' && ours.contains(pid))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+    }
+    panic!("idle workers outlived their session: {ours:?}");
 }

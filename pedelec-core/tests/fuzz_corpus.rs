@@ -42,6 +42,12 @@ fn mcp() {
     replay("mcp", checks::mcp::check);
 }
 
+#[cfg(feature = "code-mode")]
+#[test]
+fn code_mode() {
+    replay("code_mode", checks::code_mode::check);
+}
+
 #[test]
 fn schema_from_json() {
     replay("schema_from_json", checks::schema_from_json::check);

@@ -1,8 +1,10 @@
 //! What a program sees: each tool it may call as a function, with the TypeScript signature
 //! a model reads (`search_tools` answers it) and the path the program calls it by.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
+use super::worker::Pool;
 use crate::schema::typescript::{self, is_identifier};
 use crate::search::Index;
 use crate::session::mount::SessionLink;
@@ -16,6 +18,9 @@ pub(crate) struct Api {
     pub(crate) index: Index,
     pub(crate) limits: Limits,
     pub(crate) link: SessionLink,
+    /// The idle workers programs run in; none: programs run in process
+    /// (`Isolation::InProcess`).
+    pub(crate) pool: Option<Pool>,
 }
 
 /// The limits a program runs under (`CodeMode`).
@@ -36,18 +41,34 @@ pub(crate) struct Function {
     /// The declaration a model reads: the tool's recursive types, its description as a doc
     /// comment, then `function <path>(args: {…}): Promise<…>;`.
     pub(crate) declaration: String,
+    /// The dotted path a program calls it by (`["billing", "refund_invoice"]`), or none
+    /// when only `tools["…"]` reaches it.
+    pub(crate) path: Option<Vec<String>>,
 }
 
 /// The functions of the tools a program may call, in the skill set's order, each with its
 /// declaration rendered here, when code mode is turned on (microseconds a tool), not by the
-/// compiler: a build that never turns code mode on pays nothing for them.
-pub(crate) fn functions(tools: &[ToolDefinition]) -> Vec<Function> {
+/// compiler: a build that never turns code mode on pays nothing for them. `globals` are the
+/// names a program's globals already take (`interp::globals`).
+pub(crate) fn functions(tools: &[ToolDefinition], globals: &[String]) -> Vec<Function> {
+    let names: HashSet<&str> = (tools.iter())
+        .filter(|def| def.callable_by_program())
+        .map(ToolDefinition::name)
+        .collect();
     tools
         .iter()
         .filter(|def| def.callable_by_program())
-        .map(|def| Function {
-            name: def.name().to_owned(),
-            declaration: declaration(def.name(), def.description(), &signature(def)),
+        .map(|def| {
+            let path = dotted(def.name(), &names, globals);
+            Function {
+                name: def.name().to_owned(),
+                declaration: declaration(
+                    &call_path(def.name(), path.as_deref()),
+                    def.description(),
+                    &signature(def),
+                ),
+                path,
+            }
         })
         .collect()
 }
@@ -62,19 +83,97 @@ pub(crate) fn signature(def: &ToolDefinition) -> String {
     typescript::render(def.args_schema().node(), output)
 }
 
-/// How a program reaches the tool `name`: the name itself when each dotted part is an
-/// identifier (`billing.refund_invoice`: names with dots are objects), else `tools["…"]`.
-pub(crate) fn path(name: &str) -> String {
-    if name.split('.').all(is_identifier) {
-        name.to_owned()
-    } else {
-        format!("tools[{}]", serde_json::Value::from(name))
+/// The dotted path of the tool `name` (`billing.refund_invoice`: names with dots are
+/// objects), when it has one that reaches it: each part an identifier, the first not a
+/// global the program already has (`Math.solve` would be `Math`'s), and no shorter prefix
+/// the name of another tool (`report.daily` where `report` is a function). Otherwise only
+/// `tools["…"]` reaches it.
+pub(crate) fn dotted(name: &str, tools: &HashSet<&str>, globals: &[String]) -> Option<Vec<String>> {
+    let parts: Vec<&str> = name.split('.').collect();
+    if !parts.iter().all(|p| is_identifier(p))
+        || RESERVED.contains(&parts[0])
+        || globals.iter().any(|g| g == parts[0])
+    {
+        return None;
+    }
+    let mut prefix = String::new();
+    for part in &parts[..parts.len() - 1] {
+        if !prefix.is_empty() {
+            prefix.push('.');
+        }
+        prefix.push_str(part);
+        if tools.contains(prefix.as_str()) {
+            return None;
+        }
+    }
+    Some(parts.into_iter().map(str::to_owned).collect())
+}
+
+/// JavaScript's reserved words and the names strict code may not bind: no global of a
+/// program can be one (`new(...)` does not parse).
+const RESERVED: &[&str] = &[
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
+
+/// How a program calls the tool `name`: its dotted path, or `tools["…"]`.
+pub(crate) fn call_path(name: &str, dotted: Option<&[String]>) -> String {
+    match dotted {
+        Some(parts) => parts.join("."),
+        None => format!("tools[{}]", serde_json::Value::from(name)),
     }
 }
 
 /// `text` is a signature ([`signature`]): declarations (lines that start `type `, and their
 /// members), then the signature proper, which starts with `(` at the start of a line.
-fn declaration(name: &str, description: &str, text: &str) -> String {
+fn declaration(path: &str, description: &str, text: &str) -> String {
     let split = if text.starts_with('(') {
         0
     } else {
@@ -93,7 +192,7 @@ fn declaration(name: &str, description: &str, text: &str) -> String {
         out.push_str(&word.replace("*/", "*\\/"));
     }
     out.push_str(" */\nfunction ");
-    out.push_str(&path(name));
+    out.push_str(path);
     out.push_str(signature);
     out.push(';');
     out
@@ -105,9 +204,23 @@ mod tests {
 
     #[test]
     fn paths_are_names_or_lookups() {
+        let tools: HashSet<&str> = [
+            "report",
+            "report.daily",
+            "Math.solve",
+            "billing.refund_invoice",
+        ]
+        .into();
+        let globals = ["Math".to_owned(), "JSON".to_owned()];
+        let path = |name: &str| call_path(name, dotted(name, &tools, &globals).as_deref());
         assert_eq!(path("billing.refund_invoice"), "billing.refund_invoice");
         assert_eq!(path("get-weather"), r#"tools["get-weather"]"#);
         assert_eq!(path("a.1b"), r#"tools["a.1b"]"#);
+        // A global's namespace, another tool's name: only `tools[…]` reaches them.
+        assert_eq!(path("Math.solve"), r#"tools["Math.solve"]"#);
+        assert_eq!(path("JSON"), r#"tools["JSON"]"#);
+        assert_eq!(path("report"), "report");
+        assert_eq!(path("report.daily"), r#"tools["report.daily"]"#);
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //!   ([`signature`]).
 //! - `run_code` (`{"code"}`): runs the program, JavaScript, in an embedded QuickJS sandbox
 //!   (no files, network, clock, environment or modules; time, memory, stack, call and output
-//!   limits). Each tool is an async function (`await billing.refund_invoice({…})`, or
+//!   limits), in a worker process of its own by default ([`Isolation`]): killed past its
+//!   time limit whatever it is doing, its crash its own. Each tool is an async function (`await billing.refund_invoice({…})`, or
 //!   `tools["name"](…)` for any name), and each call goes through the session with the outer
 //!   call's caller: validation, scopes, rate limits, approval, timeouts, events. `run_code`
 //!   answers `{"result": …, "output": "…"}`: the program's return value and what it printed.
@@ -33,21 +34,29 @@
 //! line (`details.line`).
 //!
 //! Programs see the tools whose `callers` include `program` (all by default; a tool with
-//! `approval` only when it says so). Inside a program, a call that needs approval is
+//! `approval` only when it says so) and whose scopes the caller holds. Inside a program, a call that needs approval is
 //! approved by the session's approver, or fails with `TOOL_APPROVAL_REQUIRED`: nobody is
 //! asked mid-program.
 
 #[cfg(feature = "code-mode")]
 mod api;
 #[cfg(feature = "code-mode")]
+mod frame;
+#[cfg(feature = "code-mode")]
+mod interp;
+#[cfg(feature = "code-mode")]
 mod mode;
 #[cfg(feature = "code-mode")]
 mod sandbox;
+#[cfg(feature = "code-mode")]
+mod worker;
 
 #[cfg(feature = "code-mode")]
 pub use mode::CodeMode;
 #[cfg(feature = "code-mode")]
 pub(crate) use mode::declared;
+#[cfg(feature = "code-mode")]
+pub use mode::{Isolation, MAX_OUTPUT_RANGE, MEMORY_LIMIT_RANGE, STACK_LIMIT_RANGE};
 
 /// The tool's signature as a program sees it (DESIGN §15): the TypeScript declarations of its
 /// recursive types, then `(args: {…}): Promise<…>`, from its argsSchema and output schema

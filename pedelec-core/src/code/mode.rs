@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::api::{Api, Limits, functions};
+use super::interp::globals;
 use super::sandbox;
+use super::worker::Pool;
 use crate::call::handler::ToolHandler;
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, Problem, ToolError};
@@ -29,7 +31,35 @@ pub struct CodeMode {
     memory_limit: usize,
     stack_limit: usize,
     max_output: usize,
+    isolation: Isolation,
+    pool_size: usize,
+    idle_timeout: Duration,
 }
+
+/// Where programs run (`CodeMode::isolation`; `docs/code-mode.md` compares them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Isolation {
+    /// Each program in a worker process of its own (the default on Linux): the host kills
+    /// it past its time limit whatever it is doing, a crash of the interpreter ends the
+    /// worker only, and the operating system bounds its memory. Workers are the current
+    /// binary run again, started by an entry `pedelec-core` installs: nothing to add to
+    /// `main`.
+    #[default]
+    Workers,
+    /// Each program on a thread of the host (the default elsewhere): a few hundred
+    /// microseconds less per program and no process, but a built-in that loops in C keeps
+    /// its thread (and a core) busy after its answer, and a crash of the interpreter is
+    /// the host's. For trusted programs, or platforms without worker processes.
+    InProcess,
+}
+
+/// The allowed range of `CodeMode::memory_limit`, in bytes.
+pub const MEMORY_LIMIT_RANGE: std::ops::RangeInclusive<usize> = (1 << 20)..=(4 << 30);
+/// The allowed range of `CodeMode::stack_limit`, in bytes.
+pub const STACK_LIMIT_RANGE: std::ops::RangeInclusive<usize> = (16 << 10)..=(64 << 20);
+/// The allowed range of `CodeMode::max_output`, in bytes.
+pub const MAX_OUTPUT_RANGE: std::ops::RangeInclusive<usize> = 64..=(64 << 20);
 
 impl Default for CodeMode {
     fn default() -> Self {
@@ -39,7 +69,9 @@ impl Default for CodeMode {
 
 impl CodeMode {
     /// The defaults: 30 s per program, 50 tool calls, 64 MiB of memory, 256 KiB of stack,
-    /// 64 KiB of answer (what it returns and prints).
+    /// 64 KiB of answer (what it returns and prints); each program in a worker process
+    /// (Linux; in process elsewhere), 2 idle workers kept ready, each let go after 5 idle
+    /// minutes.
     #[must_use]
     pub const fn new() -> Self {
         CodeMode {
@@ -48,7 +80,39 @@ impl CodeMode {
             memory_limit: 64 << 20,
             stack_limit: 256 << 10,
             max_output: 64 << 10,
+            isolation: if cfg!(target_os = "linux") {
+                Isolation::Workers
+            } else {
+                Isolation::InProcess
+            },
+            pool_size: 2,
+            idle_timeout: Duration::from_mins(5),
         }
+    }
+
+    /// Where programs run: worker processes (the default on Linux) or the host's threads
+    /// (see [`Isolation`]). Elsewhere than Linux, `Workers` runs programs in process.
+    #[must_use]
+    pub const fn isolation(mut self, isolation: Isolation) -> Self {
+        self.isolation = isolation;
+        self
+    }
+
+    /// How many idle workers the session keeps ready (`Isolation::Workers`): a program
+    /// takes one (each worker serves one program, then exits: nothing survives between
+    /// programs) and the pool starts another in the background. 0: each program starts
+    /// its own worker (a few milliseconds more per program).
+    #[must_use]
+    pub const fn pool_size(mut self, workers: usize) -> Self {
+        self.pool_size = workers;
+        self
+    }
+
+    /// How long an idle worker is kept before it is let go (and replaced).
+    #[must_use]
+    pub const fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
     }
 
     /// How long a program may run, its tool calls included (`run_code`'s timeout; the
@@ -66,14 +130,17 @@ impl CodeMode {
         self
     }
 
-    /// How much memory the interpreter may allocate, in bytes.
+    /// How much memory the interpreter may allocate, in bytes (1 MiB to 4 GiB: see
+    /// [`MEMORY_LIMIT_RANGE`]; `create()` refuses others). A worker's operating-system limit
+    /// is this plus its stack and a margin.
     #[must_use]
     pub const fn memory_limit(mut self, bytes: usize) -> Self {
         self.memory_limit = bytes;
         self
     }
 
-    /// How deep the program's stack may grow, in bytes (deep recursion stops there).
+    /// How deep the program's stack may grow, in bytes (deep recursion stops there; 16 KiB
+    /// to 64 MiB: see [`STACK_LIMIT_RANGE`]; `create()` refuses others).
     #[must_use]
     pub const fn stack_limit(mut self, bytes: usize) -> Self {
         self.stack_limit = bytes;
@@ -81,7 +148,8 @@ impl CodeMode {
     }
 
     /// How large the answer may be, in bytes: the returned value's JSON and the printed
-    /// text together.
+    /// text together; an error answer (its message, details and printed text) is cut to
+    /// it, with a marker of what was cut (64 B to 64 MiB: see [`MAX_OUTPUT_RANGE`]).
     #[must_use]
     pub const fn max_output(mut self, bytes: usize) -> Self {
         self.max_output = bytes;
@@ -123,10 +191,27 @@ impl Mount for Mounted {
                 "`CodeMode::max_calls` must be at least 1",
             ));
         }
+        let ranges = [
+            ("memory_limit", mode.memory_limit, MEMORY_LIMIT_RANGE),
+            ("stack_limit", mode.stack_limit, STACK_LIMIT_RANGE),
+            ("max_output", mode.max_output, MAX_OUTPUT_RANGE),
+        ];
+        for (setting, value, range) in ranges {
+            if !range.contains(&value) {
+                problems.push(Problem::at(
+                    String::new(),
+                    format!(
+                        "`CodeMode::{setting}` is {value} bytes; it must be from {} to {} bytes",
+                        range.start(),
+                        range.end()
+                    ),
+                ));
+            }
+        }
         if !problems.is_empty() {
             return Err(problems);
         }
-        let functions = functions(skills);
+        let functions = functions(skills, globals());
         let manifest = SerializableSkillsManifest {
             guidance: String::new(),
             // The tools `functions` keeps, in the same order.
@@ -146,6 +231,8 @@ impl Mount for Mounted {
                 max_output: mode.max_output,
             },
             link: link.clone(),
+            pool: (mode.isolation == Isolation::Workers && cfg!(target_os = "linux"))
+                .then(|| Pool::new(mode.pool_size, mode.idle_timeout, mode.memory_limit)),
         });
         let [find, run] = declared(true).map_err(|e| vec![e])?;
         let timeout = mode.time_limit + Duration::from_secs(1);

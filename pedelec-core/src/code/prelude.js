@@ -49,27 +49,21 @@
     const f = tool(names[i]);
     known[names[i]] = f;
     const path = paths[i];
+    // The host gives a path only where it reaches the tool: no global and no other tool
+    // takes any of its prefixes (otherwise the declaration says `tools["…"]`).
     if (path === null) continue;
-    // `billing.refund_invoice`: `billing` a namespace object, unless a global (a builtin
-    // such as `JSON`) has the name; then only `tools["billing.refund_invoice"]` reaches it.
     let target = globalThis;
     let prefix = "";
-    let reachable = true;
-    for (let j = 0; j < path.length - 1 && reachable; j++) {
+    for (let j = 0; j < path.length - 1; j++) {
       prefix += path[j] + ".";
       if (!spaces.has(prefix)) {
-        if (Object.prototype.hasOwnProperty.call(target, path[j])) {
-          reachable = false;
-          break;
-        }
         const space = Object.create(null);
         spaces.set(prefix, space);
         target[path[j]] = lookup(prefix, space);
       }
       target = spaces.get(prefix);
     }
-    const last = path[path.length - 1];
-    if (reachable && !(last in target)) target[last] = f;
+    target[path[path.length - 1]] = f;
   }
   const tools = lookup("", known);
   const show = (v) => {
