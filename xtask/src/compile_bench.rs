@@ -238,7 +238,7 @@ impl Bench {
         command
             .args(["check", "--quiet", "--bin", package, "-p", package])
             .env("RUSTC_WRAPPER", &wrapper);
-        run(
+        run_cargo(
             &mut command,
             "`cargo check` under callgrind (is valgrind installed?)",
         )?;
@@ -299,7 +299,7 @@ impl Bench {
             .arg(format!("-Zself-profile={}", dir.display()))
             .arg("-Zself-profile-events=default,args")
             .env("RUSTC_BOOTSTRAP", "1");
-        run(&mut command, "`cargo rustc -- -Zself-profile`")?;
+        run_cargo(&mut command, "`cargo rustc -- -Zself-profile`")?;
         compile_profile::Profile::read(&dir, package)
     }
 }
@@ -341,7 +341,7 @@ impl Bench {
     fn cargo(&self, subcommand: &str, package: &str, incremental: &str) -> Result<(), String> {
         let mut command = self.command(incremental);
         command.args([subcommand, "--quiet", "--bin", package, "-p", package]);
-        run(
+        run_cargo(
             &mut command,
             &format!("`cargo {subcommand}` in {}", self.dir.display()),
         )?;
@@ -383,13 +383,13 @@ impl Bench {
             .args(["rustc", "--quiet", "-p", package, "--bin", package, "--"])
             .arg("-Ztime-passes")
             .env("RUSTC_BOOTSTRAP", "1");
-        run(&mut command, "`cargo rustc -- -Ztime-passes`")
+        run_cargo(&mut command, "`cargo rustc -- -Ztime-passes`")
     }
 }
 
 /// Runs `command` (a cargo command, its output discarded): its stderr, or an error naming
 /// `what` with cargo's stderr.
-fn run(command: &mut Command, what: &str) -> Result<String, String> {
+fn run_cargo(command: &mut Command, what: &str) -> Result<String, String> {
     let output = command
         .stdout(Stdio::null())
         .output()
