@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use pedelec::context::Caller;
 use pedelec::session::RateLimit;
 use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
-use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolResult, skills, tool};
+use pedelec::context::{Approval, ApprovalRequest};
+use pedelec::session::SessionEvent;
+use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolError, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -39,7 +41,31 @@ async fn hello() -> &'static str {
     "hello"
 }
 
-skills![guidance = "Payments.", tools = [charge, hello]];
+static RECEIPTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Charge a card, then fail to write the receipt (with a public code).
+#[tool(exactly_once)]
+async fn charge_without_receipt(args: ChargeArgs) -> Result<String, ToolError> {
+    RECEIPTS.fetch_add(1, Ordering::SeqCst);
+    Err(ToolError::with_code(
+        ErrorCode::IoFailed,
+        format!("charged {} but the receipt could not be written", args.cents),
+    ))
+}
+
+static REFUNDS: AtomicUsize = AtomicUsize::new(0);
+
+/// Refund a charge, once a person approves.
+#[tool(exactly_once, approval)]
+async fn refund(args: ChargeArgs) -> String {
+    REFUNDS.fetch_add(1, Ordering::SeqCst);
+    format!("refunded {}", args.cents)
+}
+
+skills![
+    guidance = "Payments.",
+    tools = [charge, hello, charge_without_receipt, refund]
+];
 
 fn replica(store: Arc<dyn Store>) -> Session<ToolName> {
     Session::builder(ToolName::skills())
@@ -193,12 +219,137 @@ async fn a_call_whose_replica_stopped_is_never_run_again() {
         let retry = replica(store.clone())
             .call_with("charge", args, keyed(&key))
             .await;
-        let ToolResult::Err(e) = &retry else {
-            panic!("{name}: {retry:?}")
-        };
-        assert!(e.message().contains("outcome"), "{name}: {}", e.message());
+        assert_eq!(
+            code(&retry),
+            Some(ErrorCode::ToolOutcomeUnknown),
+            "{name}: {retry:?}"
+        );
         assert_eq!(CHARGES.load(Ordering::SeqCst), before, "{name}");
     }
+}
+
+/// Whether a claimed key is released is decided by whether the handler started, not by its
+/// error's code: a handler that did its work and then failed with a public code
+/// (`IO_FAILED`) is never run again by a retry; a call refused before its handler started
+/// (here: not approved) releases its key, and its retry runs.
+#[tokio::test]
+async fn a_handler_that_started_is_never_run_again_whatever_its_code() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let (a, b) = (replica(store.clone()), replica(store.clone()));
+        let key = format!("receipt-{name}-{}", std::process::id());
+        let before = RECEIPTS.load(Ordering::SeqCst);
+        let first = a
+            .call_with("charge_without_receipt", json!({"cents": 5}), keyed(&key))
+            .await;
+        assert_eq!(code(&first), Some(ErrorCode::IoFailed), "{name}: {first:?}");
+        let retry = b
+            .call_with("charge_without_receipt", json!({"cents": 5}), keyed(&key))
+            .await;
+        assert_eq!(retry, first, "{name}");
+        assert_eq!(RECEIPTS.load(Ordering::SeqCst), before + 1, "{name}");
+
+        // Denied on one replica (its handler never started), approved on the other.
+        let approving = |approve: bool| {
+            Session::builder(ToolName::skills())
+                .store(store.clone())
+                .approver(move |_: ApprovalRequest| async move { Approval::from(approve) })
+                .create()
+                .unwrap()
+        };
+        let key = format!("refund-{name}-{}", std::process::id());
+        let before = REFUNDS.load(Ordering::SeqCst);
+        let denied = approving(false)
+            .call_with("refund", json!({"cents": 3}), keyed(&key))
+            .await;
+        assert_eq!(code(&denied), Some(ErrorCode::ToolApprovalDenied), "{name}");
+        let approved = approving(true)
+            .call_with("refund", json!({"cents": 3}), keyed(&key))
+            .await;
+        assert_eq!(approved, ToolResult::Ok(json!("refunded 3")), "{name}");
+        assert_eq!(REFUNDS.load(Ordering::SeqCst), before + 1, "{name}");
+    }
+}
+
+/// `Memory`, except that it cannot keep an answer.
+struct Forgetful(Memory);
+
+impl Store for Forgetful {
+    fn take(&self, key: &str, capacity: u32, period: Duration) -> StoreFuture<'_, Option<Duration>> {
+        self.0.take(key, capacity, period)
+    }
+    fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
+        self.0.claim(key, fingerprint, lease)
+    }
+    fn finish(&self, _: &str, _: &str, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(async { Err(StoreError::new("out of memory")) })
+    }
+    fn release(&self, key: &str) -> StoreFuture<'_, ()> {
+        self.0.release(key)
+    }
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        self.0.renew(key, lease)
+    }
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        self.0.changed(key, within)
+    }
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()> {
+        self.0.task_create(id, stamp, requests, ttl, lease)
+    }
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        self.0.task_ask(id, key, request, stamp)
+    }
+    fn task_finish(&self, id: &str, status: &str, payload: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        self.0.task_finish(id, status, payload, stamp)
+    }
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
+        self.0.task_cancel(id, stamp)
+    }
+    fn task_update(&self, id: &str, answers: &[(String, String)], stamp: &str) -> StoreFuture<'_, bool> {
+        self.0.task_update(id, answers, stamp)
+    }
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        self.0.task_get(id, stamp, lapsed)
+    }
+    fn task_renew(&self, id: &str, lease: Duration) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+        self.0.task_renew(id, lease)
+    }
+}
+
+/// A call that ran answers its result even when the store cannot keep it, and the session
+/// says the answer was not kept.
+#[tokio::test]
+async fn an_answer_the_store_cannot_keep_is_still_answered() {
+    let _lock = LOCK.lock().await;
+    let session = replica(Arc::new(Forgetful(Memory::new())));
+    let mut events = session.events();
+    let before = CHARGES.load(Ordering::SeqCst);
+    let answer = session
+        .call_with("charge", json!({"cents": 4}), keyed("forgotten"))
+        .await;
+    assert_eq!(answer, ToolResult::Ok(json!("charged 4")));
+    assert_eq!(CHARGES.load(Ordering::SeqCst), before + 1);
+    let reason = loop {
+        match tokio::time::timeout(Duration::from_secs(5), events.recv())
+            .await
+            .expect("an event")
+        {
+            Some(SessionEvent::AnswerNotKept { tool, reason, .. }) => {
+                assert_eq!(tool, "charge");
+                break reason;
+            }
+            Some(_) => {}
+            None => panic!("the stream ended"),
+        }
+    };
+    assert!(reason.contains("out of memory"), "{reason}");
 }
 
 /// A store that is down: every operation fails.
@@ -219,6 +370,12 @@ impl Store for Down {
         Box::pin(async { Err(StoreError::new("connection refused")) })
     }
     fn release(&self, _: &str) -> StoreFuture<'_, ()> {
+        refused()
+    }
+    fn renew(&self, _: &str, _: Duration) -> StoreFuture<'_, bool> {
+        refused()
+    }
+    fn changed(&self, _: &str, _: Duration) -> StoreFuture<'_, ()> {
         refused()
     }
     fn task_create(

@@ -744,10 +744,13 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
     client
         .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
-    for (i, (action, ran, error)) in [
-        ("accept", 1, None),
-        ("decline", 1, Some("declined")),
-        ("cancel", 1, Some("dismissed")),
+    // An `accept` approves only with an explicit `approve: true` (never by default).
+    for (i, (action, content, ran, error)) in [
+        ("accept", json!({"approve": true}), 1, None),
+        ("accept", json!({}), 1, Some("without `approve: true`")),
+        ("accept", json!({"approve": false}), 1, Some("did not approve")),
+        ("decline", json!({"approve": true}), 1, Some("declined")),
+        ("cancel", json!({"approve": true}), 1, Some("dismissed")),
     ]
     .into_iter()
     .enumerate()
@@ -766,7 +769,7 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
             "{message}"
         );
         client
-            .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": action, "content": {"approve": true}}}))
+            .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": action, "content": content}}))
             .await;
         let answer = client.next_answer().await;
         assert_eq!(runs.load(AtomicOrdering::SeqCst), ran, "{action}: {answer}");
@@ -908,4 +911,56 @@ async fn an_expired_approval_round_is_refused() {
     let refused = client.next_answer().await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert_eq!(runs.load(AtomicOrdering::SeqCst), 0);
+}
+
+/// An exactly-once call that stops for input (2026-07-28: answered input-required, its
+/// future dropped) releases its key although its handler started: the retry that brings the
+/// answers, with the same key, runs (not kept waiting on the first call's claim, nor told
+/// its outcome is unknown); a retry of that answered call gets its answer and runs nothing.
+#[tokio::test]
+async fn an_exactly_once_call_that_stops_for_input_releases_its_key() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let schema = pedelec_core::ToolArgsSchema::from_json(
+        &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    )
+    .unwrap();
+    let pay = pedelec_core::ToolDefinition::new("pay", "Pays, once.", schema)
+        .with_exactly_once(true);
+    let session = Session::builder(SkillsInput::new("Pay once.", vec![pay]))
+        .create()
+        .unwrap();
+    let counted = runs.clone();
+    session.on_tool_name("pay", move |_args: Value, ctx| {
+        let runs = counted.clone();
+        async move {
+            runs.fetch_add(1, AtomicOrdering::SeqCst);
+            let answer = ctx.elicit::<Confirm>("confirm", "Pay?").await?;
+            Ok::<_, ToolError>(format!("paid: {}", answer.action()))
+        }
+    });
+    let (mut client, _serving) = start(&session);
+    let call = |id: &str, extra: Value| {
+        let mut meta = meta(json!({"elicitation": {}}));
+        meta["dev.pedelec/idempotencyKey"] = json!("pay-1");
+        let mut params = json!({"name": "pay", "arguments": {}, "_meta": meta});
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    client.send(&call("1", json!({}))).await;
+    let round = client.next_answer().await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    let answered = json!({
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
+        "requestState": state,
+    });
+    for id in ["2", "3"] {
+        client.send(&call(id, answered.clone())).await;
+        let done = client.next_answer().await;
+        assert_eq!(done["result"]["content"][0]["text"], "paid: accept", "{done}");
+    }
+    // Up to its question, then again with the answer; the last retry ran nothing.
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 2);
 }

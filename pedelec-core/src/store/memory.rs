@@ -1,8 +1,13 @@
 //! The store of one process (the default).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+// Tokio's clock: a test with paused time (`start_paused`) sees leases, expiry and budgets
+// pass in no time.
+use tokio::time::Instant;
 
 use super::task::is_over;
 use super::{Claim, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord, gcra};
@@ -27,6 +32,25 @@ struct State {
     buckets: HashMap<String, u64>,
     keys: HashMap<String, Entry>,
     tasks: HashMap<String, Task>,
+    /// The waiters of running calls' keys ([`Store::changed`]), woken when the key is
+    /// answered or released.
+    waiters: HashMap<String, Arc<Notify>>,
+}
+
+impl State {
+    /// Whether `key` is held by a running call whose lease has not lapsed.
+    fn running(&self, key: &str, now: Instant) -> bool {
+        self.keys
+            .get(key)
+            .is_some_and(|e| matches!(e.status, Status::Running) && e.until > now)
+    }
+
+    /// Wakes the waiters of `key`: its claim changed.
+    fn wake(&mut self, key: &str) {
+        if let Some(notify) = self.waiters.remove(key) {
+            notify.notify_waiters();
+        }
+    }
 }
 
 /// A task: its record, its runner's lease, and the answers left for the runner.
@@ -178,12 +202,46 @@ impl Store for Memory {
                 "the idempotency key `{key}` was not claimed"
             ))),
         };
+        state.wake(key);
         Box::pin(std::future::ready(result))
     }
 
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
-        self.state().keys.remove(key);
+        let mut state = self.state();
+        state.keys.remove(key);
+        state.wake(key);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let renewed = match state.keys.get_mut(key) {
+            Some(entry) if matches!(entry.status, Status::Running) && entry.until > now => {
+                entry.until = now + lease;
+                true
+            }
+            _ => false,
+        };
+        ready(renewed)
+    }
+
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        let notified = {
+            let mut state = self.state();
+            if !state.running(key, Instant::now()) {
+                return ready(());
+            }
+            let notify = state.waiters.entry(key.to_owned()).or_default().clone();
+            // Registered before the lock is let go: a wake-up cannot fall in between.
+            let mut notified = Box::pin(notify.notified_owned());
+            notified.as_mut().enable();
+            notified
+        };
+        Box::pin(async move {
+            let _ = tokio::time::timeout(within, notified).await;
+            Ok(())
+        })
     }
 
     fn task_create(

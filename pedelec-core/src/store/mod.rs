@@ -35,8 +35,16 @@ use std::time::Duration;
 
 pub use memory::Memory;
 #[cfg(feature = "redis")]
-pub use redis::Redis;
+pub use redis::{Redis, RedisConfig};
 pub use task::{TaskAnswer, TaskRecord};
+
+/// How long a running call's claim, and a task's runner, holds without renewal: a replica
+/// that stops is known to have stopped this long after (its call's retry is answered
+/// `TOOL_OUTCOME_UNKNOWN`, its task ends `failed`).
+pub const LEASE: Duration = Duration::from_secs(3);
+
+/// How often the holder of a [`LEASE`] renews it.
+pub const RENEWAL: Duration = Duration::from_millis(200);
 
 /// A boxed, `Send` future of a store operation.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -63,6 +71,18 @@ pub trait Store: Send + Sync + 'static {
     /// Releases the claimed `key` without an answer (the call did not run, or stopped to ask
     /// for input): its retry runs.
     fn release(&self, key: &str) -> StoreFuture<'_, ()>;
+
+    /// The call that claimed `key` still runs: its claim lasts `lease` from now (a session
+    /// renews it every [`RENEWAL`] for [`LEASE`], as a task's runner renews its task).
+    /// `false` when the key is not held by a running call any more (answered, released, or
+    /// its lease already lapsed: then its outcome stays unknown).
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool>;
+
+    /// Waits, at most `within`, until the claim of `key` may have changed: its call answered
+    /// or released it (the store wakes the waiters of the key; [`Memory`] in the process,
+    /// `Redis` by pub/sub). It returns at once when `key` is not held by a running call.
+    /// The waiter then claims again, which also finds a lease that lapsed.
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()>;
 
     /// Stores the new task `id`, `working` (or `input_required` when it starts with
     /// `requests`: key and request JSON text), created at `stamp` (RFC 3339), kept for
@@ -139,6 +159,14 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
 
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
         (**self).release(key)
+    }
+
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        (**self).renew(key, lease)
+    }
+
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        (**self).changed(key, within)
     }
 
     fn task_create(
@@ -218,19 +246,47 @@ pub enum Claim {
     },
 }
 
+/// What kind of failure a [`StoreError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The store did not answer in time.
+    Timeout,
+    /// The store cannot be reached (connection refused, dropped, or another I/O error).
+    Unreachable,
+    /// The store answered with an error (a script failed, a command was refused).
+    Script,
+    /// Anything else (a bad URL, an answer the store should not give).
+    Other,
+}
+
 /// A store that could not answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreError {
+    kind: StoreErrorKind,
     message: String,
 }
 
 impl StoreError {
-    /// An error saying what failed.
+    /// An error saying what failed ([`StoreErrorKind::Other`]).
     #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
+        StoreError::with_kind(StoreErrorKind::Other, message)
+    }
+
+    /// An error of `kind` saying what failed.
+    #[must_use]
+    pub fn with_kind(kind: StoreErrorKind, message: impl Into<String>) -> Self {
         StoreError {
+            kind,
             message: message.into(),
         }
+    }
+
+    /// What kind of failure it is.
+    #[must_use]
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
     }
 
     /// What failed.
