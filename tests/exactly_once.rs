@@ -53,6 +53,24 @@ async fn charge_without_receipt(args: ChargeArgs) -> Result<String, ToolError> {
     ))
 }
 
+static SLOW: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct SlowArgs {
+    /// Cents to charge.
+    cents: u64,
+    /// How long the charge takes, in milliseconds.
+    ms: u64,
+}
+
+/// Charge a card, taking `ms` milliseconds.
+#[tool(exactly_once)]
+async fn slow_charge(args: SlowArgs) -> String {
+    SLOW.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(args.ms)).await;
+    format!("charged {} slowly", args.cents)
+}
+
 static REFUNDS: AtomicUsize = AtomicUsize::new(0);
 
 /// Refund a charge, once a person approves.
@@ -64,7 +82,7 @@ async fn refund(args: ChargeArgs) -> String {
 
 skills![
     guidance = "Payments.",
-    tools = [charge, hello, charge_without_receipt, refund]
+    tools = [charge, hello, charge_without_receipt, slow_charge, refund]
 ];
 
 fn replica(store: Arc<dyn Store>) -> Session<ToolName> {
@@ -293,6 +311,9 @@ impl Store for Forgetful {
     fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
         self.0.changed(key, within)
     }
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        self.0.use_once(key, ttl)
+    }
     fn task_create(
         &self,
         id: &str,
@@ -352,6 +373,91 @@ async fn an_answer_the_store_cannot_keep_is_still_answered() {
     assert!(reason.contains("out of memory"), "{reason}");
 }
 
+/// A call that runs longer than a lease keeps its claim (it is renewed): a duplicate waits
+/// and gets its answer. On `Memory`, with Tokio's clock paused: seconds pass in no time.
+#[tokio::test(start_paused = true)]
+async fn a_running_call_holds_its_claim_past_a_lease() {
+    let _lock = LOCK.lock().await;
+    let store: Arc<dyn Store> = Arc::new(Memory::new());
+    let (a, b) = (replica(store.clone()), replica(store));
+    let before = SLOW.load(Ordering::SeqCst);
+    let args = json!({"cents": 1, "ms": 10_000});
+    let (first, second) = tokio::join!(
+        a.call_with("slow_charge", args.clone(), keyed("alive")),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            b.call_with("slow_charge", args.clone(), keyed("alive")).await
+        }
+    );
+    assert_eq!(first, ToolResult::Ok(json!("charged 1 slowly")));
+    assert_eq!(second, first);
+    assert_eq!(SLOW.load(Ordering::SeqCst), before + 1);
+}
+
+/// A replica that stops mid-call (its call's future dropped: its claim no longer renewed):
+/// the duplicate waiting on another replica is answered `TOOL_OUTCOME_UNKNOWN` within 5 s,
+/// and the call is not run again.
+async fn a_dead_call_is_answered_outcome_unknown(name: &str, store: Arc<dyn Store>) {
+    let (a, b) = (replica(store.clone()), replica(store));
+    let key = format!("dead-{name}-{}", std::process::id());
+    let before = SLOW.load(Ordering::SeqCst);
+    let args = json!({"cents": 2, "ms": 60_000});
+    let running = {
+        let (args, key) = (args.clone(), key.clone());
+        tokio::spawn(async move { a.call_with("slow_charge", args, keyed(&key)).await })
+    };
+    while SLOW.load(Ordering::SeqCst) == before {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let retry = {
+        let key = key.clone();
+        tokio::spawn(async move { b.call_with("slow_charge", args, keyed(&key)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    running.abort();
+    let died = tokio::time::Instant::now();
+    let retry = retry.await.unwrap();
+    assert_eq!(
+        code(&retry),
+        Some(ErrorCode::ToolOutcomeUnknown),
+        "{name}: {retry:?}"
+    );
+    assert!(
+        died.elapsed() < Duration::from_secs(5),
+        "{name}: answered after {:?}",
+        died.elapsed()
+    );
+    assert_eq!(SLOW.load(Ordering::SeqCst), before + 1, "{name}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dead_call_is_answered_outcome_unknown_within_seconds_in_memory() {
+    let _lock = LOCK.lock().await;
+    a_dead_call_is_answered_outcome_unknown("memory", Arc::new(Memory::new())).await;
+}
+
+/// The same on a real Redis (in real time: about three seconds).
+#[tokio::test]
+async fn a_dead_call_is_answered_outcome_unknown_within_seconds_on_redis() {
+    let _lock = LOCK.lock().await;
+    if let Some(store) = redis::store().await {
+        a_dead_call_is_answered_outcome_unknown("redis", store).await;
+    }
+}
+
+/// A single-use mark (an approval's) is used once, on every replica sharing the store.
+#[tokio::test]
+async fn a_single_use_mark_is_used_once() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let mark = format!("approval:{name}-{}", std::process::id());
+        let minute = Duration::from_mins(1);
+        assert!(store.use_once(&mark, minute).await.unwrap(), "{name}");
+        assert!(!store.use_once(&mark, minute).await.unwrap(), "{name}");
+        assert!(store.use_once(&format!("{mark}-other"), minute).await.unwrap(), "{name}");
+    }
+}
+
 /// A store that is down: every operation fails.
 struct Down;
 
@@ -376,6 +482,9 @@ impl Store for Down {
         refused()
     }
     fn changed(&self, _: &str, _: Duration) -> StoreFuture<'_, ()> {
+        refused()
+    }
+    fn use_once(&self, _: &str, _: Duration) -> StoreFuture<'_, bool> {
         refused()
     }
     fn task_create(

@@ -698,6 +698,11 @@ async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() 
 
 /// A session whose `refund` and `wipe` need approval; `runs` counts the handlers that ran.
 fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
+    approval_replica(runs, Arc::new(pedelec_core::store::Memory::new()))
+}
+
+/// [`approval_session`], a replica sharing `store` with others.
+fn approval_replica(runs: &Arc<AtomicUsize>, store: Arc<dyn pedelec_core::store::Store>) -> Session {
     let schema = pedelec_core::ToolArgsSchema::from_json(&json!({
         "type": "object",
         "properties": {"invoice": {"type": "string"}},
@@ -712,6 +717,7 @@ fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
         })
         .to_vec();
     let session = Session::builder(SkillsInput::new("Approve first.", tools))
+        .store(store)
         .create()
         .unwrap();
     for name in ["refund", "wipe"] {
@@ -790,7 +796,8 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
 #[tokio::test]
 async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let session = approval_session(&runs);
+    let store: Arc<dyn pedelec_core::store::Store> = Arc::new(pedelec_core::store::Memory::new());
+    let session = approval_replica(&runs, store.clone());
     let key = b"a shared key of at least thirty-two bytes!".to_vec();
     let (mut client, _serving) = start_with(&session, |mcp| {
         mcp.request_state_key(key.clone())
@@ -849,8 +856,9 @@ async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     });
     bob.send(&call("b", "refund", "INV-1", with(&state))).await;
     assert_eq!(bob.next_answer().await["error"]["code"], -32602);
-    // Alice's retry, answered on another replica sharing the key: the tool runs once.
-    let other = approval_session(&runs);
+    // Alice's retry, answered on another replica sharing the key and the store: the tool
+    // runs once.
+    let other = approval_replica(&runs, store.clone());
     let (mut replica, _serving_replica) = start_with(&other, |mcp| {
         mcp.request_state_key(key.clone())
             .caller(pedelec_core::context::Caller::new("alice"))
@@ -861,6 +869,22 @@ async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     let done = replica.next_answer().await;
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "done \"INV-1\"");
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
+    // The same approved request replayed, on either replica: the approval was used.
+    replica
+        .send(&call("r2", "refund", "INV-1", with(&state)))
+        .await;
+    let replayed = replica.next_answer().await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    client.send(&call("r3", "refund", "INV-1", with(&state))).await;
+    let replayed = client.next_answer().await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(
+        replayed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("used already")),
+        "{replayed}"
+    );
     assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
     // A declined approval: denied, nothing runs.
     let decline = json!({"dev.pedelec/approval": {"action": "decline"}});

@@ -35,6 +35,8 @@ struct State {
     /// The waiters of running calls' keys ([`Store::changed`]), woken when the key is
     /// answered or released.
     waiters: HashMap<String, Arc<Notify>>,
+    /// Single-use marks ([`Store::use_once`]), until they may be forgotten.
+    used: HashMap<String, Instant>,
 }
 
 impl State {
@@ -242,6 +244,19 @@ impl Store for Memory {
             let _ = tokio::time::timeout(within, notified).await;
             Ok(())
         })
+    }
+
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let fresh = match state.used.get(key) {
+            Some(&until) if until > now => false,
+            _ => {
+                state.used.insert(key.to_owned(), now + ttl);
+                true
+            }
+        };
+        ready(fresh)
     }
 
     fn task_create(

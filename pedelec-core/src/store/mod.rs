@@ -84,6 +84,10 @@ pub trait Store: Send + Sync + 'static {
     /// The waiter then claims again, which also finds a lease that lapsed.
     fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()>;
 
+    /// Marks `key` used, for `ttl`: `true` the first time, `false` when it was used already
+    /// (a single-use approval replayed).
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool>;
+
     /// Stores the new task `id`, `working` (or `input_required` when it starts with
     /// `requests`: key and request JSON text), created at `stamp` (RFC 3339), kept for
     /// `ttl`, its runner's lease lasting `lease` (see [`task_renew`](Self::task_renew)).
@@ -167,6 +171,10 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
 
     fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
         (**self).changed(key, within)
+    }
+
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        (**self).use_once(key, ttl)
     }
 
     fn task_create(

@@ -293,6 +293,13 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]))
 return 1
 ";
 
+/// `use_once`: `1` when the mark was set now (kept `ARGV[1]` ms), `0` when it was set
+/// already.
+const USE_ONCE: &str = r"
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
+return 0
+";
+
 /// `running`: `1` when a running call holds the key and its lease has not lapsed.
 const RUNNING: &str = r"
 local t = redis.call('TIME')
@@ -452,6 +459,7 @@ struct Scripts {
     release: redis::Script,
     renew: redis::Script,
     running: redis::Script,
+    use_once: redis::Script,
     task_create: redis::Script,
     task_ask: redis::Script,
     task_finish: redis::Script,
@@ -468,6 +476,7 @@ static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     release: redis::Script::new(RELEASE),
     renew: redis::Script::new(RENEW),
     running: redis::Script::new(RUNNING),
+    use_once: redis::Script::new(USE_ONCE),
     task_create: redis::Script::new(TASK_CREATE),
     task_ask: redis::Script::new(TASK_ASK),
     task_finish: redis::Script::new(TASK_FINISH),
@@ -670,6 +679,14 @@ impl Store for Redis {
                 let _ = tokio::time::timeout(within, notified).await;
             }
             Ok(())
+        })
+    }
+
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        let key = format!("used:{key}");
+        Box::pin(async move {
+            let fresh: i64 = self.run(&SCRIPTS.use_once, &key, &[&millis(ttl)]).await?;
+            Ok(fresh == 1)
         })
     }
 
