@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use pedelec::context::Caller;
-use pedelec::session::RateLimit;
-use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
 use pedelec::context::{Approval, ApprovalRequest};
+use pedelec::session::RateLimit;
 use pedelec::session::SessionEvent;
+use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
 use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolError, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
@@ -49,7 +49,10 @@ async fn charge_without_receipt(args: ChargeArgs) -> Result<String, ToolError> {
     RECEIPTS.fetch_add(1, Ordering::SeqCst);
     Err(ToolError::with_code(
         ErrorCode::IoFailed,
-        format!("charged {} but the receipt could not be written", args.cents),
+        format!(
+            "charged {} but the receipt could not be written",
+            args.cents
+        ),
     ))
 }
 
@@ -293,7 +296,12 @@ async fn a_handler_that_started_is_never_run_again_whatever_its_code() {
 struct Forgetful(Memory);
 
 impl Store for Forgetful {
-    fn take(&self, key: &str, capacity: u32, period: Duration) -> StoreFuture<'_, Option<Duration>> {
+    fn take(
+        &self,
+        key: &str,
+        capacity: u32,
+        period: Duration,
+    ) -> StoreFuture<'_, Option<Duration>> {
         self.0.take(key, capacity, period)
     }
     fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
@@ -327,19 +335,34 @@ impl Store for Forgetful {
     fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
         self.0.task_ask(id, key, request, stamp)
     }
-    fn task_finish(&self, id: &str, status: &str, payload: &str, stamp: &str) -> StoreFuture<'_, bool> {
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
         self.0.task_finish(id, status, payload, stamp)
     }
     fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
         self.0.task_cancel(id, stamp)
     }
-    fn task_update(&self, id: &str, answers: &[(String, String)], stamp: &str) -> StoreFuture<'_, bool> {
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
         self.0.task_update(id, answers, stamp)
     }
     fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
         self.0.task_get(id, stamp, lapsed)
     }
-    fn task_renew(&self, id: &str, lease: Duration) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
         self.0.task_renew(id, lease)
     }
 }
@@ -386,7 +409,8 @@ async fn a_running_call_holds_its_claim_past_a_lease() {
         a.call_with("slow_charge", args.clone(), keyed("alive")),
         async {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            b.call_with("slow_charge", args.clone(), keyed("alive")).await
+            b.call_with("slow_charge", args.clone(), keyed("alive"))
+                .await
         }
     );
     assert_eq!(first, ToolResult::Ok(json!("charged 1 slowly")));
@@ -454,7 +478,13 @@ async fn a_single_use_mark_is_used_once() {
         let minute = Duration::from_mins(1);
         assert!(store.use_once(&mark, minute).await.unwrap(), "{name}");
         assert!(!store.use_once(&mark, minute).await.unwrap(), "{name}");
-        assert!(store.use_once(&format!("{mark}-other"), minute).await.unwrap(), "{name}");
+        assert!(
+            store
+                .use_once(&format!("{mark}-other"), minute)
+                .await
+                .unwrap(),
+            "{name}"
+        );
     }
 }
 

@@ -702,7 +702,10 @@ fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
 }
 
 /// [`approval_session`], a replica sharing `store` with others.
-fn approval_replica(runs: &Arc<AtomicUsize>, store: Arc<dyn pedelec_core::store::Store>) -> Session {
+fn approval_replica(
+    runs: &Arc<AtomicUsize>,
+    store: Arc<dyn pedelec_core::store::Store>,
+) -> Session {
     let schema = pedelec_core::ToolArgsSchema::from_json(&json!({
         "type": "object",
         "properties": {"invoice": {"type": "string"}},
@@ -754,7 +757,12 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
     for (i, (action, content, ran, error)) in [
         ("accept", json!({"approve": true}), 1, None),
         ("accept", json!({}), 1, Some("without `approve: true`")),
-        ("accept", json!({"approve": false}), 1, Some("did not approve")),
+        (
+            "accept",
+            json!({"approve": false}),
+            1,
+            Some("did not approve"),
+        ),
         ("decline", json!({"approve": true}), 1, Some("declined")),
         ("cancel", json!({"approve": true}), 1, Some("dismissed")),
     ]
@@ -876,7 +884,9 @@ async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
         .await;
     let replayed = replica.next_answer().await;
     assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
-    client.send(&call("r3", "refund", "INV-1", with(&state))).await;
+    client
+        .send(&call("r3", "refund", "INV-1", with(&state)))
+        .await;
     let replayed = client.next_answer().await;
     assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
     assert!(
@@ -948,8 +958,8 @@ async fn an_exactly_once_call_that_stops_for_input_releases_its_key() {
         &json!({"type": "object", "properties": {}, "additionalProperties": false}),
     )
     .unwrap();
-    let pay = pedelec_core::ToolDefinition::new("pay", "Pays, once.", schema)
-        .with_exactly_once(true);
+    let pay =
+        pedelec_core::ToolDefinition::new("pay", "Pays, once.", schema).with_exactly_once(true);
     let session = Session::builder(SkillsInput::new("Pay once.", vec![pay]))
         .create()
         .unwrap();
@@ -983,7 +993,10 @@ async fn an_exactly_once_call_that_stops_for_input_releases_its_key() {
     for id in ["2", "3"] {
         client.send(&call(id, answered.clone())).await;
         let done = client.next_answer().await;
-        assert_eq!(done["result"]["content"][0]["text"], "paid: accept", "{done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"], "paid: accept",
+            "{done}"
+        );
     }
     // Up to its question, then again with the answer; the last retry ran nothing.
     assert_eq!(runs.load(AtomicOrdering::SeqCst), 2);

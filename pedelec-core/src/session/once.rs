@@ -3,8 +3,10 @@
 //! first claim runs the call (rate limit, approval and all) and keeps its answer; a
 //! concurrent duplicate, on any replica sharing the store, waits for that answer; a later
 //! one gets it without costing any budget; the same key with other args is
-//! `TOOL_IDEMPOTENCY_CONFLICT`; a call whose replica stopped before answering is answered
-//! "outcome unknown" to its retry, never run twice.
+//! `TOOL_IDEMPOTENCY_CONFLICT`. A running call renews its claim every [`RENEWAL`] for a
+//! [`LEASE`]; a duplicate waits to be woken (the store's [`Store::changed`]), claiming again
+//! at least every 1.5 s: when the replica running the call stopped, its lease lapses and
+//! the retry is answered `TOOL_OUTCOME_UNKNOWN` within 5 s, never run twice.
 //!
 //! Keys are scoped by the caller's subject and the tool; args are compared by the SHA-256
 //! of their RFC 8785 canonical JSON. Whether the key is released is decided by what
@@ -85,7 +87,8 @@ impl Shared {
                 ctx: ctx.clone(),
                 armed: true,
             };
-            let outcome = renewing(&*store, &key, shared.run_claimed(&name, args, ctx.clone())).await;
+            let outcome =
+                renewing(&*store, &key, shared.run_claimed(&name, args, ctx.clone())).await;
             guard.armed = false;
             match outcome {
                 Outcome::Refused(error) => {
@@ -217,8 +220,7 @@ async fn wait_for_claim(
 /// [`LEASE`].
 async fn renewing<F: Future>(store: &dyn Store, key: &str, run: F) -> F::Output {
     let mut run = std::pin::pin!(run);
-    let mut renewal =
-        tokio::time::interval_at(tokio::time::Instant::now() + RENEWAL, RENEWAL);
+    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + RENEWAL, RENEWAL);
     renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {

@@ -10,9 +10,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::Notify;
 
-use super::{
-    Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord,
-};
+use super::{Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
 /// (`pedelec:` unless set with [`RedisConfig::prefix`]).
@@ -572,7 +570,10 @@ impl Redis {
             Ok(Err(e)) => Err(redis_error("Redis", &e)),
             Err(_) => Err(StoreError::with_kind(
                 StoreErrorKind::Timeout,
-                format!("Redis did not answer within {} ms", self.timeout.as_millis()),
+                format!(
+                    "Redis did not answer within {} ms",
+                    self.timeout.as_millis()
+                ),
             )),
         }
     }
@@ -776,7 +777,8 @@ impl Store for Redis {
         id: &str,
         lease: Duration,
     ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
-        let found = self.run_task::<Option<Vec<String>>>(&SCRIPTS.task_renew, id, vec![millis(lease)]);
+        let found =
+            self.run_task::<Option<Vec<String>>>(&SCRIPTS.task_renew, id, vec![millis(lease)]);
         Box::pin(async move {
             Ok(found.await?.map(|found| {
                 let mut parts = found.into_iter();
