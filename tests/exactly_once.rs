@@ -832,6 +832,65 @@ mod redis {
     }
 }
 
+/// Settings given before connecting take effect: while Redis is paused for two seconds
+/// (`CLIENT PAUSE`), a store whose timeout is 5 s answers, and one with the default 1 s
+/// fails, saying it timed out.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_redis_timeout_set_before_connecting_is_honoured() {
+    use std::io::{Read as _, Write as _};
+
+    use pedelec::store::{Redis, StoreErrorKind};
+
+    let _lock = LOCK.lock().await;
+    let port = redis::free_port();
+    let Some(mut server) = redis::spawn(port) else {
+        return;
+    };
+    let url = format!("redis://127.0.0.1:{port}");
+    let patient = Redis::config(&url)
+        .timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .expect("the test's Redis answers");
+    let hasty = Redis::connect(&url)
+        .await
+        .expect("the test's Redis answers");
+    // Both connected (and their scripts loaded) before the pause.
+    for store in [&patient, &hasty] {
+        assert_eq!(
+            store.take("warm", 10, Duration::from_mins(1)).await,
+            Ok(None)
+        );
+    }
+    let pause = |ms: u32| {
+        let mut admin = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let ms = ms.to_string();
+        let command = format!(
+            "*3\r\n$6\r\nCLIENT\r\n$5\r\nPAUSE\r\n${}\r\n{ms}\r\n",
+            ms.len()
+        );
+        admin.write_all(command.as_bytes()).unwrap();
+        let mut ok = [0u8; 5];
+        admin.read_exact(&mut ok).unwrap();
+        assert_eq!(&ok, b"+OK\r\n");
+    };
+    pause(2_000);
+    let failed = hasty
+        .take("t", 10, Duration::from_mins(1))
+        .await
+        .unwrap_err();
+    assert_eq!(failed.kind(), StoreErrorKind::Timeout, "{failed}");
+    pause(2_000);
+    assert_eq!(
+        patient.take("t", 10, Duration::from_mins(1)).await,
+        Ok(None),
+        "a 5 s timeout outlasts a 2 s pause"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 /// Redis killed mid-run, then started again on its port: meanwhile the calls that need it
 /// fail fast (`IO_FAILED`) and none runs twice; once it is back, the same session serves
 /// again without a restart (the connection is re-made).
