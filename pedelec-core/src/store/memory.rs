@@ -475,10 +475,10 @@ mod tests {
         soak(20_000).await;
     }
 
-    /// The soak over a million distinct keys and callers (about a minute; outside CI:
+    /// The soak over a million distinct keys and callers (15 s in a debug build; outside CI:
     /// `cargo test -p pedelec-core --lib store::memory -- --ignored`).
     #[tokio::test(start_paused = true)]
-    #[ignore = "a soak of about a minute; run it with --ignored"]
+    #[ignore = "a soak of 15 s; run it with --ignored"]
     async fn memory_stays_flat_over_a_million_keys_and_callers() {
         soak(1_000_000).await;
     }
