@@ -236,14 +236,15 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local period = tonumber(ARGV[1])
 local interval = math.max(1, math.floor(period / tonumber(ARGV[2])))
+local burst = interval * tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local nxt = tat + interval
-if nxt - now <= period then
-  redis.call('SET', KEYS[1], nxt, 'PX', period + interval)
+if nxt - now <= burst then
+  redis.call('SET', KEYS[1], nxt, 'PX', burst + interval)
   return -1
 end
-return nxt - now - period
+return nxt - now - burst
 ";
 
 /// `claim`: `{'first'}`, `{'running', fingerprint}`, `{'answered', fingerprint, answer}` or
