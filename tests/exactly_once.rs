@@ -10,9 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use pedelec::context::Caller;
+use pedelec::context::{Approval, ApprovalRequest};
 use pedelec::session::RateLimit;
+use pedelec::session::SessionEvent;
 use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
-use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolResult, skills, tool};
+use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolError, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -39,7 +41,52 @@ async fn hello() -> &'static str {
     "hello"
 }
 
-skills![guidance = "Payments.", tools = [charge, hello]];
+static RECEIPTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Charge a card, then fail to write the receipt (with a public code).
+#[tool(exactly_once)]
+async fn charge_without_receipt(args: ChargeArgs) -> Result<String, ToolError> {
+    RECEIPTS.fetch_add(1, Ordering::SeqCst);
+    Err(ToolError::with_code(
+        ErrorCode::IoFailed,
+        format!(
+            "charged {} but the receipt could not be written",
+            args.cents
+        ),
+    ))
+}
+
+static SLOW: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Debug, Deserialize, ToolArgs)]
+struct SlowArgs {
+    /// Cents to charge.
+    cents: u64,
+    /// How long the charge takes, in milliseconds.
+    ms: u64,
+}
+
+/// Charge a card, taking `ms` milliseconds.
+#[tool(exactly_once)]
+async fn slow_charge(args: SlowArgs) -> String {
+    SLOW.fetch_add(1, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(args.ms)).await;
+    format!("charged {} slowly", args.cents)
+}
+
+static REFUNDS: AtomicUsize = AtomicUsize::new(0);
+
+/// Refund a charge, once a person approves.
+#[tool(exactly_once, approval)]
+async fn refund(args: ChargeArgs) -> String {
+    REFUNDS.fetch_add(1, Ordering::SeqCst);
+    format!("refunded {}", args.cents)
+}
+
+skills![
+    guidance = "Payments.",
+    tools = [charge, hello, charge_without_receipt, slow_charge, refund]
+];
 
 fn replica(store: Arc<dyn Store>) -> Session<ToolName> {
     Session::builder(ToolName::skills())
@@ -193,11 +240,251 @@ async fn a_call_whose_replica_stopped_is_never_run_again() {
         let retry = replica(store.clone())
             .call_with("charge", args, keyed(&key))
             .await;
-        let ToolResult::Err(e) = &retry else {
-            panic!("{name}: {retry:?}")
-        };
-        assert!(e.message().contains("outcome"), "{name}: {}", e.message());
+        assert_eq!(
+            code(&retry),
+            Some(ErrorCode::ToolOutcomeUnknown),
+            "{name}: {retry:?}"
+        );
         assert_eq!(CHARGES.load(Ordering::SeqCst), before, "{name}");
+    }
+}
+
+/// Whether a claimed key is released is decided by whether the handler started, not by its
+/// error's code: a handler that did its work and then failed with a public code
+/// (`IO_FAILED`) is never run again by a retry; a call refused before its handler started
+/// (here: not approved) releases its key, and its retry runs.
+#[tokio::test]
+async fn a_handler_that_started_is_never_run_again_whatever_its_code() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let (a, b) = (replica(store.clone()), replica(store.clone()));
+        let key = format!("receipt-{name}-{}", std::process::id());
+        let before = RECEIPTS.load(Ordering::SeqCst);
+        let first = a
+            .call_with("charge_without_receipt", json!({"cents": 5}), keyed(&key))
+            .await;
+        assert_eq!(code(&first), Some(ErrorCode::IoFailed), "{name}: {first:?}");
+        let retry = b
+            .call_with("charge_without_receipt", json!({"cents": 5}), keyed(&key))
+            .await;
+        assert_eq!(retry, first, "{name}");
+        assert_eq!(RECEIPTS.load(Ordering::SeqCst), before + 1, "{name}");
+
+        // Denied on one replica (its handler never started), approved on the other.
+        let approving = |approve: bool| {
+            Session::builder(ToolName::skills())
+                .store(store.clone())
+                .approver(move |_: ApprovalRequest| async move { Approval::from(approve) })
+                .create()
+                .unwrap()
+        };
+        let key = format!("refund-{name}-{}", std::process::id());
+        let before = REFUNDS.load(Ordering::SeqCst);
+        let denied = approving(false)
+            .call_with("refund", json!({"cents": 3}), keyed(&key))
+            .await;
+        assert_eq!(code(&denied), Some(ErrorCode::ToolApprovalDenied), "{name}");
+        let approved = approving(true)
+            .call_with("refund", json!({"cents": 3}), keyed(&key))
+            .await;
+        assert_eq!(approved, ToolResult::Ok(json!("refunded 3")), "{name}");
+        assert_eq!(REFUNDS.load(Ordering::SeqCst), before + 1, "{name}");
+    }
+}
+
+/// `Memory`, except that it cannot keep an answer.
+struct Forgetful(Memory);
+
+impl Store for Forgetful {
+    fn take(
+        &self,
+        key: &str,
+        capacity: u32,
+        period: Duration,
+    ) -> StoreFuture<'_, Option<Duration>> {
+        self.0.take(key, capacity, period)
+    }
+    fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
+        self.0.claim(key, fingerprint, lease)
+    }
+    fn finish(&self, _: &str, _: &str, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(async { Err(StoreError::new("out of memory")) })
+    }
+    fn release(&self, key: &str) -> StoreFuture<'_, ()> {
+        self.0.release(key)
+    }
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        self.0.renew(key, lease)
+    }
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        self.0.changed(key, within)
+    }
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        self.0.use_once(key, ttl)
+    }
+    fn task_create(
+        &self,
+        id: &str,
+        stamp: &str,
+        requests: &[(String, String)],
+        ttl: Duration,
+        lease: Duration,
+    ) -> StoreFuture<'_, ()> {
+        self.0.task_create(id, stamp, requests, ttl, lease)
+    }
+    fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
+        self.0.task_ask(id, key, request, stamp)
+    }
+    fn task_finish(
+        &self,
+        id: &str,
+        status: &str,
+        payload: &str,
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        self.0.task_finish(id, status, payload, stamp)
+    }
+    fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
+        self.0.task_cancel(id, stamp)
+    }
+    fn task_update(
+        &self,
+        id: &str,
+        answers: &[(String, String)],
+        stamp: &str,
+    ) -> StoreFuture<'_, bool> {
+        self.0.task_update(id, answers, stamp)
+    }
+    fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
+        self.0.task_get(id, stamp, lapsed)
+    }
+    fn task_renew(
+        &self,
+        id: &str,
+        lease: Duration,
+    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+        self.0.task_renew(id, lease)
+    }
+}
+
+/// A call that ran answers its result even when the store cannot keep it, and the session
+/// says the answer was not kept.
+#[tokio::test]
+async fn an_answer_the_store_cannot_keep_is_still_answered() {
+    let _lock = LOCK.lock().await;
+    let session = replica(Arc::new(Forgetful(Memory::new())));
+    let mut events = session.events();
+    let before = CHARGES.load(Ordering::SeqCst);
+    let answer = session
+        .call_with("charge", json!({"cents": 4}), keyed("forgotten"))
+        .await;
+    assert_eq!(answer, ToolResult::Ok(json!("charged 4")));
+    assert_eq!(CHARGES.load(Ordering::SeqCst), before + 1);
+    let reason = loop {
+        match tokio::time::timeout(Duration::from_secs(5), events.recv())
+            .await
+            .expect("an event")
+        {
+            Some(SessionEvent::AnswerNotKept { tool, reason, .. }) => {
+                assert_eq!(tool, "charge");
+                break reason;
+            }
+            Some(_) => {}
+            None => panic!("the stream ended"),
+        }
+    };
+    assert!(reason.contains("out of memory"), "{reason}");
+}
+
+/// A call that runs longer than a lease keeps its claim (it is renewed): a duplicate waits
+/// and gets its answer. On `Memory`, with Tokio's clock paused: seconds pass in no time.
+#[tokio::test(start_paused = true)]
+async fn a_running_call_holds_its_claim_past_a_lease() {
+    let _lock = LOCK.lock().await;
+    let store: Arc<dyn Store> = Arc::new(Memory::new());
+    let (a, b) = (replica(store.clone()), replica(store));
+    let before = SLOW.load(Ordering::SeqCst);
+    let args = json!({"cents": 1, "ms": 10_000});
+    let (first, second) = tokio::join!(
+        a.call_with("slow_charge", args.clone(), keyed("alive")),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            b.call_with("slow_charge", args.clone(), keyed("alive"))
+                .await
+        }
+    );
+    assert_eq!(first, ToolResult::Ok(json!("charged 1 slowly")));
+    assert_eq!(second, first);
+    assert_eq!(SLOW.load(Ordering::SeqCst), before + 1);
+}
+
+/// A replica that stops mid-call (its call's future dropped: its claim no longer renewed):
+/// the duplicate waiting on another replica is answered `TOOL_OUTCOME_UNKNOWN` within 5 s,
+/// and the call is not run again.
+async fn a_dead_call_is_answered_outcome_unknown(name: &str, store: Arc<dyn Store>) {
+    let (a, b) = (replica(store.clone()), replica(store));
+    let key = format!("dead-{name}-{}", std::process::id());
+    let before = SLOW.load(Ordering::SeqCst);
+    let args = json!({"cents": 2, "ms": 60_000});
+    let running = {
+        let (args, key) = (args.clone(), key.clone());
+        tokio::spawn(async move { a.call_with("slow_charge", args, keyed(&key)).await })
+    };
+    while SLOW.load(Ordering::SeqCst) == before {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let retry = {
+        let key = key.clone();
+        tokio::spawn(async move { b.call_with("slow_charge", args, keyed(&key)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    running.abort();
+    let died = tokio::time::Instant::now();
+    let retry = retry.await.unwrap();
+    assert_eq!(
+        code(&retry),
+        Some(ErrorCode::ToolOutcomeUnknown),
+        "{name}: {retry:?}"
+    );
+    assert!(
+        died.elapsed() < Duration::from_secs(5),
+        "{name}: answered after {:?}",
+        died.elapsed()
+    );
+    assert_eq!(SLOW.load(Ordering::SeqCst), before + 1, "{name}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dead_call_is_answered_outcome_unknown_within_seconds_in_memory() {
+    let _lock = LOCK.lock().await;
+    a_dead_call_is_answered_outcome_unknown("memory", Arc::new(Memory::new())).await;
+}
+
+/// The same on a real Redis (in real time: about three seconds).
+#[tokio::test]
+async fn a_dead_call_is_answered_outcome_unknown_within_seconds_on_redis() {
+    let _lock = LOCK.lock().await;
+    if let Some(store) = redis::store().await {
+        a_dead_call_is_answered_outcome_unknown("redis", store).await;
+    }
+}
+
+/// A single-use mark (an approval's) is used once, on every replica sharing the store.
+#[tokio::test]
+async fn a_single_use_mark_is_used_once() {
+    let _lock = LOCK.lock().await;
+    for (name, store) in stores().await {
+        let mark = format!("approval:{name}-{}", std::process::id());
+        let minute = Duration::from_mins(1);
+        assert!(store.use_once(&mark, minute).await.unwrap(), "{name}");
+        assert!(!store.use_once(&mark, minute).await.unwrap(), "{name}");
+        assert!(
+            store
+                .use_once(&format!("{mark}-other"), minute)
+                .await
+                .unwrap(),
+            "{name}"
+        );
     }
 }
 
@@ -219,6 +506,15 @@ impl Store for Down {
         Box::pin(async { Err(StoreError::new("connection refused")) })
     }
     fn release(&self, _: &str) -> StoreFuture<'_, ()> {
+        refused()
+    }
+    fn renew(&self, _: &str, _: Duration) -> StoreFuture<'_, bool> {
+        refused()
+    }
+    fn changed(&self, _: &str, _: Duration) -> StoreFuture<'_, ()> {
+        refused()
+    }
+    fn use_once(&self, _: &str, _: Duration) -> StoreFuture<'_, bool> {
         refused()
     }
     fn task_create(
@@ -534,6 +830,65 @@ mod redis {
         let _ = server;
         None
     }
+}
+
+/// Settings given before connecting take effect: while Redis is paused for two seconds
+/// (`CLIENT PAUSE`), a store whose timeout is 5 s answers, and one with the default 1 s
+/// fails, saying it timed out.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_redis_timeout_set_before_connecting_is_honoured() {
+    use std::io::{Read as _, Write as _};
+
+    use pedelec::store::{Redis, StoreErrorKind};
+
+    let _lock = LOCK.lock().await;
+    let port = redis::free_port();
+    let Some(mut server) = redis::spawn(port) else {
+        return;
+    };
+    let url = format!("redis://127.0.0.1:{port}");
+    let patient = Redis::config(&url)
+        .timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .expect("the test's Redis answers");
+    let hasty = Redis::connect(&url)
+        .await
+        .expect("the test's Redis answers");
+    // Both connected (and their scripts loaded) before the pause.
+    for store in [&patient, &hasty] {
+        assert_eq!(
+            store.take("warm", 10, Duration::from_mins(1)).await,
+            Ok(None)
+        );
+    }
+    let pause = |ms: u32| {
+        let mut admin = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let ms = ms.to_string();
+        let command = format!(
+            "*3\r\n$6\r\nCLIENT\r\n$5\r\nPAUSE\r\n${}\r\n{ms}\r\n",
+            ms.len()
+        );
+        admin.write_all(command.as_bytes()).unwrap();
+        let mut ok = [0u8; 5];
+        admin.read_exact(&mut ok).unwrap();
+        assert_eq!(&ok, b"+OK\r\n");
+    };
+    pause(2_000);
+    let failed = hasty
+        .take("t", 10, Duration::from_mins(1))
+        .await
+        .unwrap_err();
+    assert_eq!(failed.kind(), StoreErrorKind::Timeout, "{failed}");
+    pause(2_000);
+    assert_eq!(
+        patient.take("t", 10, Duration::from_mins(1)).await,
+        Ok(None),
+        "a 5 s timeout outlasts a 2 s pause"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
 }
 
 /// Redis killed mid-run, then started again on its port: meanwhile the calls that need it

@@ -43,11 +43,16 @@ pub enum ErrorCode {
     ToolApprovalDenied,
     /// An idempotency key was used again with other args (`#[tool(exactly_once)]`).
     ToolIdempotencyConflict,
+    /// The first call with this idempotency key started and never answered (its replica
+    /// stopped, or its answer could not be kept): whether it did its work is unknown, and
+    /// it is never run again (`#[tool(exactly_once)]`). Check the effect, or call again
+    /// with a new key.
+    ToolOutcomeUnknown,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidInput,
         ErrorCode::ToolArgsInvalid,
         ErrorCode::ToolHandlerNotFound,
@@ -62,6 +67,7 @@ impl ErrorCode {
         ErrorCode::ToolApprovalRequired,
         ErrorCode::ToolApprovalDenied,
         ErrorCode::ToolIdempotencyConflict,
+        ErrorCode::ToolOutcomeUnknown,
     ];
 
     /// The code on the wire (`"TOOL_TIMEOUT"`, …).
@@ -82,6 +88,7 @@ impl ErrorCode {
             ErrorCode::ToolApprovalRequired => "TOOL_APPROVAL_REQUIRED",
             ErrorCode::ToolApprovalDenied => "TOOL_APPROVAL_DENIED",
             ErrorCode::ToolIdempotencyConflict => "TOOL_IDEMPOTENCY_CONFLICT",
+            ErrorCode::ToolOutcomeUnknown => "TOOL_OUTCOME_UNKNOWN",
         }
     }
 }

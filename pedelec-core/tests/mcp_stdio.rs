@@ -698,6 +698,14 @@ async fn deferred_tools_are_found_with_search_tools_and_called_with_call_tool() 
 
 /// A session whose `refund` and `wipe` need approval; `runs` counts the handlers that ran.
 fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
+    approval_replica(runs, Arc::new(pedelec_core::store::Memory::new()))
+}
+
+/// [`approval_session`], a replica sharing `store` with others.
+fn approval_replica(
+    runs: &Arc<AtomicUsize>,
+    store: Arc<dyn pedelec_core::store::Store>,
+) -> Session {
     let schema = pedelec_core::ToolArgsSchema::from_json(&json!({
         "type": "object",
         "properties": {"invoice": {"type": "string"}},
@@ -712,6 +720,7 @@ fn approval_session(runs: &Arc<AtomicUsize>) -> Session {
         })
         .to_vec();
     let session = Session::builder(SkillsInput::new("Approve first.", tools))
+        .store(store)
         .create()
         .unwrap();
     for name in ["refund", "wipe"] {
@@ -744,10 +753,18 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
     client
         .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
-    for (i, (action, ran, error)) in [
-        ("accept", 1, None),
-        ("decline", 1, Some("declined")),
-        ("cancel", 1, Some("dismissed")),
+    // An `accept` approves only with an explicit `approve: true` (never by default).
+    for (i, (action, content, ran, error)) in [
+        ("accept", json!({"approve": true}), 1, None),
+        ("accept", json!({}), 1, Some("without `approve: true`")),
+        (
+            "accept",
+            json!({"approve": false}),
+            1,
+            Some("did not approve"),
+        ),
+        ("decline", json!({"approve": true}), 1, Some("declined")),
+        ("cancel", json!({"approve": true}), 1, Some("dismissed")),
     ]
     .into_iter()
     .enumerate()
@@ -766,7 +783,7 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
             "{message}"
         );
         client
-            .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": action, "content": {"approve": true}}}))
+            .send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": action, "content": content}}))
             .await;
         let answer = client.next_answer().await;
         assert_eq!(runs.load(AtomicOrdering::SeqCst), ran, "{action}: {answer}");
@@ -787,7 +804,8 @@ async fn a_2025_client_approves_declines_or_cancels_through_an_elicitation() {
 #[tokio::test]
 async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let session = approval_session(&runs);
+    let store: Arc<dyn pedelec_core::store::Store> = Arc::new(pedelec_core::store::Memory::new());
+    let session = approval_replica(&runs, store.clone());
     let key = b"a shared key of at least thirty-two bytes!".to_vec();
     let (mut client, _serving) = start_with(&session, |mcp| {
         mcp.request_state_key(key.clone())
@@ -846,8 +864,9 @@ async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     });
     bob.send(&call("b", "refund", "INV-1", with(&state))).await;
     assert_eq!(bob.next_answer().await["error"]["code"], -32602);
-    // Alice's retry, answered on another replica sharing the key: the tool runs once.
-    let other = approval_session(&runs);
+    // Alice's retry, answered on another replica sharing the key and the store: the tool
+    // runs once.
+    let other = approval_replica(&runs, store.clone());
     let (mut replica, _serving_replica) = start_with(&other, |mcp| {
         mcp.request_state_key(key.clone())
             .caller(pedelec_core::context::Caller::new("alice"))
@@ -858,6 +877,24 @@ async fn a_2026_approval_is_bound_to_its_round_tool_args_and_caller() {
     let done = replica.next_answer().await;
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "done \"INV-1\"");
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
+    // The same approved request replayed, on either replica: the approval was used.
+    replica
+        .send(&call("r2", "refund", "INV-1", with(&state)))
+        .await;
+    let replayed = replica.next_answer().await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    client
+        .send(&call("r3", "refund", "INV-1", with(&state)))
+        .await;
+    let replayed = client.next_answer().await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(
+        replayed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("used already")),
+        "{replayed}"
+    );
     assert_eq!(runs.load(AtomicOrdering::SeqCst), 1);
     // A declined approval: denied, nothing runs.
     let decline = json!({"dev.pedelec/approval": {"action": "decline"}});
@@ -908,4 +945,59 @@ async fn an_expired_approval_round_is_refused() {
     let refused = client.next_answer().await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert_eq!(runs.load(AtomicOrdering::SeqCst), 0);
+}
+
+/// An exactly-once call that stops for input (2026-07-28: answered input-required, its
+/// future dropped) releases its key although its handler started: the retry that brings the
+/// answers, with the same key, runs (not kept waiting on the first call's claim, nor told
+/// its outcome is unknown); a retry of that answered call gets its answer and runs nothing.
+#[tokio::test]
+async fn an_exactly_once_call_that_stops_for_input_releases_its_key() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let schema = pedelec_core::ToolArgsSchema::from_json(
+        &json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    )
+    .unwrap();
+    let pay =
+        pedelec_core::ToolDefinition::new("pay", "Pays, once.", schema).with_exactly_once(true);
+    let session = Session::builder(SkillsInput::new("Pay once.", vec![pay]))
+        .create()
+        .unwrap();
+    let counted = runs.clone();
+    session.on_tool_name("pay", move |_args: Value, ctx| {
+        let runs = counted.clone();
+        async move {
+            runs.fetch_add(1, AtomicOrdering::SeqCst);
+            let answer = ctx.elicit::<Confirm>("confirm", "Pay?").await?;
+            Ok::<_, ToolError>(format!("paid: {}", answer.action()))
+        }
+    });
+    let (mut client, _serving) = start(&session);
+    let call = |id: &str, extra: Value| {
+        let mut meta = meta(json!({"elicitation": {}}));
+        meta["dev.pedelec/idempotencyKey"] = json!("pay-1");
+        let mut params = json!({"name": "pay", "arguments": {}, "_meta": meta});
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    client.send(&call("1", json!({}))).await;
+    let round = client.next_answer().await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    let state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    let answered = json!({
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
+        "requestState": state,
+    });
+    for id in ["2", "3"] {
+        client.send(&call(id, answered.clone())).await;
+        let done = client.next_answer().await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "paid: accept",
+            "{done}"
+        );
+    }
+    // Up to its question, then again with the answer; the last retry ran nothing.
+    assert_eq!(runs.load(AtomicOrdering::SeqCst), 2);
 }

@@ -374,8 +374,8 @@ pub fn run(root: &Path, args: &[OsString]) -> Result<(), String> {
         !matches!(&seen, Ok(a) if charged(a, 200)),
         "the killed replica's call was answered",
     )?;
-    // Retries go to the others: while the claim's lease runs (the tool's 2 s timeout and 5 s
-    // of grace) they wait and time out; then they are told the outcome is unknown.
+    // Retries go to the others: while the dead replica's claim is unrenewed but its lease
+    // (3 s, `store::LEASE`) runs, they wait; then they are told the outcome is unknown.
     let mut last = String::new();
     let retried = Instant::now();
     while retried.elapsed() < Duration::from_secs(20) {

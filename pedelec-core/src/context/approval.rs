@@ -196,12 +196,16 @@ impl ToolCallContext {
             Err(e) => return Err(e),
         };
         let action = answer.get("action").and_then(Value::as_str).unwrap_or("");
-        let approved = answer
-            .pointer("/content/approve")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
+        // Approved only by an explicit `approve: true`: a form accepted without it (a
+        // client that sent no content, or dropped the field) approves nothing.
+        let approved = answer.pointer("/content/approve").and_then(Value::as_bool);
         Ok(match action {
-            "accept" if approved => Approval::Approve,
+            "accept" if approved == Some(true) => Approval::Approve,
+            "accept" if approved.is_none() => Approval::Deny(
+                "the person accepted the form without `approve: true`; an approval is never \
+                 given by default"
+                    .to_owned(),
+            ),
             "accept" => Approval::Deny("the person did not approve the call".to_owned()),
             "decline" => Approval::Deny("the person declined the call".to_owned()),
             _ => Approval::Deny("the person dismissed the approval without deciding".to_owned()),

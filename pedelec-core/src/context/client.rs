@@ -221,6 +221,14 @@ pub trait ClientChannel: Send + Sync {
         let kind = request.kind();
         Box::pin(std::future::ready(Err(InputError::MissingCapability(kind))))
     }
+
+    /// Whether the call stopped for input: the bridge answered it with the requests it
+    /// asked (an MCP 2026-07-28 input-required result) and drops it, and its retry brings
+    /// the answers. An exactly-once call that stops so releases its key (its retry runs);
+    /// one that stops otherwise keeps it. `false` unless the bridge says so.
+    fn parked(&self) -> bool {
+        false
+    }
 }
 
 /// The answer to [`ToolCallContext::elicit`](super::ToolCallContext::elicit): what the

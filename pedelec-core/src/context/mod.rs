@@ -121,6 +121,21 @@ pub(crate) struct CallExtras {
     pub(crate) client: Option<ClientFn>,
     pub(crate) approver: Option<ApproverFn>,
     pub(crate) idempotency_key: Option<Arc<str>>,
+    /// Whether the call's handler started (set for exactly-once calls only).
+    pub(crate) marks: CallMarks,
+}
+
+/// What a session learns of a call as it goes, for the calls that need to know (an
+/// exactly-once call: whether its handler started). A copy starts afresh: it is another call.
+#[derive(Default)]
+pub(crate) struct CallMarks {
+    started: std::sync::atomic::AtomicBool,
+}
+
+impl Clone for CallMarks {
+    fn clone(&self) -> Self {
+        CallMarks::default()
+    }
 }
 
 /// A call's channel to its client.
@@ -280,6 +295,29 @@ impl ToolCallContext {
     /// The call's channel to its client, if it has one.
     pub(crate) fn client_fn(&self) -> Option<&ClientFn> {
         self.extras().and_then(|x| x.client.as_ref())
+    }
+
+    /// The call's handler was polled: from now on it may have done what it does (a call
+    /// without extras, which no exactly-once call is, keeps no mark).
+    pub(crate) fn mark_started(&self) {
+        if let Some(extras) = self.extras() {
+            extras
+                .marks
+                .started
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Whether [`mark_started`](Self::mark_started) was called.
+    pub(crate) fn handler_started(&self) -> bool {
+        self.extras()
+            .is_some_and(|x| x.marks.started.load(std::sync::atomic::Ordering::Acquire))
+    }
+
+    /// Whether the call stopped to ask its client for input it must be retried with
+    /// ([`ClientChannel::parked`]).
+    pub(crate) fn parked(&self) -> bool {
+        self.client_fn().is_some_and(|client| client.parked())
     }
 
     /// The call's id as an owned string (formatted without caching it).

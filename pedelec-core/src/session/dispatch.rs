@@ -586,6 +586,50 @@ impl Shared {
         ctx: ToolCallContext,
         out: Out<'_>,
     ) -> Result<HandlerFuture, ToolError> {
+        if tool.exactly_once && ctx.idempotency_key().is_some() {
+            return self.marked_handler(tool, name, args, ctx, out);
+        }
+        self.unmarked_handler(tool, name, args, ctx, out)
+    }
+
+    /// The handler of an exactly-once call, which marks its context when it is first
+    /// polled: until then nothing of it ran, and its key may be released (DESIGN §13).
+    #[cold]
+    #[inline(never)]
+    fn marked_handler(
+        &self,
+        tool: &ToolEntry,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        out: Out<'_>,
+    ) -> Result<HandlerFuture, ToolError> {
+        let marked = ctx.clone();
+        let inner = self.unmarked_handler(tool, name, args, ctx, out)?;
+        Ok(Behind::wrap(
+            async move {
+                marked.mark_started();
+                Ok(())
+            },
+            inner,
+        ))
+    }
+
+    /// [`handler`](Self::handler), without the exactly-once mark (inlined into both: the
+    /// plain call's path keeps no extra call).
+    #[allow(
+        clippy::inline_always,
+        reason = "measured with the call-cost bench: a call of its own on every plain call"
+    )]
+    #[inline(always)]
+    fn unmarked_handler(
+        &self,
+        tool: &ToolEntry,
+        name: &str,
+        args: ArgsIn<'_>,
+        ctx: ToolCallContext,
+        out: Out<'_>,
+    ) -> Result<HandlerFuture, ToolError> {
         // Resolution steps 1 and 2.
         if let Some(named) = tool.named() {
             return named.start(args, &tool.args, ctx, out);

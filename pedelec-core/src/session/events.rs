@@ -64,6 +64,17 @@ pub enum SessionEvent {
         /// Why not, when it may not (the denial's reason, or why nobody could approve).
         reason: Option<String>,
     },
+    /// An exactly-once call ran, and the store could not keep its answer: the caller got
+    /// the answer, and a retry with the same key is answered `TOOL_OUTCOME_UNKNOWN` (never
+    /// run again) once the call's claim lapses.
+    AnswerNotKept {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// What the store said.
+        reason: String,
+    },
     /// The tools of a mounted namespace changed (a remote server re-listed its tools):
     /// [`Session::definitions`](crate::Session::definitions) and the manifest now show the
     /// new list. Bridges that list tools tell their clients (MCP `listChanged`).

@@ -3,13 +3,21 @@
 //! first claim runs the call (rate limit, approval and all) and keeps its answer; a
 //! concurrent duplicate, on any replica sharing the store, waits for that answer; a later
 //! one gets it without costing any budget; the same key with other args is
-//! `TOOL_IDEMPOTENCY_CONFLICT`; a call whose replica stopped before answering is answered
-//! "outcome unknown" to its retry, never run twice.
+//! `TOOL_IDEMPOTENCY_CONFLICT`. A running call renews its claim every [`RENEWAL`] for a
+//! [`LEASE`]; a duplicate waits to be woken (the store's [`Store::changed`]), claiming again
+//! at least every 1.5 s: when the replica running the call stopped, its lease lapses and
+//! the retry is answered `TOOL_OUTCOME_UNKNOWN` within 5 s, never run twice.
 //!
 //! Keys are scoped by the caller's subject and the tool; args are compared by the SHA-256
-//! of their RFC 8785 canonical JSON. A call that did not run (refused by the rate limit,
-//! invalid args, no approval) or stopped to ask for input releases its key.
+//! of their RFC 8785 canonical JSON. Whether the key is released is decided by what
+//! happened, not guessed from the error's code: a call refused before its handler started
+//! (rate limit, invalid args, no approval, …: [`Outcome::Refused`]) releases it; one whose
+//! handler started ([`Outcome::Ran`]) never does, whatever it answered; a call that stopped to
+//! ask its client for input (the context says it is parked) releases it, its retry bringing
+//! the answers. When the answer cannot be kept, the caller still gets it (and the session's
+//! events say it was not kept).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,33 +25,27 @@ use serde_json::Value;
 
 use super::dispatch::Shared;
 use super::entry::ToolEntry;
+use super::events::SessionEvent;
 use super::rate::store_failed;
 use crate::call::encode::Encoded;
 use crate::call::handler::{HandlerFuture, Out, start_in};
 use crate::context::ToolCallContext;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::schema::decode::ArgsIn;
-use crate::store::{Claim, Store};
+use crate::store::{Claim, LEASE, RENEWAL, Store, StoreError};
 
 /// How long a kept answer serves retries.
 const RETENTION: Duration = Duration::from_hours(24);
-/// How much longer than the tool's timeout a running call's claim lasts.
-const LEASE_GRACE: Duration = Duration::from_secs(5);
-/// How often a duplicate looks for the answer of the call that runs.
-const POLL: Duration = Duration::from_millis(20);
+/// The longest a duplicate waits to be woken before it claims again (and so finds a lease
+/// that lapsed): with the [`LEASE`], a dead call's retry is answered within 4.5 s.
+const RECHECK: Duration = Duration::from_millis(1_500);
 
-/// Whether an error says the handler did not run (its retry may run).
-fn did_not_run(error: &ToolError) -> bool {
-    matches!(
-        error.code(),
-        ErrorCode::ToolRateLimited
-            | ErrorCode::ToolArgsInvalid
-            | ErrorCode::ToolHandlerNotFound
-            | ErrorCode::ToolForbidden
-            | ErrorCode::ToolApprovalRequired
-            | ErrorCode::ToolApprovalDenied
-            | ErrorCode::IoFailed
-    )
+/// What became of a claimed call.
+enum Outcome {
+    /// Refused before its handler started (nothing of it ran): its retry may run.
+    Refused(ToolError),
+    /// Its handler started: this is its answer, kept for every retry.
+    Ran(Result<Value, ToolError>),
 }
 
 impl Shared {
@@ -69,12 +71,11 @@ impl Shared {
             ctx.idempotency_key().unwrap_or_default()
         );
         let fingerprint = crate::manifest::json_digest(&args);
-        let lease = tool.timeout.saturating_add(LEASE_GRACE);
         let session = self.this.clone();
         let name: Arc<str> = Arc::from(name);
         let store = self.store.clone();
         Ok(start_in(out, async move {
-            if let Some(kept) = wait_for_claim(&*store, &key, &fingerprint, lease).await? {
+            if let Some(kept) = wait_for_claim(&*store, &key, &fingerprint).await? {
                 return kept.into_result();
             }
             let Some(shared) = session.upgrade() else {
@@ -86,32 +87,47 @@ impl Shared {
                 ctx: ctx.clone(),
                 armed: true,
             };
-            let result = shared.run_claimed(&name, args, ctx).await;
+            let outcome =
+                renewing(&*store, &key, shared.run_claimed(&name, args, ctx.clone())).await;
             guard.armed = false;
-            match &result {
-                Err(e) if did_not_run(e) => {
+            match outcome {
+                Outcome::Refused(error) => {
                     let _ = store.release(&key).await;
+                    Err(error)
                 }
-                _ => {
+                Outcome::Ran(result) => {
                     let text = serde_json::to_string(&ToolResult::from(result.clone()))
                         .unwrap_or_default();
-                    store
-                        .finish(&key, &text, RETENTION)
-                        .await
-                        .map_err(|e| store_failed(&e))?;
+                    if let Err(e) = store.finish(&key, &text, RETENTION).await {
+                        shared.answer_not_kept(&ctx, &name, &e);
+                    }
+                    result
                 }
             }
-            result
         }))
     }
 
-    /// The claimed call: the rest of the policy and the handler, to its value.
-    async fn run_claimed(
-        &self,
-        name: &str,
-        args: Value,
-        ctx: ToolCallContext,
-    ) -> Result<Value, ToolError> {
+    /// The answer of a call that ran could not be kept: the caller gets it all the same,
+    /// and the session says so (a retry is answered `TOOL_OUTCOME_UNKNOWN`).
+    #[cold]
+    fn answer_not_kept(&self, ctx: &ToolCallContext, tool: &str, error: &StoreError) {
+        tracing::warn!(
+            tool,
+            error = %error,
+            "the answer of an exactly-once call could not be kept; a retry will be answered TOOL_OUTCOME_UNKNOWN"
+        );
+        if self.events.enabled() {
+            self.events.send(SessionEvent::AnswerNotKept {
+                call_id: ctx.call_id_raw().to_string(),
+                tool: tool.to_owned(),
+                reason: error.to_string(),
+            });
+        }
+    }
+
+    /// The claimed call: the rest of the policy and the handler, to its value, and whether
+    /// its handler started.
+    async fn run_claimed(&self, name: &str, args: Value, ctx: ToolCallContext) -> Outcome {
         let mounted;
         let tool = match self.tool(name) {
             Some(tool) => Some(tool),
@@ -121,20 +137,28 @@ impl Shared {
             }
         };
         let mut permit = None;
-        let started = self.start_admitted(
+        let started = match self.start_admitted(
             tool,
             name,
             ArgsIn::Value(args),
-            ctx,
+            ctx.clone(),
             Out {
                 encoding: crate::call::encode::Encoding::Value,
                 spare: &mut None,
             },
             &mut permit,
-        )?;
-        let encoded: Encoded = started.await?;
+        ) {
+            Ok(started) => started,
+            Err(error) => return Outcome::Refused(error),
+        };
+        let result = started.await.and_then(Encoded::into_value);
         drop(permit);
-        encoded.into_value()
+        match result {
+            // A check behind which the handler waited (a shared rate limit, an approval)
+            // or a layer refused it before it was polled.
+            Err(error) if !ctx.handler_started() => Outcome::Refused(error),
+            result => Outcome::Ran(result),
+        }
     }
 }
 
@@ -144,7 +168,6 @@ async fn wait_for_claim(
     store: &dyn Store,
     key: &str,
     fingerprint: &str,
-    lease: Duration,
 ) -> Result<Option<ToolResult>, ToolError> {
     let conflict = || {
         ToolError::with_code(
@@ -154,7 +177,7 @@ async fn wait_for_claim(
     };
     loop {
         match store
-            .claim(key, fingerprint, lease)
+            .claim(key, fingerprint, LEASE)
             .await
             .map_err(|e| store_failed(&e))?
         {
@@ -174,19 +197,51 @@ async fn wait_for_claim(
                 });
             }
             Claim::Unknown { .. } => {
-                return Err(ToolError::new(
+                return Err(ToolError::with_code(
+                    ErrorCode::ToolOutcomeUnknown,
                     "the outcome of the first call with this idempotency key is unknown: it \
-                     started and never answered (its replica stopped); it is not run again",
+                     started and never answered (its replica stopped, or its answer could not \
+                     be kept); it is not run again: check its effect, or call again with a new \
+                     key",
                 ));
             }
-            Claim::Running { .. } => tokio::time::sleep(POLL).await,
+            // Woken when the running call answers or releases the key; else, a while
+            // later, claims again (a lapsed lease is then an unknown outcome).
+            Claim::Running { .. } => store
+                .changed(key, RECHECK)
+                .await
+                .map_err(|e| store_failed(&e))?,
         }
     }
 }
 
-/// Releases a claimed key when the call stops without an answer and was not cancelled or
-/// timed out (it stopped to ask for input: its retry runs). A cancelled or timed-out call
-/// keeps its claim: its outcome is unknown once the lease ends.
+/// `run`, its claim on `key` renewed every [`RENEWAL`] while it runs: when this future stops
+/// being polled (its replica stopped, or the call was dropped), the claim lapses within a
+/// [`LEASE`].
+async fn renewing<F: Future>(store: &dyn Store, key: &str, run: F) -> F::Output {
+    let mut run = std::pin::pin!(run);
+    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + RENEWAL, RENEWAL);
+    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            biased;
+            output = &mut run => return output,
+            _ = renewal.tick() => {
+                // A renewal that fails leaves the claim to lapse: a retry then hears the
+                // outcome is unknown, never runs it again.
+                if let Err(e) = store.renew(key, LEASE).await {
+                    tracing::warn!(error = %e, "an exactly-once call's claim could not be renewed");
+                }
+            }
+        }
+    }
+}
+
+/// Releases a claimed key when the call stops without an answer before its handler
+/// started, or because it stopped to ask its client for input (its context is parked: its
+/// retry brings the answers). A call that stops otherwise once its handler started
+/// (cancelled, timed out, its caller gone) keeps its claim: its outcome is unknown once the
+/// lease ends.
 struct Release {
     store: Arc<dyn Store>,
     key: String,
@@ -196,7 +251,7 @@ struct Release {
 
 impl Drop for Release {
     fn drop(&mut self) {
-        if !self.armed || self.ctx.is_cancelled() || self.ctx.remaining().is_zero() {
+        if !self.armed || (self.ctx.handler_started() && !self.ctx.parked()) {
             return;
         }
         let (store, key) = (self.store.clone(), std::mem::take(&mut self.key));

@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use crate::context::Caller;
 use crate::error::{ErrorCode, ToolError};
+use crate::store::gcra;
 
 /// A limit on how often each caller may call tools of a session: a token bucket per
-/// [`Caller::subject`], holding `calls` tokens and refilled at `calls` per `per`. Calls
+/// [`Caller::subject`], holding `calls` tokens and refilled at `calls` per `per` (GCRA, in
+/// whole milliseconds: the arithmetic of the shared stores too, so both agree). Calls
 /// without a caller share one anonymous bucket. A call that finds its bucket empty is
 /// answered at once with `TOOL_RATE_LIMITED` and `details.retryAfterMs`, the time until a
 /// token is back; refused calls use no token.
@@ -78,24 +80,21 @@ pub(super) fn store_failed(error: &crate::store::StoreError) -> ToolError {
     )
 }
 
-/// One caller's bucket.
-#[derive(Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-/// The buckets of a session's [`RateLimit`], by subject.
+/// The buckets of a session's [`RateLimit`], by subject: each is its theoretical arrival
+/// time (GCRA, in milliseconds since `epoch`), the arithmetic the stores use
+/// ([`crate::store::gcra`]), so a budget kept here and one kept in a store agree.
 pub(super) struct RateLimiter {
     /// The limit (a shared store applies it too).
     pub(super) limit: RateLimit,
     buckets: Mutex<Buckets>,
+    /// What the buckets count milliseconds from.
+    epoch: Instant,
 }
 
 #[derive(Default)]
 struct Buckets {
-    by_subject: HashMap<Box<str>, Bucket, foldhash::fast::RandomState>,
-    anonymous: Option<Bucket>,
+    by_subject: HashMap<Box<str>, u64, foldhash::fast::RandomState>,
+    anonymous: Option<u64>,
     /// The map's size after the last sweep: the next sweep runs once it doubled.
     swept_at: usize,
 }
@@ -109,66 +108,47 @@ impl RateLimiter {
         RateLimiter {
             limit,
             buckets: Mutex::default(),
+            epoch: Instant::now(),
         }
     }
 
     /// Takes a token of the caller's bucket, or says in how many milliseconds one is back.
     pub(super) fn take(&self, caller: Option<&Caller>, now: Instant) -> Result<(), u64> {
-        let capacity = f64::from(self.limit.calls);
-        let rate = capacity / self.limit.per.as_secs_f64(); // tokens per second
+        let now = u64::try_from(now.saturating_duration_since(self.epoch).as_millis())
+            .unwrap_or(u64::MAX);
+        let (calls, per) = (self.limit.calls, self.limit.per);
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         let buckets = &mut *buckets;
-        let bucket = match caller {
-            None => buckets.anonymous.get_or_insert(Bucket {
-                tokens: capacity,
-                at: now,
-            }),
+        let tat = match caller {
+            None => &mut buckets.anonymous,
             Some(caller) => {
                 let subject = caller.subject();
-                if !buckets.by_subject.contains_key(subject) {
-                    if buckets.by_subject.len() >= buckets.swept_at + SWEEP_AFTER {
-                        buckets.by_subject.retain(|_, b| {
-                            b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * rate
-                                < capacity
-                        });
-                        buckets.swept_at = buckets.by_subject.len();
-                    }
-                    buckets.by_subject.insert(
-                        subject.into(),
-                        Bucket {
-                            tokens: capacity,
-                            at: now,
-                        },
-                    );
+                if !buckets.by_subject.contains_key(subject)
+                    && buckets.by_subject.len() >= buckets.swept_at + SWEEP_AFTER
+                {
+                    // A bucket whose arrival time passed is full: as if it were not there.
+                    buckets.by_subject.retain(|_, tat| *tat > now);
+                    buckets.swept_at = buckets.by_subject.len();
                 }
-                // Just found or inserted.
-                let Some(bucket) = buckets.by_subject.get_mut(subject) else {
-                    return Ok(());
-                };
-                bucket
+                match buckets.by_subject.get(subject).copied() {
+                    Some(tat) => {
+                        let next = gcra(Some(tat), now, calls, per)?;
+                        if let Some(slot) = buckets.by_subject.get_mut(subject) {
+                            *slot = next;
+                        }
+                        return Ok(());
+                    }
+                    None => {
+                        let next = gcra(None, now, calls, per)?;
+                        buckets.by_subject.insert(subject.into(), next);
+                        return Ok(());
+                    }
+                }
             }
         };
-        let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
-        bucket.tokens = (bucket.tokens + elapsed * rate).min(capacity);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            let wait = (1.0 - bucket.tokens) / rate;
-            Err(ceil_ms(wait))
-        }
+        *tat = Some(gcra(*tat, now, calls, per)?);
+        Ok(())
     }
-}
-
-/// Seconds as whole milliseconds, rounded up, at least 1.
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "a positive wait, far below u64::MAX ms"
-)]
-fn ceil_ms(seconds: f64) -> u64 {
-    ((seconds * 1000.0).ceil() as u64).max(1)
 }
 
 /// The `TOOL_RATE_LIMITED` answer.

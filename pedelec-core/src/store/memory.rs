@@ -1,8 +1,13 @@
 //! The store of one process (the default).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+// Tokio's clock: a test with paused time (`start_paused`) sees leases, expiry and budgets
+// pass in no time.
+use tokio::time::Instant;
 
 use super::task::is_over;
 use super::{Claim, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord, gcra};
@@ -27,6 +32,71 @@ struct State {
     buckets: HashMap<String, u64>,
     keys: HashMap<String, Entry>,
     tasks: HashMap<String, Task>,
+    /// The waiters of running calls' keys ([`Store::changed`]), woken when the key is
+    /// answered or released.
+    waiters: HashMap<String, Arc<Notify>>,
+    /// Single-use marks ([`Store::use_once`]), until they may be forgotten.
+    used: HashMap<String, Instant>,
+    /// How many entries the maps held after the last sweep: the next one runs once they
+    /// hold [`SWEEP_AFTER`] more (as the in-process rate limiter sweeps its buckets).
+    swept_at: usize,
+}
+
+/// Entries past their time are swept once this many more were added since the last sweep:
+/// a store serving many callers and keys stays as large as what is live, not as all it saw.
+const SWEEP_AFTER: usize = 1024;
+
+impl State {
+    /// Whether `key` is held by a running call whose lease has not lapsed.
+    fn running(&self, key: &str, now: Instant) -> bool {
+        self.keys
+            .get(key)
+            .is_some_and(|e| matches!(e.status, Status::Running) && e.until > now)
+    }
+
+    fn len(&self) -> usize {
+        self.buckets.len()
+            + self.keys.len()
+            + self.tasks.len()
+            + self.waiters.len()
+            + self.used.len()
+    }
+
+    /// Before an insertion: sweeps what is past its time when enough was added since the
+    /// last sweep (a full bucket is one nobody took from; a lapsed claim is kept as an
+    /// unknown outcome for its retention).
+    fn sweep(&mut self, now: Instant, epoch: Instant) {
+        if self.len() < self.swept_at + SWEEP_AFTER {
+            return;
+        }
+        let now_ms =
+            u64::try_from(now.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX);
+        self.buckets.retain(|_, tat| *tat > now_ms);
+        self.keys.retain(|_, entry| match entry.status {
+            Status::Answered(_) => entry.until > now,
+            Status::Running => entry.until + UNKNOWN_RETENTION > now,
+        });
+        self.used.retain(|_, until| *until > now);
+        self.tasks.retain(|_, task| task.expires > now);
+        let keys = &self.keys;
+        self.waiters.retain(|key, notify| {
+            let running = keys
+                .get(key)
+                .is_some_and(|e| matches!(e.status, Status::Running) && e.until > now);
+            if !running {
+                notify.notify_waiters();
+            }
+            running
+        });
+        self.swept_at = self.len();
+    }
+
+    /// Wakes the waiters of `key`: its claim changed.
+    fn wake(&mut self, key: &str) {
+        if let Some(notify) = self.waiters.remove(key) {
+            notify.notify_waiters();
+        }
+    }
 }
 
 /// A task: its record, its runner's lease, and the answers left for the runner.
@@ -120,6 +190,7 @@ impl Store for Memory {
     ) -> StoreFuture<'_, Option<Duration>> {
         let now = self.now_ms();
         let mut state = self.state();
+        state.sweep(Instant::now(), self.epoch);
         let result = match gcra(state.buckets.get(key).copied(), now, capacity, period) {
             Ok(tat) => {
                 state.buckets.insert(key.to_owned(), tat);
@@ -133,6 +204,7 @@ impl Store for Memory {
     fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
         let now = Instant::now();
         let mut state = self.state();
+        state.sweep(now, self.epoch);
         let claim = match state.keys.get(key) {
             Some(entry) if entry.until > now => match &entry.status {
                 Status::Running => Claim::Running {
@@ -178,12 +250,60 @@ impl Store for Memory {
                 "the idempotency key `{key}` was not claimed"
             ))),
         };
+        state.wake(key);
         Box::pin(std::future::ready(result))
     }
 
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
-        self.state().keys.remove(key);
+        let mut state = self.state();
+        state.keys.remove(key);
+        state.wake(key);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let renewed = match state.keys.get_mut(key) {
+            Some(entry) if matches!(entry.status, Status::Running) && entry.until > now => {
+                entry.until = now + lease;
+                true
+            }
+            _ => false,
+        };
+        ready(renewed)
+    }
+
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        let notified = {
+            let mut state = self.state();
+            if !state.running(key, Instant::now()) {
+                return ready(());
+            }
+            let notify = state.waiters.entry(key.to_owned()).or_default().clone();
+            // Registered before the lock is let go: a wake-up cannot fall in between.
+            let mut notified = Box::pin(notify.notified_owned());
+            notified.as_mut().enable();
+            notified
+        };
+        Box::pin(async move {
+            let _ = tokio::time::timeout(within, notified).await;
+            Ok(())
+        })
+    }
+
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        let now = Instant::now();
+        let mut state = self.state();
+        state.sweep(now, self.epoch);
+        let fresh = match state.used.get(key) {
+            Some(&until) if until > now => false,
+            _ => {
+                state.used.insert(key.to_owned(), now + ttl);
+                true
+            }
+        };
+        ready(fresh)
     }
 
     fn task_create(
@@ -196,8 +316,7 @@ impl Store for Memory {
     ) -> StoreFuture<'_, ()> {
         let now = Instant::now();
         let mut state = self.state();
-        // Tasks past their time make room.
-        state.tasks.retain(|_, task| task.expires > now);
+        state.sweep(now, self.epoch);
         let status = if requests.is_empty() {
             "working"
         } else {
@@ -312,5 +431,97 @@ impl Store for Memory {
             }
             (task.status.clone(), std::mem::take(&mut task.answers))
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `Memory` holds stays as large as what is live, however many distinct callers and
+    /// keys it served: `n` of each, one a millisecond, each live for a second.
+    async fn soak(n: u64) {
+        let store = Memory::new();
+        let second = Duration::from_secs(1);
+        let mut largest = 0;
+        for i in 0..n {
+            let caller = format!("caller:{i}");
+            assert_eq!(store.take(&caller, 5, second).await.unwrap(), None);
+            let key = format!("once:{i}");
+            assert_eq!(store.claim(&key, "f", second).await.unwrap(), Claim::First);
+            if i % 2 == 0 {
+                store.finish(&key, "{}", second).await.unwrap();
+            } else {
+                store.release(&key).await.unwrap();
+            }
+            assert!(
+                store
+                    .use_once(&format!("approval:{i}"), second)
+                    .await
+                    .unwrap()
+            );
+            tokio::time::advance(Duration::from_millis(1)).await;
+            largest = largest.max(store.state().len());
+        }
+        // About a second's worth live (1,000 of each kind), plus what waits for a sweep.
+        assert!(
+            largest < 3 * 1_000 + 2 * SWEEP_AFTER,
+            "{largest} entries held"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn memory_stays_flat_over_many_keys_and_callers() {
+        soak(20_000).await;
+    }
+
+    /// The soak over a million distinct keys and callers (15 s in a debug build; outside CI:
+    /// `cargo test -p pedelec-core --lib store::memory -- --ignored`).
+    #[tokio::test(start_paused = true)]
+    #[ignore = "a soak of 15 s; run it with --ignored"]
+    async fn memory_stays_flat_over_a_million_keys_and_callers() {
+        soak(1_000_000).await;
+    }
+
+    /// Leases, expiry and single-use marks follow Tokio's clock: paused, they pass at once.
+    #[tokio::test(start_paused = true)]
+    async fn leases_and_marks_follow_tokio_clock() {
+        let store = Memory::new();
+        let lease = Duration::from_secs(3);
+        assert_eq!(store.claim("k", "f", lease).await.unwrap(), Claim::First);
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(store.renew("k", lease).await.unwrap());
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(matches!(
+            store.claim("k", "f", lease).await.unwrap(),
+            Claim::Running { .. }
+        ));
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(!store.renew("k", lease).await.unwrap());
+        assert!(matches!(
+            store.claim("k", "f", lease).await.unwrap(),
+            Claim::Unknown { .. }
+        ));
+        assert!(store.use_once("m", lease).await.unwrap());
+        assert!(!store.use_once("m", lease).await.unwrap());
+        tokio::time::advance(lease).await;
+        assert!(store.use_once("m", lease).await.unwrap());
+        // A bucket of one a second: empty, then full again a second later.
+        assert_eq!(
+            store.take("c", 1, Duration::from_secs(1)).await.unwrap(),
+            None
+        );
+        assert!(
+            store
+                .take("c", 1, Duration::from_secs(1))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(
+            store.take("c", 1, Duration::from_secs(1)).await.unwrap(),
+            None
+        );
     }
 }

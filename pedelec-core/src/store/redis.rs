@@ -2,25 +2,42 @@
 //! the URL), through redis-rs's connection manager (one multiplexed connection, reconnected
 //! when it drops). Every operation is one Lua script: one round trip, atomic.
 
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use std::sync::LazyLock;
-
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::Notify;
 
-use super::{Claim, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
+use super::{Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
-/// (`pedelec:` unless set with [`prefix`](Self::prefix)).
+/// (`pedelec:` unless set with [`RedisConfig::prefix`]).
 ///
 /// A Redis that is down or slow makes each operation fail after the timeout (1 s unless
-/// set with [`timeout`](Self::timeout)), never hang; when it is back, the next operation
-/// reconnects.
+/// set with [`RedisConfig::timeout`], before connecting), never hang; when it is back, the
+/// next operation reconnects.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), pedelec_core::store::StoreError> {
+/// use std::time::Duration;
+/// use pedelec_core::store::Redis;
+///
+/// let store = Redis::config("redis://127.0.0.1:6379")
+///     .timeout(Duration::from_secs(5))
+///     .prefix("billing:")
+///     .connect()
+///     .await?;
+/// # let _ = store; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Redis {
     connection: ConnectionManager,
     prefix: String,
     timeout: Duration,
+    /// The waiters of running calls' keys, woken through pub/sub.
+    waiters: Arc<Waiters>,
 }
 
 impl std::fmt::Debug for Redis {
@@ -32,6 +49,186 @@ impl std::fmt::Debug for Redis {
     }
 }
 
+/// How to connect to Redis ([`Redis::config`]): set, then [`connect`](Self::connect).
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct RedisConfig {
+    url: String,
+    prefix: String,
+    timeout: Duration,
+}
+
+impl RedisConfig {
+    /// The prefix of every key (one per service sharing a Redis), `pedelec:` by default.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// How long connecting, and then each operation, may take before it fails (1 s by
+    /// default).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Connects with these settings.
+    ///
+    /// # Errors
+    /// A URL that does not parse (`INVALID_URL`-like: [`StoreErrorKind::Other`]), or a Redis
+    /// that cannot be reached in time.
+    pub async fn connect(self) -> Result<Redis, StoreError> {
+        let RedisConfig {
+            url,
+            prefix,
+            timeout,
+        } = self;
+        let client = redis::Client::open(url.as_str()).map_err(|e| {
+            StoreError::with_kind(
+                StoreErrorKind::Other,
+                format!("`{url}` is not a Redis URL: {e}"),
+            )
+        })?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
+            .set_number_of_retries(1);
+        let connection = client
+            .get_connection_manager_with_config(config)
+            .await
+            .map_err(|e| redis_error(&format!("cannot reach Redis at {url}"), &e))?;
+        Ok(Redis {
+            connection,
+            prefix,
+            timeout,
+            waiters: Arc::new(Waiters::new(client, timeout)),
+        })
+    }
+}
+
+/// The waiters of running calls' keys in this process, and the subscription that wakes
+/// them: one connection subscribed to [`CHANGED`], made when a first waiter waits and
+/// re-made when it drops (meanwhile waiters wake at the end of their wait and claim again).
+struct Waiters {
+    client: redis::Client,
+    timeout: Duration,
+    keys: Mutex<HashMap<String, Arc<Notify>>>,
+    started: std::sync::Once,
+    /// Dropped with the store: the subscription ends.
+    _closed: tokio::sync::oneshot::Sender<()>,
+    closing: Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
+}
+
+impl Waiters {
+    fn new(client: redis::Client, timeout: Duration) -> Self {
+        let (closed, closing) = tokio::sync::oneshot::channel();
+        Waiters {
+            client,
+            timeout,
+            keys: Mutex::default(),
+            started: std::sync::Once::new(),
+            _closed: closed,
+            closing: Mutex::new(Some(closing)),
+        }
+    }
+
+    fn keys(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+        self.keys.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a waiter of `key` (before the store is asked whether it still runs: a
+    /// wake-up cannot fall in between).
+    fn wait(self: &Arc<Self>, key: &str) -> Pin<Box<tokio::sync::futures::OwnedNotified>> {
+        self.started.call_once(|| {
+            let closing = self
+                .closing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(closing) = closing {
+                tokio::spawn(subscribe(Arc::downgrade(self), closing));
+            }
+        });
+        let notify = self.keys().entry(key.to_owned()).or_default().clone();
+        let mut notified = Box::pin(notify.notified_owned());
+        notified.as_mut().enable();
+        notified
+    }
+
+    /// Wakes the waiters of `key`.
+    fn wake(&self, key: &str) {
+        if let Some(notify) = self.keys().remove(key) {
+            notify.notify_waiters();
+        }
+    }
+
+    /// Wakes every waiter (a message may have been missed), forgetting the keys nobody
+    /// waits on any more.
+    fn wake_all(&self) {
+        for (_, notify) in self.keys().drain() {
+            notify.notify_waiters();
+        }
+    }
+}
+
+/// The subscription of [`Waiters`], until the store is dropped.
+async fn subscribe(waiters: Weak<Waiters>, mut closing: tokio::sync::oneshot::Receiver<()>) {
+    use tokio_stream::StreamExt as _;
+    loop {
+        let Some(strong) = waiters.upgrade() else {
+            return;
+        };
+        let (client, timeout) = (strong.client.clone(), strong.timeout);
+        drop(strong);
+        let connected = tokio::time::timeout(timeout, async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(CHANGED).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await;
+        if let Ok(Ok(pubsub)) = connected {
+            if let Some(waiters) = waiters.upgrade() {
+                waiters.wake_all();
+            }
+            let mut messages = pubsub.into_on_message();
+            loop {
+                tokio::select! {
+                    _ = &mut closing => return,
+                    message = messages.next() => {
+                        let Some(message) = message else { break };
+                        let Some(waiters) = waiters.upgrade() else { return };
+                        if let Ok(key) = message.get_payload::<String>() {
+                            waiters.wake(&key);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(waiters) = waiters.upgrade() {
+            waiters.wake_all();
+        }
+        tokio::select! {
+            _ = &mut closing => return,
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+        }
+    }
+}
+
+/// A redis-rs error as a [`StoreError`] of its kind.
+fn redis_error(doing: &str, error: &redis::RedisError) -> StoreError {
+    let kind = if error.is_timeout() {
+        StoreErrorKind::Timeout
+    } else if error.is_connection_refusal() || error.is_io_error() || error.is_connection_dropped()
+    {
+        StoreErrorKind::Unreachable
+    } else if matches!(error.kind(), redis::ErrorKind::Server(_)) {
+        StoreErrorKind::Script
+    } else {
+        StoreErrorKind::Other
+    };
+    StoreError::with_kind(kind, format!("{doing}: {error}"))
+}
+
 /// `take`: GCRA on the server's clock. `-1` when a token was taken, else the milliseconds
 /// until the next one.
 const TAKE: &str = r"
@@ -39,14 +236,15 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local period = tonumber(ARGV[1])
 local interval = math.max(1, math.floor(period / tonumber(ARGV[2])))
+local burst = interval * tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local nxt = tat + interval
-if nxt - now <= period then
-  redis.call('SET', KEYS[1], nxt, 'PX', period + interval)
+if nxt - now <= burst then
+  redis.call('SET', KEYS[1], nxt, 'PX', burst + interval)
   return -1
 end
-return nxt - now - period
+return nxt - now - burst
 ";
 
 /// `claim`: `{'first'}`, `{'running', fingerprint}`, `{'answered', fingerprint, answer}` or
@@ -65,12 +263,49 @@ if tonumber(e[4]) > now then return {'running', e[2]} end
 return {'unknown', e[2]}
 ";
 
-/// `finish`: the answer kept for `ARGV[2]` ms; `0` when the key was not claimed.
+/// `finish`: the answer kept for `ARGV[2]` ms, the key's waiters told on channel `ARGV[3]`;
+/// `0` when the key was not claimed.
 const FINISH: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 's', 'a', 'a', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+redis.call('PUBLISH', ARGV[3], KEYS[1])
 return 1
+";
+
+/// `release`: the claim dropped, the key's waiters told on channel `ARGV[1]`.
+const RELEASE: &str = r"
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[1], KEYS[1])
+return 1
+";
+
+/// `renew`: a running claim whose lease has not lapsed lasts `ARGV[1]` ms more (kept
+/// `ARGV[2]` ms beyond, as unknown, should it lapse); `0` otherwise.
+const RENEW: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local e = redis.call('HMGET', KEYS[1], 's', 'u')
+if e[1] ~= 'r' or tonumber(e[2]) <= now then return 0 end
+redis.call('HSET', KEYS[1], 'u', now + tonumber(ARGV[1]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]))
+return 1
+";
+
+/// `use_once`: `1` when the mark was set now (kept `ARGV[1]` ms), `0` when it was set
+/// already.
+const USE_ONCE: &str = r"
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
+return 0
+";
+
+/// `running`: `1` when a running call holds the key and its lease has not lapsed.
+const RUNNING: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local e = redis.call('HMGET', KEYS[1], 's', 'u')
+if e[1] == 'r' and tonumber(e[2]) > now then return 1 end
+return 0
 ";
 
 /// A task is one hash: `s` status, `c` created, `u` updated, `p` payload, `l` the runner's
@@ -215,22 +450,44 @@ return out
 "
 );
 
-/// The scripts, hashed once (`EVALSHA`, loaded on first use).
-static SCRIPTS: LazyLock<[redis::Script; 10]> = LazyLock::new(|| {
-    [
-        TAKE,
-        CLAIM,
-        FINISH,
-        TASK_CREATE,
-        TASK_ASK,
-        TASK_FINISH,
-        TASK_CANCEL,
-        TASK_UPDATE,
-        TASK_GET,
-        TASK_RENEW,
-    ]
-    .map(redis::Script::new)
+/// The scripts, by name, hashed once (`EVALSHA`, loaded on first use).
+struct Scripts {
+    take: redis::Script,
+    claim: redis::Script,
+    finish: redis::Script,
+    release: redis::Script,
+    renew: redis::Script,
+    running: redis::Script,
+    use_once: redis::Script,
+    task_create: redis::Script,
+    task_ask: redis::Script,
+    task_finish: redis::Script,
+    task_cancel: redis::Script,
+    task_update: redis::Script,
+    task_get: redis::Script,
+    task_renew: redis::Script,
+}
+
+static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+    take: redis::Script::new(TAKE),
+    claim: redis::Script::new(CLAIM),
+    finish: redis::Script::new(FINISH),
+    release: redis::Script::new(RELEASE),
+    renew: redis::Script::new(RENEW),
+    running: redis::Script::new(RUNNING),
+    use_once: redis::Script::new(USE_ONCE),
+    task_create: redis::Script::new(TASK_CREATE),
+    task_ask: redis::Script::new(TASK_ASK),
+    task_finish: redis::Script::new(TASK_FINISH),
+    task_cancel: redis::Script::new(TASK_CANCEL),
+    task_update: redis::Script::new(TASK_UPDATE),
+    task_get: redis::Script::new(TASK_GET),
+    task_renew: redis::Script::new(TASK_RENEW),
 });
+
+/// The channel `finish` and `release` tell a key's waiters on (the message: the whole key,
+/// prefix included, so services sharing a Redis do not wake each other's waiters).
+const CHANGED: &str = "pedelec:once-changed";
 
 /// `head`, then each pair's two strings (a script's `ARGV`).
 fn with_pairs(mut head: Vec<String>, pairs: &[(String, String)]) -> Vec<String> {
@@ -257,40 +514,29 @@ const UNKNOWN_RETENTION: Duration = Duration::from_hours(24);
 
 impl Redis {
     /// Connects to `url` (`redis://[user:password@]host:port[/db]`, or `rediss://` for
-    /// TLS).
+    /// TLS) with the default settings: [`Redis::config`]`(url).connect()`.
     ///
     /// # Errors
     /// A URL that does not parse, or a Redis that cannot be reached.
     pub async fn connect(url: &str) -> Result<Redis, StoreError> {
-        let timeout = Duration::from_secs(1);
-        let client = redis::Client::open(url)
-            .map_err(|e| StoreError::new(format!("`{url}` is not a Redis URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(1);
-        let connection = client
-            .get_connection_manager_with_config(config)
-            .await
-            .map_err(|e| StoreError::new(format!("cannot reach Redis at {url}: {e}")))?;
-        Ok(Redis {
-            connection,
-            prefix: "pedelec:".to_owned(),
-            timeout,
-        })
+        Redis::config(url).connect().await
     }
 
-    /// The prefix of every key (one per service sharing a Redis), `pedelec:` by default.
+    /// The settings to connect to `url` with: the timeout and the prefix, set before
+    /// connecting (the connection is made with them).
+    pub fn config(url: &str) -> RedisConfig {
+        RedisConfig {
+            url: url.to_owned(),
+            prefix: "pedelec:".to_owned(),
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    /// The prefix of every key (one per service sharing a Redis), `pedelec:` by default
+    /// (also [`RedisConfig::prefix`]).
     #[must_use]
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
-        self
-    }
-
-    /// How long an operation may take before it fails (1 s by default).
-    #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
         self
     }
 
@@ -322,11 +568,14 @@ impl Redis {
         }
         match tokio::time::timeout(self.timeout, invocation.invoke_async(&mut connection)).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(StoreError::new(format!("Redis: {e}"))),
-            Err(_) => Err(StoreError::new(format!(
-                "Redis did not answer within {} ms",
-                self.timeout.as_millis()
-            ))),
+            Ok(Err(e)) => Err(redis_error("Redis", &e)),
+            Err(_) => Err(StoreError::with_kind(
+                StoreErrorKind::Timeout,
+                format!(
+                    "Redis did not answer within {} ms",
+                    self.timeout.as_millis()
+                ),
+            )),
         }
     }
 }
@@ -346,7 +595,7 @@ impl Store for Redis {
         Box::pin(async move {
             let capacity = capacity.max(1).to_string();
             let wait: i64 = self
-                .run(&SCRIPTS[0], &key, &[&millis(period), &capacity])
+                .run(&SCRIPTS.take, &key, &[&millis(period), &capacity])
                 .await?;
             Ok(u64::try_from(wait).ok().map(Duration::from_millis))
         })
@@ -358,7 +607,7 @@ impl Store for Redis {
         Box::pin(async move {
             let found: Vec<String> = self
                 .run(
-                    &SCRIPTS[1],
+                    &SCRIPTS.claim,
                     &key,
                     &[&fingerprint, &millis(lease), &millis(UNKNOWN_RETENTION)],
                 )
@@ -385,7 +634,11 @@ impl Store for Redis {
         let answer = answer.to_owned();
         Box::pin(async move {
             let kept: i64 = self
-                .run(&SCRIPTS[2], &key, &[&answer, &millis(retention)])
+                .run(
+                    &SCRIPTS.finish,
+                    &key,
+                    &[&answer, &millis(retention), CHANGED],
+                )
                 .await?;
             if kept == 1 {
                 Ok(())
@@ -398,17 +651,44 @@ impl Store for Redis {
     }
 
     fn release(&self, key: &str) -> StoreFuture<'_, ()> {
-        let key = format!("{}once:{key}", self.prefix);
+        let key = format!("once:{key}");
         Box::pin(async move {
-            let mut connection = self.connection.clone();
-            let mut command = redis::cmd("DEL");
-            command.arg(&key);
-            let deleted = command.query_async::<i64>(&mut connection);
-            match tokio::time::timeout(self.timeout, deleted).await {
-                Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(StoreError::new(format!("Redis: {e}"))),
-                Err(_) => Err(StoreError::new("Redis did not answer in time")),
+            let _: i64 = self.run(&SCRIPTS.release, &key, &[CHANGED]).await?;
+            Ok(())
+        })
+    }
+
+    fn renew(&self, key: &str, lease: Duration) -> StoreFuture<'_, bool> {
+        let key = format!("once:{key}");
+        Box::pin(async move {
+            let renewed: i64 = self
+                .run(
+                    &SCRIPTS.renew,
+                    &key,
+                    &[&millis(lease), &millis(UNKNOWN_RETENTION)],
+                )
+                .await?;
+            Ok(renewed == 1)
+        })
+    }
+
+    fn changed(&self, key: &str, within: Duration) -> StoreFuture<'_, ()> {
+        let key = format!("once:{key}");
+        Box::pin(async move {
+            let notified = self.waiters.wait(&format!("{}{key}", self.prefix));
+            let running: i64 = self.run(&SCRIPTS.running, &key, &[]).await?;
+            if running == 1 {
+                let _ = tokio::time::timeout(within, notified).await;
             }
+            Ok(())
+        })
+    }
+
+    fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool> {
+        let key = format!("used:{key}");
+        Box::pin(async move {
+            let fresh: i64 = self.run(&SCRIPTS.use_once, &key, &[&millis(ttl)]).await?;
+            Ok(fresh == 1)
         })
     }
 
@@ -421,13 +701,13 @@ impl Store for Redis {
         lease: Duration,
     ) -> StoreFuture<'_, ()> {
         let args = with_pairs(vec![stamp.to_owned(), millis(ttl), millis(lease)], requests);
-        let created = self.run_task::<i64>(&SCRIPTS[3], id, args);
+        let created = self.run_task::<i64>(&SCRIPTS.task_create, id, args);
         Box::pin(async move { created.await.map(drop) })
     }
 
     fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool> {
         let args = vec![key.to_owned(), request.to_owned(), stamp.to_owned()];
-        let asked = self.run_task::<i64>(&SCRIPTS[4], id, args);
+        let asked = self.run_task::<i64>(&SCRIPTS.task_ask, id, args);
         Box::pin(async move { Ok(asked.await? == 1) })
     }
 
@@ -439,12 +719,12 @@ impl Store for Redis {
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
         let args = vec![status.to_owned(), payload.to_owned(), stamp.to_owned()];
-        let finished = self.run_task::<i64>(&SCRIPTS[5], id, args);
+        let finished = self.run_task::<i64>(&SCRIPTS.task_finish, id, args);
         Box::pin(async move { Ok(finished.await? == 1) })
     }
 
     fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>> {
-        let found = self.run_task::<i64>(&SCRIPTS[6], id, vec![stamp.to_owned()]);
+        let found = self.run_task::<i64>(&SCRIPTS.task_cancel, id, vec![stamp.to_owned()]);
         Box::pin(async move {
             let found = found.await?;
             Ok((found >= 0).then_some(found == 1))
@@ -458,13 +738,13 @@ impl Store for Redis {
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
         let args = with_pairs(vec![stamp.to_owned()], answers);
-        let known = self.run_task::<i64>(&SCRIPTS[7], id, args);
+        let known = self.run_task::<i64>(&SCRIPTS.task_update, id, args);
         Box::pin(async move { Ok(known.await? == 1) })
     }
 
     fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>> {
         let found = self.run_task::<Option<Vec<String>>>(
-            &SCRIPTS[8],
+            &SCRIPTS.task_get,
             id,
             vec![stamp.to_owned(), lapsed.to_owned()],
         );
@@ -498,7 +778,8 @@ impl Store for Redis {
         id: &str,
         lease: Duration,
     ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
-        let found = self.run_task::<Option<Vec<String>>>(&SCRIPTS[9], id, vec![millis(lease)]);
+        let found =
+            self.run_task::<Option<Vec<String>>>(&SCRIPTS.task_renew, id, vec![millis(lease)]);
         Box::pin(async move {
             Ok(found.await?.map(|found| {
                 let mut parts = found.into_iter();

@@ -65,6 +65,19 @@ fn bound_to(name: &str, args: &str, caller: Option<&crate::context::Caller>) -> 
 /// counts only with it (one the server never asked for is asked again).
 const APPROVAL_ASKED: &str = "dev.pedelec/approvalAsked";
 
+/// The single-use mark a `requestState` that carries or asks for an approval holds (a random
+/// id): the approval runs one call, the mark consumed in the session's store (DESIGN §14),
+/// so a replay of the same state and answers, on any replica sharing the store, is refused.
+const APPROVAL_NONCE: &str = "dev.pedelec/approvalNonce";
+
+/// Whether the answer to an approval approves: `accept` with `approve: true`.
+fn approves(answer: Option<&Value>) -> bool {
+    answer.is_some_and(|a| {
+        a.get("action").and_then(Value::as_str) == Some("accept")
+            && a.pointer("/content/approve").and_then(Value::as_bool) == Some(true)
+    })
+}
+
 pub(super) async fn call_tool(
     server: &Server,
     id: &str,
@@ -161,6 +174,7 @@ pub(super) async fn call_tool(
         // tool, these args and this caller (the sealed state says so), or as sealed in an
         // earlier round: any other is asked for again, and a sealed one is not replaced.
         let asked = answers.remove(APPROVAL_ASKED).is_some();
+        let nonce = answers.remove(APPROVAL_NONCE);
         let sealed = answers.get(APPROVAL_KEY).cloned();
         if let Some(raw) = message.raw(&message.params.input_responses) {
             match input_responses(raw) {
@@ -176,6 +190,40 @@ pub(super) async fn call_tool(
                 answers.remove(APPROVAL_KEY);
             }
             None => {}
+        }
+        // An approval that would run the call is used once: its state's mark is consumed
+        // (one without a mark approves nothing).
+        if approves(answers.get(APPROVAL_KEY)) {
+            let fresh = match nonce.as_ref().and_then(Value::as_str) {
+                Some(nonce) => server
+                    .session()
+                    .store()
+                    .use_once(
+                        &format!("approval:{nonce}"),
+                        server.call_settings().state_ttl,
+                    )
+                    .await
+                    .map_err(|e| {
+                        ErrorData::internal_error(
+                            format!("the approval could not be checked: {e}"),
+                            None,
+                        )
+                    }),
+                None => Ok(false),
+            };
+            match fresh {
+                Ok(true) => {}
+                Ok(false) => {
+                    return fail(
+                        ErrorData::invalid_params(
+                            "Invalid params: the approval in `requestState` was used already: an approval runs one call; call again without `requestState` to be asked anew",
+                            None,
+                        ),
+                        true,
+                    );
+                }
+                Err(error) => return fail(error, false),
+            }
         }
         Mode::Rounds {
             answers,
@@ -319,6 +367,12 @@ fn answer(
             let mut answers = channel.answers();
             if round.contains_key(APPROVAL_KEY) {
                 answers.insert(APPROVAL_ASKED.to_owned(), Value::Bool(true));
+            }
+            if round.contains_key(APPROVAL_KEY) || answers.contains_key(APPROVAL_KEY) {
+                answers.insert(
+                    APPROVAL_NONCE.to_owned(),
+                    Value::from(uuid::Uuid::new_v4().to_string()),
+                );
             }
             let state = server.call_settings().codec.seal_json_with(
                 &answers,

@@ -80,6 +80,9 @@ pub(crate) struct CallChannel {
     missing: Mutex<Option<InputKind>>,
     /// The result is out: later notifications are dropped.
     answered: AtomicBool,
+    /// The call stopped for the round it asked ([`round`](Self::round) took it): it is
+    /// answered input-required and dropped ([`ClientChannel::parked`]).
+    parked: AtomicBool,
     server: Server,
 }
 
@@ -100,6 +103,7 @@ impl CallChannel {
             mode: Mutex::new(mode),
             missing: Mutex::new(None),
             answered: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
             server,
         }
     }
@@ -116,7 +120,10 @@ impl CallChannel {
     /// The input requests of the round the call stopped for, if it asked for any.
     pub(super) fn round(&self) -> Option<BTreeMap<String, InputRequest>> {
         match &mut *self.mode() {
-            Mode::Rounds { round, .. } if !round.is_empty() => Some(std::mem::take(round)),
+            Mode::Rounds { round, .. } if !round.is_empty() => {
+                self.parked.store(true, Ordering::Release);
+                Some(std::mem::take(round))
+            }
             _ => None,
         }
     }
@@ -223,6 +230,10 @@ impl ClientChannel for CallChannel {
 
     fn supports(&self, kind: InputKind) -> bool {
         !matches!(&*self.mode(), Mode::Unavailable(_)) && self.abilities.has(kind)
+    }
+
+    fn parked(&self) -> bool {
+        self.parked.load(Ordering::Acquire)
     }
 
     fn ask(&self, key: &str, request: InputRequest) -> InputFuture {

@@ -36,12 +36,10 @@ use super::result::{Frame, input_request, missing_capability, write_call_result}
 use super::settings::Settings;
 use crate::context::{Cancellation, InputError, InputFuture, InputKind, InputRequest};
 use crate::error::{ErrorCode as ToolErrorCode, ToolError};
-use crate::store::{Store, StoreError, TaskAnswer, TaskRecord};
-
-/// How often the process running a task renews its lease and takes its answers.
-pub(super) const RENEWAL: Duration = Duration::from_millis(200);
-/// How long a lease lasts: a task not renewed for this long is taken for lost.
-const LEASE: Duration = Duration::from_secs(3);
+// One lease model for tasks and exactly-once claims: the process running a task renews its
+// lease (and takes its answers) every `RENEWAL`; a task not renewed for a `LEASE` is lost.
+pub(super) use crate::store::RENEWAL;
+use crate::store::{LEASE, Store, StoreError, TaskAnswer, TaskRecord};
 
 pub(crate) struct TaskStore {
     store: Arc<dyn Store>,
