@@ -292,12 +292,49 @@ fn execute(
     }
 }
 
+/// The worker's peak resident size when its program started (`note_worker_start`); unset
+/// in process, where the peak is the whole server's.
+static WORKER_START_PEAK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Called by a worker before its program runs: the peak its program's memory is measured from.
+pub(super) fn note_worker_start() {
+    if let Some(peak) = peak_rss() {
+        let _ = WORKER_START_PEAK.set(peak);
+    }
+}
+
+/// This process's peak resident size, in bytes (the kernel's high-water mark).
+fn peak_rss() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::resource::{UsageWho, getrusage};
+        let usage = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+        u64::try_from(usage.max_rss()).ok().map(|kib| kib * 1024)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// How far a worker's peak resident size rose while its program ran (0 in process).
+fn worker_peak_growth() -> usize {
+    let Some(start) = WORKER_START_PEAK.get() else {
+        return 0;
+    };
+    let growth = peak_rss().map_or(0, |peak| peak.saturating_sub(*start));
+    usize::try_from(growth).unwrap_or(usize::MAX)
+}
+
 /// An uncaught exception, or the limit it is: memory (QuickJS's "out of memory", or a
-/// `null` it throws when it could not even allocate that error) or stack.
+/// `null` it throws when it could not even allocate that error) or stack. A `null` is taken
+/// for memory when the interpreter holds most of its limit, or, in a worker, when the
+/// process's peak rose past half of it: QuickJS frees by reference counting, so what the
+/// program built may be gone by the time its exception is read.
 fn limit_or(thrown: Thrown, runtime: &Runtime, limits: &Limits) -> Outcome {
     let used = usize::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
     let memory = thrown.message.contains("out of memory")
-        || (thrown.name == "a value" && thrown.message == "null" && used >= limits.memory / 4 * 3);
+        || (thrown.name == "a value"
+            && thrown.message == "null"
+            && (used >= limits.memory / 4 * 3 || worker_peak_growth() >= limits.memory / 2));
     if memory {
         return Outcome::Failed(ToolError::new(format!(
             "the program ran out of memory: it may use {} bytes (`CodeMode::memory_limit`); \

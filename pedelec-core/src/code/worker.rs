@@ -91,6 +91,7 @@ fn serve() -> i32 {
     {
         return 4;
     }
+    interp::note_worker_start();
     let stop = Arc::new(AtomicU8::new(Stop::Running as u8));
     let (to_program, inbox) = mpsc::channel();
     {
