@@ -789,8 +789,7 @@ async fn builtins_that_loop_in_c_are_killed_with_their_worker_and_nothing_is_lef
     // The answer still names a limit, never "a value: null".
     cases.push((
         "a deep object bomb".to_owned(),
-        "let o = {}; for (let i = 0; i < 1e7; i++) o = { o }; return JSON.stringify(o);"
-            .to_owned(),
+        "let o = {}; for (let i = 0; i < 1e7; i++) o = { o }; return JSON.stringify(o);".to_owned(),
         "ran out of",
     ));
     cases.push((
