@@ -12,6 +12,10 @@ use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolOutput, ToolResult,
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+#[path = "../fuzz/src/checks/children.rs"]
+mod children;
+use children::{busy, children};
+
 static SECRETS_READ: AtomicUsize = AtomicUsize::new(0);
 static SENT: AtomicUsize = AtomicUsize::new(0);
 
@@ -647,29 +651,6 @@ async fn deferred_tools_are_found_and_called_by_programs_and_left_out_of_exports
     }
 }
 
-/// This process's children (`/proc`): pid, state, CPU ticks (user + system).
-fn children() -> Vec<(u32, char, u64)> {
-    let mut pids = Vec::new();
-    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        pids.extend(
-            list.split_whitespace()
-                .filter_map(|p| p.parse::<u32>().ok()),
-        );
-    }
-    pids.into_iter()
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // After the command's `(…)`: state, then fields 4.. (utime is field 14).
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let state = fields[0].chars().next()?;
-            let ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
-            Some((pid, state, ticks))
-        })
-        .collect()
-}
-
 /// No worker is left running or unreaped: within 3 s, every child of this process (idle
 /// workers of the sessions' pools) sleeps and uses no CPU. Other tests' programs may run
 /// meanwhile; theirs end within their own limits, a pinned one never would.
@@ -679,15 +660,9 @@ async fn nothing_left_behind(attack: &str) {
         let before = children();
         tokio::time::sleep(Duration::from_millis(200)).await;
         let after = children();
-        let busy: Vec<_> = after
-            .iter()
-            .filter(|(pid, state, ticks)| {
-                // The state is the main thread's (a worker's waits for its program's
-                // thread); the ticks are the whole process's.
-                *state == 'Z' || before.iter().any(|(p, _, t)| p == pid && t != ticks)
-            })
-            .copied()
-            .collect();
+        // The state is the main thread's (a worker's waits for its program's thread); the
+        // ticks are the whole process's.
+        let busy = busy(&before, &after);
         if busy.is_empty() {
             return;
         }

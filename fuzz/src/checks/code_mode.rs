@@ -110,43 +110,13 @@ pub fn check(data: &[u8]) {
     nothing_left_behind(&program);
 }
 
-/// This process's children: pid, state, CPU ticks (the whole process's).
-fn children() -> Vec<(u32, char, u64)> {
-    let mut pids = Vec::new();
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
-            let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-            pids.extend(
-                list.split_whitespace()
-                    .filter_map(|p| p.parse::<u32>().ok()),
-            );
-        }
-    }
-    pids.into_iter()
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let state = fields.first()?.chars().next()?;
-            let ticks =
-                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-            Some((pid, state, ticks))
-        })
-        .collect()
-}
-
 fn nothing_left_behind(program: &str) {
     let mut busy = Vec::new();
     for _ in 0..30 {
-        let before = children();
+        let before = super::children::children();
         std::thread::sleep(Duration::from_millis(100));
-        let after = children();
-        busy = after
-            .into_iter()
-            .filter(|(pid, state, ticks)| {
-                *state == 'Z' || before.iter().any(|(p, _, t)| p == pid && t != ticks)
-            })
-            .collect();
+        let after = super::children::children();
+        busy = super::children::busy(&before, &after);
         if busy.is_empty() {
             return;
         }

@@ -9,6 +9,8 @@
 #![allow(dead_code, reason = "each user compiles what its targets need")]
 
 #[cfg(feature = "code-mode")]
+pub mod children;
+#[cfg(feature = "code-mode")]
 pub mod code_mode;
 pub mod ecma;
 pub mod fast_path;
