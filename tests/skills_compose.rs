@@ -6,13 +6,13 @@
 use pedelec::context::Caller;
 use pedelec::export::{ExportOptions, Search, Target};
 use pedelec::{CallOptions, Session, ToolArgs, skills, tool};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 mod billing {
     use super::{Deserialize, ToolArgs, skills, tool};
 
-    #[derive(Debug, Deserialize, ToolArgs)]
+    #[derive(Debug, Deserialize, super::Serialize, ToolArgs)]
     pub struct RefundArgs {
         /// The invoice to refund.
         pub invoice_id: String,
@@ -44,9 +44,9 @@ mod billing {
 }
 
 mod crm {
-    use super::{Deserialize, ToolArgs, skills, tool};
+    use super::{Deserialize, Serialize, ToolArgs, skills, tool};
 
-    #[derive(Debug, Deserialize, ToolArgs)]
+    #[derive(Debug, Deserialize, Serialize, ToolArgs)]
     pub struct FindArgs {
         /// A name or an email address.
         pub query: String,
@@ -233,4 +233,65 @@ fn openai_namespaces_carry_the_child_sets_guidance() {
     assert_eq!(tools[0]["name"], "billing");
     assert_eq!(tools[0]["description"], "Invoices and refunds.");
     assert_eq!(tools[1]["description"], "Customers and deals.");
+}
+
+#[tokio::test]
+async fn the_enum_names_a_call_wherever_a_name_does() {
+    let session = Session::builder(ToolName::skills()).create().unwrap();
+    let tool = ToolName::Customers(crm::Crm::FindCustomer);
+    let by_enum = session.call(tool, json!({"query": "ada"})).await;
+    assert_eq!(by_enum.value(), Some(&json!("cus_3")));
+    assert_eq!(
+        by_enum,
+        session
+            .call("crm.find_customer", json!({"query": "ada"}))
+            .await
+    );
+    let text = session.call_text(ToolName::Ping, "{}").await.unwrap();
+    assert_eq!(text, r#""pong""#);
+    // A name as text still reaches the session's checks, as a call from Core would.
+    let unknown = session.call("crm.find", json!({})).await;
+    assert_eq!(
+        unknown.error().map(|e| e.code()),
+        Some(pedelec::ErrorCode::ToolHandlerNotFound)
+    );
+}
+
+#[tokio::test]
+async fn a_typed_call_takes_the_args_type_and_answers_the_output_type() {
+    let session = Session::builder(crm::Crm::skills()).create().unwrap();
+    let id: String = session
+        .call_tool::<crm::find_customer>(crm::FindArgs {
+            query: "grace".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(id, "cus_5");
+    // Through the same checks as any call: a caller without the scope is refused.
+    let billing = Session::builder(billing::ToolName::skills())
+        .create()
+        .unwrap();
+    billing.on_tool::<billing::refund_invoice>(|args: billing::RefundArgs, _ctx| async move {
+        Ok(format!("refunded {} by hand", args.invoice_id))
+    });
+    let refused = billing
+        .call_tool_with::<billing::refund_invoice>(
+            billing::RefundArgs {
+                invoice_id: "in_1".into(),
+            },
+            CallOptions::new().caller(Caller::new("reader").with_scopes(["billing:read"])),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), pedelec::ErrorCode::ToolForbidden);
+    let done = billing
+        .call_tool_with::<billing::refund_invoice>(
+            billing::RefundArgs {
+                invoice_id: "in_1".into(),
+            },
+            CallOptions::new().caller(Caller::new("clerk").with_scopes(["billing:write"])),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done, "refunded in_1 by hand");
 }

@@ -17,6 +17,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -27,8 +29,10 @@ use crate::call::handler::panic_error;
 use crate::context::{
     Approver, CallExtras, CallId, Caller, Cancellation, ClientChannel, ProgressSink, ProgressUpdate,
 };
-use crate::error::ToolResult;
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::schema::decode::ArgsIn;
+use crate::skills::{InSkillSet, SkillSet};
+use crate::tool::Tool;
 
 /// What a caller chooses for one call: its id, a cancellation handle, a progress callback.
 /// All optional; `CallOptions::default()` is what [`Session::call`] uses.
@@ -224,28 +228,143 @@ impl<T: JsonText + ?Sized> JsonText for &T {
     }
 }
 
+/// What names a tool in a call ([`Session::call`] and the other call methods): the
+/// skill set's enum (`session.call(ToolName::Add, args)`), or the wire name as text
+/// (`"add"`, `&String`), which any session takes: a name the set does not have is answered
+/// `TOOL_HANDLER_NOT_FOUND` (or served by the fallback), as a call from Core would be.
+///
+/// An enum names a tool only in a session of its own set: `ToolName::Add` of one
+/// `skills![]` in a session of another does not compile.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not name a tool in a `Session<{N}>`",
+    label = "not a `{N}` variant or a `&str`",
+    note = "name the tool with the session's enum (`{N}::…`, variants are the tool names in UpperCamelCase, namespace dropped: `math.add` is `Add`) or its wire name as `&str`"
+)]
+pub trait CallName<'a, N> {
+    /// The wire name.
+    fn call_name(self) -> &'a str;
+}
+
+impl<'a, S: SkillSet> CallName<'a, S> for S {
+    fn call_name(self) -> &'a str {
+        self.as_str()
+    }
+}
+
+impl<'a, N> CallName<'a, N> for &'a str {
+    fn call_name(self) -> &'a str {
+        self
+    }
+}
+
+impl<'a, N> CallName<'a, N> for &'a String {
+    fn call_name(self) -> &'a str {
+        self
+    }
+}
+
+impl<'a, N> CallName<'a, N> for &'a Arc<str> {
+    fn call_name(self) -> &'a str {
+        self
+    }
+}
+
+impl<'a, N> CallName<'a, N> for &'a std::borrow::Cow<'_, str> {
+    fn call_name(self) -> &'a str {
+        self
+    }
+}
+
+impl<'a, N> CallName<'a, N> for &'a Box<str> {
+    fn call_name(self) -> &'a str {
+        self
+    }
+}
+
+impl<N> Session<N> {
+    /// Calls the tool `T` with its own argument type and answers its own output type:
+    /// `session.call_tool::<add>(AddArgs { a: 2, b: 3 }).await? == 5`.
+    ///
+    /// The call is the one [`call_text`](Self::call_text) makes with the args as JSON:
+    /// validated against the argsSchema, resolved (named, inline or fallback handler),
+    /// wrapped by the session's layers, under the timeout, so a typed call and a call from
+    /// a model behave the same. `T` must be a tool of the session's skill set (a compile
+    /// error otherwise); its args must be `Serialize` and its output `Deserialize` (derive
+    /// them beside `ToolArgs`).
+    ///
+    /// # Errors
+    /// The call's [`ToolError`]; `TOOL_ARGS_INVALID` when the args do not serialize, and
+    /// `TOOL_RESULT_INVALID` when the answer does not read back as `T::Output` (a fallback
+    /// or JSON handler answered another shape).
+    pub async fn call_tool<T>(&self, args: T::Args) -> Result<T::Output, ToolError>
+    where
+        T: Tool + InSkillSet<N>,
+        T::Args: Serialize,
+        T::Output: DeserializeOwned,
+    {
+        self.call_tool_with::<T>(args, CallOptions::default()).await
+    }
+
+    /// [`call_tool`](Self::call_tool) with [`CallOptions`].
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub async fn call_tool_with<T>(
+        &self,
+        args: T::Args,
+        options: CallOptions,
+    ) -> Result<T::Output, ToolError>
+    where
+        T: Tool + InSkillSet<N>,
+        T::Args: Serialize,
+        T::Output: DeserializeOwned,
+    {
+        let name = <T as InSkillSet<N>>::WIRE_NAME;
+        let args = serde_json::to_string(&args).map_err(|e| {
+            ToolError::with_code(
+                ErrorCode::ToolArgsInvalid,
+                format!("the args of `{name}` do not serialize to JSON: {e}"),
+            )
+        })?;
+        let answer = self.call_text_with(name, &args, options).await?;
+        serde_json::from_str(&answer).map_err(|e| {
+            ToolError::with_code(
+                ErrorCode::ToolResultInvalid,
+                format!(
+                    "the answer of `{name}` does not read as `{}`: {e}",
+                    std::any::type_name::<T::Output>()
+                ),
+            )
+        })
+    }
+}
+
 impl<N> Session<N> {
     /// Calls a tool in process, as Core would: validated, resolved, under the timeout. The
     /// call runs in the caller's task; dropping the future cancels it.
     ///
     /// (Not an `async fn` delegating to [`call_with`](Self::call_with): that would nest
     /// one future in another, and moving the larger future costs a copy on every call.)
-    pub fn call(&self, name: &str, args: Value) -> impl Future<Output = ToolResult> + Send {
+    pub fn call<'a>(
+        &self,
+        name: impl CallName<'a, N>,
+        args: Value,
+    ) -> impl Future<Output = ToolResult> + Send {
         self.call_with(name, args, CallOptions::default())
     }
 
     /// [`call`](Self::call) with [`CallOptions`]: a call id, a cancellation handle, a
     /// progress callback.
-    pub fn call_with(
+    pub fn call_with<'a>(
         &self,
-        name: &str,
+        name: impl CallName<'a, N>,
         args: Value,
         options: CallOptions,
     ) -> impl Future<Output = ToolResult> + Send {
         let setup = options.into_setup(&self.shared);
         self.shared.run(
             setup,
-            name,
+            name.call_name(),
             ArgsIn::Value(args),
             Encoding::Value,
             to_tool_result,
@@ -254,9 +373,9 @@ impl<N> Session<N> {
 
     /// Calls a tool with its args as JSON text and returns the result as JSON text
     /// (`{"ok":true,"value":…}` or `{"ok":false,"error":{…}}`): what a custom bridge needs.
-    pub fn call_raw(
+    pub fn call_raw<'a>(
         &self,
-        name: &str,
+        name: impl CallName<'a, N>,
         args: &(impl JsonText + ?Sized),
     ) -> impl Future<Output = String> + Send {
         self.call_raw_with(name, args, CallOptions::default())
@@ -266,16 +385,16 @@ impl<N> Session<N> {
     /// that is not one JSON value is `TOOL_ARGS_INVALID`; `null` counts as no args). The
     /// args go from the text straight to the handler's argument type and the output
     /// straight to the returned text: this is the fast path bridges use.
-    pub fn call_raw_with(
+    pub fn call_raw_with<'a>(
         &self,
-        name: &str,
+        name: impl CallName<'a, N>,
         args: &(impl JsonText + ?Sized),
         options: CallOptions,
     ) -> impl Future<Output = String> + Send {
         let setup = options.into_setup(&self.shared);
         self.shared.run(
             setup,
-            name,
+            name.call_name(),
             ArgsIn::Text(args.json_text()),
             Encoding::Text,
             to_json_text,
@@ -285,11 +404,11 @@ impl<N> Session<N> {
     /// Calls a tool with its args as JSON text and returns the value's JSON text (no
     /// `{"ok":…}` envelope) or the call's error: [`call_text_with`](Self::call_text_with)
     /// without options.
-    pub fn call_text(
+    pub fn call_text<'a>(
         &self,
-        name: &str,
+        name: impl CallName<'a, N>,
         args: &(impl JsonText + ?Sized),
-    ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
+    ) -> impl Future<Output = Result<String, ToolError>> + Send {
         self.call_text_with(name, args, CallOptions::default())
     }
 
@@ -297,16 +416,16 @@ impl<N> Session<N> {
     /// way (MCP): the value's JSON text on success (no `{"ok":…}` envelope), the error on
     /// failure. Same fast path: args from text straight to the handler's type, the output
     /// straight to text.
-    pub fn call_text_with(
+    pub fn call_text_with<'a>(
         &self,
-        name: &str,
+        name: impl CallName<'a, N>,
         args: &(impl JsonText + ?Sized),
         options: CallOptions,
-    ) -> impl Future<Output = Result<String, crate::ToolError>> + Send {
+    ) -> impl Future<Output = Result<String, ToolError>> + Send {
         let setup = options.into_setup(&self.shared);
         self.shared.run(
             setup,
-            name,
+            name.call_name(),
             ArgsIn::Text(args.json_text()),
             Encoding::Text,
             to_value_text,
@@ -318,14 +437,19 @@ impl<N> Session<N> {
     ///
     /// Must be called within a tokio runtime.
     #[must_use]
-    pub fn start_call(&self, name: &str, args: Value) -> PendingCall {
+    pub fn start_call<'a>(&self, name: impl CallName<'a, N>, args: Value) -> PendingCall {
         self.start_call_with(name, args, CallOptions::default())
     }
 
     /// [`start_call`](Self::start_call) with [`CallOptions`] (a given cancellation handle
     /// is the one [`PendingCall::cancel`] sets).
     #[must_use]
-    pub fn start_call_with(&self, name: &str, args: Value, options: CallOptions) -> PendingCall {
+    pub fn start_call_with<'a>(
+        &self,
+        name: impl CallName<'a, N>,
+        args: Value,
+        options: CallOptions,
+    ) -> PendingCall {
         let call_id: Arc<str> = match &options.call_id {
             Some(id) => id.clone(),
             None => self.shared.local_call_id().to_string().into(),
@@ -338,7 +462,7 @@ impl<N> Session<N> {
             extras: options.extras,
         };
         let shared = self.shared.clone();
-        let name: Box<str> = name.into();
+        let name: Box<str> = name.call_name().into();
         let task = tokio::spawn(async move {
             shared
                 .run(

@@ -51,7 +51,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use builder::{SessionBuilder, create_session};
-pub use calls::{CallOptions, JsonText, PendingCall};
+pub use calls::{CallName, CallOptions, JsonText, PendingCall};
 pub use events::{EventStream, SessionEvent};
 pub use layers::{
     FromFn, FromFnFuture, FromFnService, LayeredService, ToolLayer, ToolService, from_fn,
