@@ -381,7 +381,11 @@ pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Erro
         // Standard output is the protocol channel: nothing else may be printed on it.
         let local = Caller::new("local").with_every_scope();
         mcp_session()?
-            .serve(pedelec::bridge::Mcp::stdio().caller(local))
+            .serve(
+                pedelec::bridge::Mcp::stdio()
+                    .caller(local)
+                    .server_title("Counter"),
+            )
             .await?;
         return Ok(true);
     }
@@ -390,7 +394,9 @@ pub async fn serve_mcp(args: &[String]) -> Result<bool, Box<dyn std::error::Erro
     };
     let addr = args.get(i + 1).map_or("127.0.0.1:8080", String::as_str);
     let stateful = args.iter().any(|a| a == "--stateful");
-    let mut bridge = pedelec::bridge::McpHttp::bind(addr).stateful(stateful);
+    let mut bridge = pedelec::bridge::McpHttp::bind(addr)
+        .stateful(stateful)
+        .server_title("Counter");
     let issuer = option(args, "--issuer", "PEDELEC_OAUTH_ISSUER");
     let resource = option(args, "--resource", "PEDELEC_OAUTH_RESOURCE");
     let token = std::env::var("PEDELEC_MCP_TOKEN").unwrap_or_default();

@@ -693,7 +693,20 @@ fn error_of(result: &Value, what: &str) -> Value {
 }
 
 fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: bool) {
+    // The crate that declared the skill set (the example is the `pedelec` package's), the
+    // title the example sets, and only what the server serves.
     assert_eq!(report["server"], "pedelec", "{report}");
+    assert_eq!(
+        report["server_version"],
+        env!("CARGO_PKG_VERSION"),
+        "{report}"
+    );
+    assert_eq!(report["server_title"], "Counter", "{report}");
+    assert_eq!(
+        report["capabilities"],
+        json!(["logging", "tools"]),
+        "capabilities: {report}"
+    );
     assert_eq!(
         report["instructions"],
         "Read current state before making changes."

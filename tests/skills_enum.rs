@@ -213,3 +213,18 @@ async fn inline_handlers_are_reachable_from_the_skill_set() {
         .unwrap();
     assert_eq!(value, json!("page for detached"));
 }
+
+#[test]
+fn the_set_knows_the_crate_that_declared_it() {
+    // What an MCP server says it is by default (`serverInfo`): Cargo's name and version of
+    // the crate whose `skills![]` declared the set; a set read at run time has none.
+    let package = Some(("pedelec", env!("CARGO_PKG_VERSION")));
+    assert_eq!(ToolName::skills().package(), package);
+    assert_eq!(BrowserTool::skills().untyped().package(), package);
+    let session = pedelec::create_session(ToolName::skills()).unwrap();
+    assert_eq!(session.package(), package);
+    assert_eq!(
+        pedelec::SkillsInput::<String>::new("g", Vec::new()).package(),
+        None
+    );
+}

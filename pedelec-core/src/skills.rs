@@ -114,6 +114,9 @@ pub struct SkillsInput<N = String> {
     /// `(namespace, guidance)` of each namespaced set in it (`skills![namespace = …]`,
     /// included or not), in order: what a provider shows for a namespace before a search.
     namespaces: Vec<(Str, Str)>,
+    /// The name and version of the crate that declared the set (`skills![]` reads them from
+    /// Cargo), what an MCP server says it is unless told otherwise.
+    package: Option<(&'static str, &'static str)>,
     names: PhantomData<fn() -> N>,
 }
 
@@ -124,6 +127,7 @@ impl SkillsInput<String> {
             guidance: guidance.into(),
             tools,
             namespaces: Vec::new(),
+            package: None,
             names: PhantomData,
         }
     }
@@ -138,6 +142,7 @@ impl<N> SkillsInput<N> {
             guidance: Str::Borrowed(guidance),
             tools,
             namespaces: Vec::new(),
+            package: None,
             names: PhantomData,
         }
     }
@@ -167,6 +172,7 @@ impl<N> SkillsInput<N> {
             guidance: Str::Borrowed(guidance),
             tools: all,
             namespaces,
+            package: None,
             names: PhantomData,
         }
     }
@@ -178,6 +184,28 @@ impl<N> SkillsInput<N> {
     #[must_use]
     pub fn namespaces(&self) -> &[(Str, Str)] {
         &self.namespaces
+    }
+
+    /// Records the crate that declared the set (`skills![]` passes Cargo's
+    /// `CARGO_PKG_NAME` and `CARGO_PKG_VERSION` of the user's crate).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_package(
+        mut self,
+        name: Option<&'static str>,
+        version: Option<&'static str>,
+    ) -> Self {
+        if let (Some(name), Some(version)) = (name, version) {
+            self.package = Some((name, version));
+        }
+        self
+    }
+
+    /// The name and version of the crate that declared the set with `skills![]` (`None`
+    /// for a set built at run time, or built without Cargo).
+    #[must_use]
+    pub fn package(&self) -> Option<(&'static str, &'static str)> {
+        self.package
     }
 
     /// The guidance.
@@ -204,6 +232,7 @@ impl<N> SkillsInput<N> {
             guidance: self.guidance,
             tools: self.tools,
             namespaces: self.namespaces,
+            package: self.package,
             names: PhantomData,
         }
     }
@@ -224,6 +253,7 @@ impl<N> Clone for SkillsInput<N> {
             guidance: self.guidance.clone(),
             tools: self.tools.clone(),
             namespaces: self.namespaces.clone(),
+            package: self.package,
             names: PhantomData,
         }
     }
@@ -235,6 +265,7 @@ impl<N> fmt::Debug for SkillsInput<N> {
             .field("guidance", &self.guidance)
             .field("tools", &self.tools)
             .field("namespaces", &self.namespaces)
+            .field("package", &self.package)
             .finish()
     }
 }

@@ -31,6 +31,9 @@ const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 async function scenario(client) {
   const report = {};
   report.server = client.getServerVersion()?.name;
+  report.server_version = client.getServerVersion()?.version;
+  report.server_title = client.getServerVersion()?.title;
+  report.capabilities = Object.keys(client.getServerCapabilities() ?? {}).sort();
   report.instructions = client.getInstructions();
   const { tools } = await client.listTools();
   report.tools = tools;

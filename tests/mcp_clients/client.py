@@ -53,6 +53,11 @@ async def scenario(session):
     report = {}
     init = await session.initialize()
     report["server"] = init.server_info.name
+    report["server_version"] = init.server_info.version
+    report["server_title"] = init.server_info.title
+    report["capabilities"] = sorted(
+        k for k, v in init.capabilities.model_dump(exclude_none=True).items() if v is not None
+    )
     report["instructions"] = init.instructions
     listed = await session.list_tools()
     report["tools"] = [dump(t) for t in listed.tools]

@@ -273,6 +273,7 @@ impl<N> SessionBuilder<N> {
             });
             Shared {
                 manifest,
+                package: self.skills.package(),
                 listed: RwLock::new(definitions.clone().into()),
                 definitions,
                 live: live.clone().into(),

@@ -50,6 +50,8 @@ const SCAN_TOOLS: usize = 8;
 pub(super) struct Shared {
     /// The skill set's manifest and its mounts' fixed tools.
     pub(super) manifest: SerializableSkillsManifest,
+    /// `SkillsInput::package`.
+    pub(super) package: Option<(&'static str, &'static str)>,
     /// The skill set's definitions, in order, then the mounts' fixed tools (for bridges
     /// that list per-tool metadata).
     pub(super) definitions: Vec<ToolDefinition>,

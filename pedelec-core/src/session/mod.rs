@@ -221,6 +221,13 @@ impl<N> Session<N> {
         manifest
     }
 
+    /// The name and version of the crate whose `skills![]` declared the session's skill set
+    /// (Cargo's), if known: what an MCP server says it is by default.
+    #[must_use]
+    pub fn package(&self) -> Option<(&'static str, &'static str)> {
+        self.shared.package
+    }
+
     /// Waits until what is mounted under `namespace` ([`SessionBuilder::mount`]) has listed
     /// its tools once (a remote server: connected and answered `tools/list`). Mounts
     /// connect in the background from `create()` on, so a program that wants the remote's

@@ -127,6 +127,11 @@ pub fn skills(set: &SkillSet) -> TokenStream {
             #own_definitions,
         ))
     };
+    // The user's crate, as Cargo names it: what an MCP server says it is by default.
+    let skills = quote!(#skills.with_package(
+        ::core::option_env!("CARGO_PKG_NAME"),
+        ::core::option_env!("CARGO_PKG_VERSION"),
+    ));
 
     let target_checks = portability_checks(set, &aliases);
     let advice = namespace_advice(set);

@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::call;
 use super::meta::{self, Meta, Revision};
 use super::search::Search;
+use super::settings::Identity;
 use super::shared::{
     CallSettings, Connection, Exchange, Inner, Lifecycle, Listed, Negotiated, Reply, Server,
     Settings, may_list,
@@ -110,8 +111,12 @@ impl Server {
                 );
         }
         let manifest = session.manifest();
-        let guidance = manifest.guidance.clone();
-        let instructions = (!guidance.is_empty()).then_some(guidance);
+        let identity = &settings.identity;
+        let instructions = identity
+            .instructions
+            .clone()
+            .or_else(|| (!manifest.guidance.is_empty()).then(|| manifest.guidance.clone()));
+        let server_info = server_info(identity, session.package());
 
         let any_param_headers = listed.iter().any(|t| !t.param_headers.is_empty());
         let any_scopes = listed.iter().any(|t| !t.scopes.is_empty());
@@ -144,7 +149,7 @@ impl Server {
 
         let mut discover =
             DiscoverResult::new(meta::supported_versions().to_vec(), capabilities.clone())
-                .with_server_info(server_info());
+                .with_server_info(server_info.clone());
         discover.instructions.clone_from(&instructions);
         discover.ttl_ms = settings.list_ttl_ms;
         discover.cache_scope = CacheScope::Public;
@@ -160,6 +165,7 @@ impl Server {
             scoped,
             discover,
             capabilities,
+            server_info,
             instructions,
             call,
             tasks,
@@ -431,7 +437,7 @@ impl Server {
         result.protocol_version =
             serde_json::from_value::<ProtocolVersion>(Value::from(revision.as_str()))
                 .unwrap_or_default();
-        result.server_info = server_info();
+        result.server_info = self.inner.server_info.clone();
         result.instructions.clone_from(&self.inner.instructions);
         // The tasks extension is served from 2026-07-28 on.
         if let Some(extensions) = &mut result.capabilities.extensions {
@@ -541,8 +547,8 @@ fn ack(id: &str) -> Vec<u8> {
     wire::raw_result(id, br#"{"resultType":"complete"}"#)
 }
 
-/// The capabilities declared: tools, logging, and empty prompts and resources (their
-/// lists are answered, empty, with caching hints).
+/// The capabilities declared: tools and logging. (`prompts/list` and `resources/list` are
+/// still answered, empty, for clients that ask without looking.)
 pub(crate) fn capabilities() -> ServerCapabilities {
     #[allow(
         deprecated,
@@ -550,14 +556,25 @@ pub(crate) fn capabilities() -> ServerCapabilities {
     )]
     ServerCapabilities::builder()
         .enable_tools()
-        .enable_prompts()
-        .enable_resources()
         .enable_logging()
         .build()
 }
 
-pub(crate) fn server_info() -> Implementation {
-    Implementation::new("pedelec", env!("CARGO_PKG_VERSION"))
+/// `serverInfo`: what the user set, else the crate that declared the skill set, else
+/// pedelec itself.
+pub(crate) fn server_info(
+    identity: &Identity,
+    package: Option<(&'static str, &'static str)>,
+) -> Implementation {
+    let (name, version) = package.unwrap_or(("pedelec", env!("CARGO_PKG_VERSION")));
+    let mut info = Implementation::new(
+        identity.name.as_deref().unwrap_or(name),
+        identity.version.as_deref().unwrap_or(version),
+    );
+    if let Some(title) = &identity.title {
+        info = info.with_title(title);
+    }
+    info
 }
 
 /// A tool as `tools/list` shows it: Core's manifest entry (name, description, argsSchema as

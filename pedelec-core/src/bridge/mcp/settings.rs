@@ -29,6 +29,19 @@ pub(crate) struct Settings {
     pub(crate) max_tasks: usize,
     /// Whether deferred tools leave `tools/list` for `search_tools` and `call_tool`.
     pub(crate) search: bool,
+    /// What the server says it is in `initialize` (`serverInfo`, `instructions`).
+    pub(crate) identity: Identity,
+}
+
+/// What a server says it is. Each field left `None` has a default: the name and version of
+/// the crate whose `skills![]` declared the set (else `pedelec` and its version), no title,
+/// and the skill set's guidance as the instructions.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Identity {
+    pub(crate) name: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) instructions: Option<String>,
 }
 
 impl Default for Settings {
@@ -42,6 +55,7 @@ impl Default for Settings {
             task_poll_ms: 250,
             max_tasks: 10_000,
             search: true,
+            identity: Identity::default(),
         }
     }
 }
@@ -56,6 +70,7 @@ impl std::fmt::Debug for Settings {
             .field("trace_span", &self.trace_span.is_some())
             .field("list_ttl_ms", &self.list_ttl_ms)
             .field("task_ttl_ms", &self.task_ttl_ms)
+            .field("identity", &self.identity)
             .finish_non_exhaustive()
     }
 }

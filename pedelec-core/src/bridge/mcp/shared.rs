@@ -44,6 +44,7 @@ pub(super) struct Inner {
     /// `server/discover`'s result.
     pub(super) discover: Vec<u8>,
     pub(super) capabilities: ServerCapabilities,
+    pub(super) server_info: rmcp::model::Implementation,
     pub(super) instructions: Option<String>,
     pub(super) call: CallSettings,
     /// Shared by every rebuilt state: tasks outlive a re-listing.
@@ -216,6 +217,15 @@ impl CallSettings {
 
 impl Server {
     /// The session the server serves.
+    /// What `initialize` declares: capabilities, `serverInfo` and instructions, as
+    /// rmcp's server config (the legacy SSE transport's `get_info`).
+    pub(crate) fn config(&self) -> rmcp::model::ServerConfig {
+        let mut config = rmcp::model::ServerConfig::new(self.inner.capabilities.clone());
+        config.server_info = self.inner.server_info.clone();
+        config.instructions.clone_from(&self.inner.instructions);
+        config
+    }
+
     pub(crate) fn session(&self) -> &Session {
         &self.inner.session
     }

@@ -31,7 +31,6 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::bridge::mcp::server::{capabilities, server_info};
 use crate::bridge::mcp::shared::{Connection, Exchange, Link, Server};
 use crate::bridge::mcp::wire::Message;
 use crate::context::{Caller, Cancellation, InputError, InputFuture};
@@ -180,9 +179,7 @@ fn json<T: serde::Serialize>(params: &T) -> Option<Value> {
 
 impl ServerHandler for Adapter {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(capabilities());
-        info.server_info = server_info();
-        info
+        self.server.now().config()
     }
 
     async fn initialize(

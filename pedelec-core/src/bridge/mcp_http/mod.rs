@@ -337,6 +337,32 @@ impl McpHttp {
         self
     }
 
+    /// The name and version the server gives in `initialize` (`serverInfo`). By default,
+    /// the name and version of the crate whose `skills![]` declared the skill set (Cargo's
+    /// `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`), else `pedelec`'s.
+    #[must_use]
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.options.settings.identity.name = Some(name.into());
+        self.options.settings.identity.version = Some(version.into());
+        self
+    }
+
+    /// A human-readable title for the server (`serverInfo.title`, shown by hosts); none by
+    /// default.
+    #[must_use]
+    pub fn server_title(mut self, title: impl Into<String>) -> Self {
+        self.options.settings.identity.title = Some(title.into());
+        self
+    }
+
+    /// The `instructions` of `initialize`: how to use the server, which hosts may add to the
+    /// model's context. By default, the skill set's guidance.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.options.settings.identity.instructions = Some(instructions.into());
+        self
+    }
+
     /// Makes a span around a call from the W3C `traceparent` its request carried in
     /// `_meta` (the call's `tools/call` span is its child). Without it, the `tools/call`
     /// span keeps the parent as `trace_id`, `parent_span_id` and `traceparent` fields, and
@@ -593,6 +619,11 @@ impl Bridge for McpHttp {
                     () = closed => {}
                 }
             };
+            tracing::info!(
+                target: "pedelec::mcp",
+                %addr,
+                "serving MCP (streamable HTTP) on http://{addr}{MCP_PATH}"
+            );
             let limits = listen::Limits {
                 max_connections: options.max_connections,
                 header_timeout: options.header_timeout,

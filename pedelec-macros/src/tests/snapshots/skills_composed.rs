@@ -82,16 +82,20 @@ const _: () = {
         #[must_use]
         pub fn skills() -> ::pedelec::__private::SkillsInput<Self> {
             ::pedelec::__private::SkillsInput::composed(
-                "Back office.",
-                ::core::option::Option::None,
-                ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::set_skills::<Self, __pedelec_set_0>(),
-                    ::pedelec::__private::set_skills::<Self, __pedelec_set_1>(),
-                ]),
-                ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
-                ]),
-            )
+                    "Back office.",
+                    ::core::option::Option::None,
+                    ::pedelec::__private::Vec::from([
+                        ::pedelec::__private::set_skills::<Self, __pedelec_set_0>(),
+                        ::pedelec::__private::set_skills::<Self, __pedelec_set_1>(),
+                    ]),
+                    ::pedelec::__private::Vec::from([
+                        ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
+                    ]),
+                )
+                .with_package(
+                    ::core::option_env!("CARGO_PKG_NAME"),
+                    ::core::option_env!("CARGO_PKG_VERSION"),
+                )
         }
         /// The serializable manifest of the skill set (what is sent to Core).
         #[must_use]

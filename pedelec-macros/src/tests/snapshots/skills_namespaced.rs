@@ -51,13 +51,17 @@ const _: () = {
         #[must_use]
         pub fn skills() -> ::pedelec::__private::SkillsInput<Self> {
             ::pedelec::__private::SkillsInput::composed(
-                "Invoices and refunds.",
-                ::core::option::Option::Some("billing"),
-                ::pedelec::__private::Vec::from([]),
-                ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
-                ]),
-            )
+                    "Invoices and refunds.",
+                    ::core::option::Option::Some("billing"),
+                    ::pedelec::__private::Vec::from([]),
+                    ::pedelec::__private::Vec::from([
+                        ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
+                    ]),
+                )
+                .with_package(
+                    ::core::option_env!("CARGO_PKG_NAME"),
+                    ::core::option_env!("CARGO_PKG_VERSION"),
+                )
         }
         /// The serializable manifest of the skill set (what is sent to Core).
         #[must_use]

@@ -45,12 +45,19 @@ const _: () = {
         #[must_use]
         pub fn skills() -> ::pedelec::__private::SkillsInput<Self> {
             ::pedelec::__private::SkillsInput::typed(
-                GUIDANCE,
-                ::pedelec::__private::Vec::from([
-                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_0>(),
-                    ::pedelec::__private::tool_definition::<Self, __pedelec_tool_1>(),
-                ]),
-            )
+                    GUIDANCE,
+                    ::pedelec::__private::Vec::from([
+                        ::pedelec::__private::tool_definition::<
+                            Self,
+                            __pedelec_tool_0,
+                        >(),
+                        ::pedelec::__private::tool_definition::<Self, __pedelec_tool_1>(),
+                    ]),
+                )
+                .with_package(
+                    ::core::option_env!("CARGO_PKG_NAME"),
+                    ::core::option_env!("CARGO_PKG_VERSION"),
+                )
         }
         /// The serializable manifest of the skill set (what is sent to Core).
         #[must_use]
