@@ -184,7 +184,9 @@ pub async fn transcript(target: Target) -> Result<String, Box<dyn std::error::Er
             *tool = tool.clone().with_approval(true);
         }
     }
-    let export: Export = counter::ToolName::manifest().export(target, ExportOptions::default())?;
+    let export: Export = counter::ToolName::skills()
+        .untyped()
+        .export(target, ExportOptions::default())?;
     let session: Session<counter::ToolName> = Session::builder(skills)
         .state(counter::Counter::default())
         .approver(approver)

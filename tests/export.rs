@@ -23,7 +23,6 @@ use pedelec::export::{
     CacheControl, Choice, Export, ExportError, ExportOptions, ProviderCall, ProviderCaller, Search,
     Target,
 };
-use pedelec::manifest::SerializableSkillsManifest;
 use pedelec::{
     CallOptions, SkillsInput, ToolArgs, ToolArgsSchema, ToolDefinition, ToolError, ToolResult,
     skills, tool,
@@ -207,7 +206,9 @@ fn options(strict: bool) -> ExportOptions {
 /// The goldens of a skill set, exported with its examples; the manifest (which has none)
 /// exports the same declarations without `input_examples`.
 fn golden<N>(set: &str, skills: &SkillsInput<N>) {
-    let manifest = skills.manifest();
+    // The manifest, read back as a skill set: what a manifest from elsewhere exports.
+    let manifest =
+        SkillsInput::from_json(&serde_json::to_value(skills.manifest()).unwrap()).unwrap();
     for target in Target::ALL {
         for strict in [true, false] {
             if !strict && !target.provider().has_strict_mode() {
@@ -268,9 +269,9 @@ fn rich_goldens() {
 
 #[test]
 fn exports_are_deterministic_and_the_manifest_may_come_from_json() {
-    let manifest = Rich::manifest();
-    let json = serde_json::to_string(&manifest).unwrap();
-    let from_json: SerializableSkillsManifest = serde_json::from_str(&json).unwrap();
+    let json = serde_json::to_string(&Rich::manifest()).unwrap();
+    let manifest = SkillsInput::from_json_str(&json).unwrap();
+    let from_json = SkillsInput::from_json_str(&json).unwrap();
     for target in Target::ALL {
         let a = manifest.export(target, options(true)).unwrap();
         let b = from_json.export(target, options(true)).unwrap();
@@ -283,7 +284,7 @@ fn exports_are_deterministic_and_the_manifest_may_come_from_json() {
 
 #[test]
 fn names_map_reversibly_where_the_provider_rejects_dots() {
-    let manifest = Rich::manifest();
+    let manifest = Rich::skills().untyped();
     for target in Target::ALL {
         let export = manifest.export(target, options(true)).unwrap();
         let expected = match target {
@@ -296,8 +297,9 @@ fn names_map_reversibly_where_the_provider_rejects_dots() {
     }
 }
 
-fn manifest(tools: Value) -> SerializableSkillsManifest {
-    serde_json::from_value(json!({"guidance": "g", "tools": tools})).unwrap()
+/// A skill set read from Core's JSON (what a manifest from elsewhere becomes to export).
+fn manifest(tools: Value) -> SkillsInput {
+    SkillsInput::from_json(&json!({"guidance": "g", "tools": tools})).unwrap()
 }
 
 /// Each problem's tool and rule, in order.
@@ -628,7 +630,8 @@ fn anthropic_strict_limits_count_deferred_tools() {
 }
 
 fn rich_export(target: Target) -> Export {
-    Rich::manifest()
+    Rich::skills()
+        .untyped()
         .export(target, ExportOptions::default())
         .unwrap()
 }
@@ -709,7 +712,8 @@ fn tool_choice_in_each_providers_form() {
     // The export is typed by the skill set: the same tools, named by its enum.
     assert_eq!(
         chat.tools(),
-        Rich::manifest()
+        Rich::skills()
+            .untyped()
             .export(Target::OpenAiChat, options(true))
             .unwrap()
             .tools()
@@ -796,7 +800,7 @@ async fn call_provider_raw_answers_what_call_provider_answers() {
     let by_value = counter::demo_session().unwrap();
     let by_text = counter::demo_session().unwrap();
     let editor = || CallOptions::new().caller(Caller::new("editor").with_scopes(["counter:write"]));
-    let manifest = counter::ToolName::manifest();
+    let manifest = counter::ToolName::skills().untyped();
     let cases: [(Target, &[&str]); 4] = [
         (
             Target::OpenAiChat,
@@ -884,7 +888,7 @@ async fn call_provider_answers_every_payload_in_the_providers_form() {
     let session = counter::demo_session().unwrap();
     // `update_counter` requires `counter:write`: the calls are the editor's.
     let editor = || CallOptions::new().caller(Caller::new("editor").with_scopes(["counter:write"]));
-    let manifest = counter::ToolName::manifest();
+    let manifest = counter::ToolName::skills().untyped();
     let export = manifest
         .export(Target::Anthropic, ExportOptions::default())
         .unwrap();
@@ -1234,8 +1238,8 @@ fn decode_payload(target: Target, export: &Export, args: &Value) -> Value {
 
 #[test]
 fn random_instances_round_trip_through_every_target() {
-    let manifest = Rich::manifest();
-    let original: &ToolArgsSchema = &manifest.tools[0].args_schema;
+    let manifest = Rich::skills().untyped();
+    let original: &ToolArgsSchema = manifest.tools()[0].args_schema();
     let exports: Vec<(Target, Export, Value, jsonschema::Validator)> = Target::ALL
         .into_iter()
         .flat_map(|t| [(t, true), (t, false)])
@@ -1516,7 +1520,7 @@ skills![
 
 /// The exports of `Calc` that take recursive schemas, with the exported argsSchemas.
 fn recursive_exports() -> Vec<(Target, bool, Export)> {
-    let manifest = Calc::manifest();
+    let manifest = Calc::skills().untyped();
     Target::ALL
         .into_iter()
         .flat_map(|t| [(t, true), (t, false)])
@@ -1568,7 +1572,8 @@ fn recursive_goldens() {
     // The others cannot express a `$ref`: an error naming the tool and the pointer.
     let mut out = String::new();
     for target in [Target::Anthropic, Target::GeminiOpenApi] {
-        let error = Calc::manifest()
+        let error = Calc::skills()
+            .untyped()
             .export(target, ExportOptions::default())
             .unwrap_err();
         let got: Vec<_> = error
@@ -1658,8 +1663,12 @@ fn group_instance(rng: &mut Rng, depth: u32) -> Value {
 
 #[test]
 fn random_recursive_instances_round_trip_through_every_target_that_takes_them() {
-    let manifest = Calc::manifest();
-    let originals: Vec<&ToolArgsSchema> = manifest.tools.iter().map(|t| &t.args_schema).collect();
+    let manifest = Calc::skills().untyped();
+    let originals: Vec<&ToolArgsSchema> = manifest
+        .tools()
+        .iter()
+        .map(ToolDefinition::args_schema)
+        .collect();
     let exports: Vec<(Target, Export, [Value; 3], [jsonschema::Validator; 3])> =
         recursive_exports()
             .into_iter()
@@ -1689,7 +1698,7 @@ fn random_recursive_instances_round_trip_through_every_target_that_takes_them() 
                     "{target} #{i}: {form} against {}",
                     schemas[t]
                 );
-                let name = export.provider_name(&manifest.tools[t].name).unwrap();
+                let name = export.provider_name(manifest.tools()[t].name()).unwrap();
                 let payload = match target {
                     Target::OpenAiChat => {
                         json!({"type": "function", "function": {"name": name, "arguments": form.to_string()}})
@@ -1704,7 +1713,7 @@ fn random_recursive_instances_round_trip_through_every_target_that_takes_them() 
                     Target::Mcp => json!({"name": name, "arguments": form}),
                 };
                 let call = export.decode_call(&payload).unwrap();
-                assert_eq!(call.name, manifest.tools[t].name);
+                assert_eq!(call.name, manifest.tools()[t].name());
                 assert_eq!(call.args.to_string(), instance.to_string(), "{target} #{i}");
             }
         }
@@ -1765,6 +1774,69 @@ skills![
     guidance = "Invoices, read by the model or by programs it writes.",
     tools = [totals, lines, void_invoice, ping],
 ];
+
+/// Sum an invoice's lines (an example shows the model a call).
+#[tool(
+    name = "billing.summary",
+    read_only,
+    callers = [direct, program],
+    example = r#"{"invoice_id": "INV-7"}"#
+)]
+fn summary(args: InvoiceArgs) -> Totals {
+    totals(args)
+}
+
+/// Find an invoice's history (deferred: the long tail of a large catalog).
+#[tool(name = "billing.history", read_only, defer)]
+fn history(args: InvoiceArgs) -> Vec<String> {
+    lines(args)
+}
+
+skills![
+    pub enum Kept,
+    guidance = "Invoices.",
+    tools = [summary, history],
+];
+
+/// The export a user reaches first (`ToolName::export`, the README's) carries what the
+/// definitions say beyond Core's manifest, on every target that has a field for it: the
+/// output schema, `allowed_callers`, examples, and deferral (a search reaches the deferred
+/// tool; without one it is declared in full).
+#[test]
+fn the_first_export_path_keeps_outputs_callers_examples_and_deferral() {
+    for target in Target::ALL {
+        for search in [Search::Off, Search::Client, Search::Provider] {
+            let export = Kept::export(target, ExportOptions::default().search(search)).unwrap();
+            let text = serde_json::to_string(export.tools()).unwrap();
+            let has = |key: &str| text.contains(&format!("\"{key}\""));
+            let output = match target {
+                Target::OpenAiResponses => Some("output_schema"),
+                Target::Gemini => Some("responseJsonSchema"),
+                Target::GeminiOpenApi => Some("response"),
+                Target::Mcp => Some("outputSchema"),
+                _ => None,
+            };
+            if let Some(key) = output {
+                assert!(has(key), "{target} {search:?}: no `{key}` in {text}");
+            }
+            assert_eq!(
+                has("allowed_callers"),
+                matches!(target, Target::OpenAiResponses | Target::Anthropic),
+                "{target} {search:?}: {text}"
+            );
+            assert_eq!(
+                has("input_examples"),
+                target == Target::Anthropic,
+                "{target} {search:?}: {text}"
+            );
+            assert_eq!(
+                export.search() == Search::Off,
+                search == Search::Off,
+                "{target} {search:?}: the deferred tool is searched for"
+            );
+        }
+    }
+}
 
 /// Every target's export of a set with `callers`, output schemas, a cache breakpoint and
 /// eager input streaming: each field where the target's reference documents it.

@@ -238,7 +238,7 @@ fn each_mode_lays_out_what_the_provider_documents() {
     );
 
     // A skill set without deferred tools: nothing to search, every mode is `Off`.
-    let manifest = Office::manifest();
+    let manifest = Office::skills();
     for target in Target::ALL {
         let plain = manifest
             .export(target, ExportOptions::default().search(Search::Client))

@@ -252,7 +252,7 @@ async fn the_enum_names_a_call_wherever_a_name_does() {
     // A name as text still reaches the session's checks, as a call from Core would.
     let unknown = session.call("crm.find", json!({})).await;
     assert_eq!(
-        unknown.error().map(|e| e.code()),
+        unknown.error().map(pedelec::ToolError::code),
         Some(pedelec::ErrorCode::ToolHandlerNotFound)
     );
 }

@@ -20,14 +20,14 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use pedelec_core::Session;
+use pedelec_core::SkillsInput;
 use pedelec_core::export::{ExportOptions, Target};
-use pedelec_core::manifest::SerializableSkillsManifest;
 use pedelec_core::skills::SkillSet;
 use serde_json::json;
 use serde_json::value::RawValue;
 use support::{Counter, ToolName};
 
-fn hundred_tools() -> SerializableSkillsManifest {
+fn hundred_tools() -> SkillsInput {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -55,7 +55,7 @@ fn hundred_tools() -> SerializableSkillsManifest {
     let tools: Vec<_> = (0..100)
         .map(|i| json!({"name": format!("shipping.tool_{i}"), "description": "Ship a parcel.", "argsSchema": schema}))
         .collect();
-    serde_json::from_value(json!({"guidance": "g", "tools": tools})).unwrap()
+    SkillsInput::from_json(&json!({"guidance": "g", "tools": tools})).unwrap()
 }
 
 fn export(c: &mut Criterion) {
@@ -82,7 +82,7 @@ fn call(c: &mut Criterion) {
         .state(Counter::default())
         .create()
         .unwrap();
-    let manifest = session.manifest();
+    let manifest = ToolName::skills().untyped();
     let mut group = c.benchmark_group("provider_call");
     group.throughput(Throughput::Elements(1));
     let args = RawValue::from_string(r#"{"delta":1}"#.to_owned()).unwrap();

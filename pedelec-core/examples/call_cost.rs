@@ -194,8 +194,8 @@ async fn mode_provider(session: Session<ToolName>, n: u64, mode: &str) {
             r#"{"type":"tool_use","id":"toolu_1","name":"update_counter","input":{"delta":1}}"#,
         )
     };
-    let export = session
-        .manifest()
+    let export = ToolName::skills()
+        .untyped()
         .export(target, ExportOptions::default())
         .expect("an export");
     let caller = Arc::new(Caller::new("alice"));

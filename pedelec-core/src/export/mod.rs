@@ -4,11 +4,10 @@
 //!
 //! ```
 //! use pedelec_core::export::{ExportOptions, Target};
-//! use pedelec_core::ToolResult;
-//! use pedelec_core::manifest::SerializableSkillsManifest;
+//! use pedelec_core::{SkillsInput, ToolResult};
 //! use serde_json::json;
 //!
-//! let manifest: SerializableSkillsManifest = serde_json::from_value(json!({
+//! let skills = SkillsInput::from_json(&json!({
 //!     "guidance": "Navigate.",
 //!     "tools": [{
 //!         "name": "nav.open_url",
@@ -24,7 +23,7 @@
 //!         }
 //!     }]
 //! }))?;
-//! let export = manifest.export(Target::OpenAiChat, ExportOptions::default())?;
+//! let export = skills.export(Target::OpenAiChat, ExportOptions::default())?;
 //! assert_eq!(export.provider_name("nav.open_url"), Some("nav_open_url"));
 //! assert_eq!(export.tools()[0]["function"]["parameters"]["required"], json!(["url", "new_tab"]));
 //!
@@ -292,8 +291,15 @@ impl SerializableSkillsManifest {
     /// mapping, a schema beyond the provider's documented limits, an object strict mode
     /// cannot close, a `oneOf` that cannot become `anyOf` without changing its meaning.
     ///
-    /// The manifest carries no examples (Core's manifest has exactly the seed's keys):
-    /// export the [`SkillsInput`] to send them too.
+    /// The manifest is what Core receives and has exactly the seed's keys: no deferral, no
+    /// callers, no output schemas, no examples. Exporting it would drop them without a word,
+    /// so this is deprecated: export the skill set (`ToolName::export(..)`, or
+    /// [`SkillsInput::export`]; a manifest read from elsewhere becomes a `SkillsInput` with
+    /// [`SkillsInput::from_json`]).
+    #[deprecated(
+        since = "0.1.0",
+        note = "a manifest has no deferral, callers, output schemas or examples, so its export drops them: export the skill set (`ToolName::export(target, options)` or `SkillsInput::export`)"
+    )]
     pub fn export(&self, target: Target, options: ExportOptions) -> Result<Export, ExportError> {
         Export::new(self, &[], &[], target, options)
     }
