@@ -190,16 +190,18 @@ async fn search_tools_answers_the_declarations_a_program_may_call() {
     let first = &found["tools"][0];
     assert_eq!(first["name"], "crm.lookup");
     expect_test::expect![[r"
-        /** Look up a customer by id. */
-        function crm.lookup(args: {
-          /** The customer's id. */
-          id: number;
-        }): Promise<{
-          id: number;
-          name: string;
-          /** Spent this year, in cents. */
-          spent: number;
-        }>;"]]
+        declare namespace crm {
+          /** Look up a customer by id. */
+          function lookup(args: {
+            /** The customer's id. */
+            id: number;
+          }): Promise<{
+            id: number;
+            name: string;
+            /** Spent this year, in cents. */
+            spent: number;
+          }>;
+        }"]]
     .assert_eq(first["declaration"].as_str().unwrap());
 
     // `read_secret` needs a scope the clerk lacks: a search does not show it.
@@ -945,6 +947,90 @@ mod collide {
     ];
 }
 
+/// How a declaration says a program calls its tool: `declare function f`, `declare
+/// namespace a.b { function f }`, or a member of `interface Tools` (`tools["…"]`).
+fn call_path(declaration: &str) -> String {
+    let name = |s: &str| s[..s.find('(').unwrap()].to_owned();
+    if let Some(i) = declaration.find("declare function ") {
+        return name(&declaration[i + "declare function ".len()..]);
+    }
+    if let Some(i) = declaration.find("declare namespace ") {
+        let rest = &declaration[i + "declare namespace ".len()..];
+        let namespace = &rest[..rest.find(" {").unwrap()];
+        let j = rest.find("\n  function ").unwrap() + "\n  function ".len();
+        return format!("{namespace}.{}", name(&rest[j..]));
+    }
+    let rest = &declaration[declaration.find("interface Tools {").unwrap()..];
+    let j = rest.find("\n  \"").unwrap() + "\n  ".len();
+    format!("tools[{}]", name(&rest[j..]))
+}
+
+/// Every declaration `search_tools` gives a session's programs, together, is valid
+/// TypeScript: the TypeScript compiler (`cargo xtask mcp-clients` installs it under
+/// `target/`) checks them as one declaration file, in strict mode.
+#[tokio::test]
+async fn the_declarations_are_valid_typescript() {
+    let tsc = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(
+            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+            std::path::PathBuf::from,
+        )
+        .join("mcp-clients/tsc/node_modules/.bin/tsc");
+    if !tsc.exists() {
+        let notice = format!(
+            "the TypeScript compiler is not installed at {}: run `cargo xtask mcp-clients`",
+            tsc.display()
+        );
+        assert!(std::env::var_os("CI").is_none(), "{notice}");
+        println!("skipped: {notice}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("pedelec-tsc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sessions = [
+        ("main", session(CodeMode::new()).untyped()),
+        (
+            "collide",
+            Session::builder(collide::ToolName::skills().untyped())
+                .code_mode(CodeMode::new())
+                .create()
+                .unwrap(),
+        ),
+    ];
+    for (set, session) in sessions {
+        let found = ok(session
+            .call_with(
+                "search_tools",
+                json!({ "query": "customer lookup send money solve report daily weekly vault secret", "limit": 20 }),
+                CallOptions::new().caller(Caller::new("all").with_every_scope()),
+            )
+            .await);
+        let declarations: Vec<&str> = found["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["declaration"].as_str().unwrap())
+            .collect();
+        assert!(declarations.len() >= 3, "{set}: {found}");
+        let file = dir.join(format!("{set}.d.ts"));
+        std::fs::write(&file, declarations.join("\n\n")).unwrap();
+        let out = std::process::Command::new(&tsc)
+            .args(["--noEmit", "--strict", "--pretty", "false"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{set}: tsc refused the declarations:\n{}{}\n--- {}:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            file.display(),
+            declarations.join("\n\n")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn every_declaration_is_callable_by_the_path_it_declares() {
     let session = Session::builder(collide::ToolName::skills())
@@ -960,14 +1046,7 @@ async fn every_declaration_is_callable_by_the_path_it_declares() {
     let tools = found["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 4, "{found}");
     for tool in tools {
-        let declaration = tool["declaration"].as_str().unwrap();
-        let start = declaration.find("\nfunction ").unwrap() + "\nfunction ".len();
-        let path = &declaration[start
-            ..start
-                + declaration[start..]
-                    .find("(args")
-                    .or_else(|| declaration[start..].find("()"))
-                    .unwrap()];
+        let path = &call_path(tool["declaration"].as_str().unwrap());
         let answer = ok(session
             .call(
                 "run_code",

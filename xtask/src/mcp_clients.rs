@@ -30,6 +30,9 @@ pub const NODE_TASKS: (&str, &str) = ("@modelcontextprotocol/ext-tasks", "0.2.2"
 /// The authorization server of the OAuth end-to-end test (npm `oidc-provider`).
 pub const OIDC_PROVIDER: (&str, &str) = ("oidc-provider", "9.13.3");
 
+/// The TypeScript compiler (npm `typescript`): code mode's declarations are checked with it.
+pub const TYPESCRIPT: (&str, &str) = ("typescript", "7.0.2");
+
 /// The reference MCP server the gateway tests mount (npm
 /// `@modelcontextprotocol/server-everything`; its entry is `dist/index.js`).
 pub const EVERYTHING_SERVER: (&str, &str) =
@@ -52,6 +55,7 @@ pub fn install(root: &Path) -> Result<(), String> {
     install_npm(&dir.join("node-v2"), NODE_TASKS)?;
     install_npm(&dir.join("oidc"), OIDC_PROVIDER)?;
     install_npm(&dir.join("everything"), EVERYTHING_SERVER)?;
+    install_npm(&dir.join("tsc"), TYPESCRIPT)?;
     Ok(())
 }
 

@@ -63,7 +63,8 @@ pub(crate) fn functions(tools: &[ToolDefinition], globals: &[String]) -> Vec<Fun
             Function {
                 name: def.name().to_owned(),
                 declaration: declaration(
-                    &call_path(def.name(), path.as_deref()),
+                    def.name(),
+                    path.as_deref(),
                     def.description(),
                     &signature(def),
                 ),
@@ -163,25 +164,44 @@ const RESERVED: &[&str] = &[
     "yield",
 ];
 
-/// How a program calls the tool `name`: its dotted path, or `tools["…"]`.
-pub(crate) fn call_path(name: &str, dotted: Option<&[String]>) -> String {
-    match dotted {
-        Some(parts) => parts.join("."),
-        None => format!("tools[{}]", serde_json::Value::from(name)),
-    }
-}
-
 /// `text` is a signature ([`signature`]): declarations (lines that start `type `, and their
 /// members), then the signature proper, which starts with `(` at the start of a line.
-fn declaration(path: &str, description: &str, text: &str) -> String {
+///
+/// The declaration is valid TypeScript (a `.d.ts`), whatever the path: `declare function
+/// ping(…)` for a plain name, `declare namespace billing { function refund(…) }` for a
+/// dotted one (namespaces merge), and a member of the `Tools` interface (`declare var
+/// tools: Tools`; interfaces merge) for a tool only `tools["…"]` reaches.
+fn declaration(name: &str, path: Option<&[String]>, description: &str, text: &str) -> String {
     let split = if text.starts_with('(') {
         0
     } else {
         text.find("\n(").map_or(0, |i| i + 1)
     };
     let (types, signature) = text.split_at(split);
-    let mut out = String::with_capacity(text.len() + description.len() + 32);
+    let mut out = String::with_capacity(text.len() + description.len() + 64);
     out.push_str(types);
+    let (open, indent, member, close) = match path {
+        Some([function]) => (
+            String::new(),
+            "",
+            format!("declare function {function}"),
+            "",
+        ),
+        Some([namespace @ .., function]) => (
+            format!("declare namespace {} {{\n", namespace.join(".")),
+            "  ",
+            format!("function {function}"),
+            "\n}",
+        ),
+        _ => (
+            "interface Tools {\n".to_owned(),
+            "  ",
+            serde_json::Value::from(name).to_string(),
+            "\n}\ndeclare var tools: Tools;",
+        ),
+    };
+    out.push_str(&open);
+    out.push_str(indent);
     out.push_str("/** ");
     let mut first = true;
     for word in description.split_whitespace() {
@@ -191,16 +211,30 @@ fn declaration(path: &str, description: &str, text: &str) -> String {
         first = false;
         out.push_str(&word.replace("*/", "*\\/"));
     }
-    out.push_str(" */\nfunction ");
-    out.push_str(path);
-    out.push_str(signature);
+    out.push_str(" */\n");
+    out.push_str(indent);
+    out.push_str(&member);
+    if indent.is_empty() {
+        out.push_str(signature);
+    } else {
+        out.push_str(&signature.replace('\n', &format!("\n{indent}")));
+    }
     out.push(';');
+    out.push_str(close);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How a program calls the tool `name`: its dotted path, or `tools["…"]`.
+    fn call_path(name: &str, dotted: Option<&[String]>) -> String {
+        match dotted {
+            Some(parts) => parts.join("."),
+            None => format!("tools[{}]", serde_json::Value::from(name)),
+        }
+    }
 
     #[test]
     fn paths_are_names_or_lookups() {
@@ -226,13 +260,32 @@ mod tests {
     #[test]
     fn declarations_put_types_first_then_the_documented_function() {
         let text = "type Node = {\n  a: Node[];\n};\n(args: Node): Promise<unknown>";
+        let path = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(
-            declaration("walk", "Walk a\ntree. */", text),
-            "type Node = {\n  a: Node[];\n};\n/** Walk a tree. *\\/ */\nfunction walk(args: Node): Promise<unknown>;"
+            declaration("walk", Some(&path(&["walk"])), "Walk a\ntree. */", text),
+            "type Node = {\n  a: Node[];\n};\n/** Walk a tree. *\\/ */\ndeclare function walk(args: Node): Promise<unknown>;"
         );
         assert_eq!(
-            declaration("ping", "Ping.", "(): Promise<boolean>"),
-            "/** Ping. */\nfunction ping(): Promise<boolean>;"
+            declaration(
+                "ping",
+                Some(&path(&["ping"])),
+                "Ping.",
+                "(): Promise<boolean>"
+            ),
+            "/** Ping. */\ndeclare function ping(): Promise<boolean>;"
+        );
+        assert_eq!(
+            declaration(
+                "a.b.ping",
+                Some(&path(&["a", "b", "ping"])),
+                "Ping.",
+                "(args: {\n  x: number;\n}): Promise<boolean>"
+            ),
+            "declare namespace a.b {\n  /** Ping. */\n  function ping(args: {\n    x: number;\n  }): Promise<boolean>;\n}"
+        );
+        assert_eq!(
+            declaration("get-weather", None, "Weather.", "(): Promise<unknown>"),
+            "interface Tools {\n  /** Weather. */\n  \"get-weather\"(): Promise<unknown>;\n}\ndeclare var tools: Tools;"
         );
     }
 }
