@@ -371,6 +371,25 @@ async fn run_on(session: &Session<ToolName>, code: &str) -> ToolResult {
     session.call("run_code", json!({ "code": code })).await
 }
 
+/// A program that throws `null` itself (before or after an `await`) is answered with what
+/// it threw: only a `null` from the engine (a job, a settled call) means out of memory.
+#[tokio::test]
+async fn a_program_that_throws_null_is_not_out_of_memory() {
+    let session = session(CodeMode::new());
+    for code in [
+        "throw null;",
+        "await null; throw null;",
+        "await crm.lookup({ id: 2 }); throw null;",
+    ] {
+        let e = error(run(&session, code).await);
+        assert!(
+            e.message().contains("null") && !e.message().contains("memory"),
+            "{code}: {}",
+            e.message()
+        );
+    }
+}
+
 /// After an attack, the session still answers an ordinary program and an ordinary call.
 async fn unharmed(session: &Session<ToolName>) {
     let answer = ok(run(session, "return (await crm.lookup({ id: 2 })).spent;").await);

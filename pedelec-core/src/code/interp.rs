@@ -213,7 +213,7 @@ fn execute(
     })?;
     let (promise, settle) = match begun {
         Ok(begun) => begun,
-        Err(thrown) => return Ok(limit_or(thrown, &runtime, &limits)),
+        Err(thrown) => return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits)),
     };
     loop {
         // The jobs, with what they throw: QuickJS drops a job's exception (one that
@@ -229,7 +229,7 @@ fn execute(
                     let thrown = job.0.with(|cx| {
                         thrown(CaughtError::from_error(&cx, rquickjs::Error::Exception))
                     });
-                    return Ok(limit_or(thrown, &runtime, &limits));
+                    return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits));
                 }
             }
         }
@@ -254,7 +254,7 @@ fn execute(
         )?;
         match settled {
             Some(Ok(text)) => return Ok(Outcome::Returned(text)),
-            Some(Err(thrown)) => return Ok(limit_or(thrown, &runtime, &limits)),
+            Some(Err(thrown)) => return Ok(limit_or(thrown, Uncaught::Program, &runtime, &limits)),
             None => {}
         }
         let queued = state.borrow_mut().answers.pop_front();
@@ -287,9 +287,19 @@ fn execute(
             if Stop::of(stop) != Stop::Running {
                 return Ok(Outcome::Returned(None));
             }
-            return Ok(limit_or(thrown, &runtime, &limits));
+            return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits));
         }
     }
+}
+
+/// Where an uncaught value came from. A program is the body of an async function, so what
+/// it throws (`throw null` included) rejects its promise: `Program`. Evaluating it, running
+/// a job, or settling a call's promise throws only what no program can catch (QuickJS ran
+/// out of memory, or was interrupted): `Engine`, where a `null` is memory for certain.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Uncaught {
+    Program,
+    Engine,
 }
 
 /// The worker's peak resident size when its program started (`note_worker_start`); unset
@@ -325,16 +335,19 @@ fn worker_peak_growth() -> usize {
 }
 
 /// An uncaught exception, or the limit it is: memory (QuickJS's "out of memory", or a
-/// `null` it throws when it could not even allocate that error) or stack. A `null` is taken
-/// for memory when the interpreter holds most of its limit, or, in a worker, when the
-/// process's peak rose past half of it: QuickJS frees by reference counting, so what the
-/// program built may be gone by the time its exception is read.
-fn limit_or(thrown: Thrown, runtime: &Runtime, limits: &Limits) -> Outcome {
-    let used = usize::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
+/// `null` it throws when it could not even allocate that error) or stack. A `null` from the
+/// engine ([`Uncaught::Engine`]) is memory; one that rejected the program's promise (a
+/// program may `throw null`) is taken for memory when the interpreter holds most of its
+/// limit, or, in a worker, when the process's peak rose past half of it: QuickJS frees by
+/// reference counting, so what the program built may be gone by the time it is read.
+fn limit_or(thrown: Thrown, from: Uncaught, runtime: &Runtime, limits: &Limits) -> Outcome {
     let memory = thrown.message.contains("out of memory")
         || (thrown.name == "a value"
             && thrown.message == "null"
-            && (used >= limits.memory / 4 * 3 || worker_peak_growth() >= limits.memory / 2));
+            && (from == Uncaught::Engine || {
+                let used = usize::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
+                used >= limits.memory / 4 * 3 || worker_peak_growth() >= limits.memory / 2
+            }));
     if memory {
         return Outcome::Failed(ToolError::new(format!(
             "the program ran out of memory: it may use {} bytes (`CodeMode::memory_limit`); \
