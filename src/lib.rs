@@ -131,6 +131,42 @@ pub use pedelec_macros::ToolOutput;
 ///   are checked against the argsSchema when a session is created (the argsSchema is another
 ///   macro's output), and exported as Anthropic's `input_examples`
 ///   ([`SkillsInput::export`]).
+/// - `defer`: in a large catalog, the tool is left out of the lists a model sees until a
+///   search loads it (MCP `search_tools`, a provider's tool search, code mode's
+///   `search_tools`; [`export::Search`]). Its calls are served as any other's.
+/// - `approval`, or `approval = path`: a person approves each call before it runs (after
+///   validation, just before the handler): the session's approver, or the MCP client
+///   through an elicitation. With a path, `fn(&Args, Option<&Caller>) -> bool` decides per
+///   call (`approval = needs_review`).
+/// - `exactly_once`: a call made with an idempotency key runs at most once; a retry with the
+///   same key gets the first call's answer, across every replica sharing the session's
+///   store ([`store`]).
+/// - `callers = [direct, program]`: who may call the tool: the model itself (`direct`), a
+///   program the model wrote (`program`: code mode, a provider's programmatic tool
+///   calling), or both. Unset, both may and exports say nothing (the provider's default).
+///
+/// ```
+/// use pedelec::context::Caller;
+/// use pedelec::{ToolArgs, tool};
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, ToolArgs)]
+/// struct RefundArgs {
+///     /// In cents.
+///     cents: u32,
+/// }
+///
+/// /// Large refunds need a person's approval.
+/// fn large(args: &RefundArgs, _caller: Option<&Caller>) -> bool {
+///     args.cents > 10_000
+/// }
+///
+/// /// Refund a payment (charges nothing twice: retries with the same key get the answer).
+/// #[tool(approval = large, exactly_once, callers = [direct], defer)]
+/// fn refund(args: RefundArgs) -> u32 {
+///     args.cents
+/// }
+/// ```
 ///
 /// None of these reaches Core's manifest. Each key is checked at compile time, with an error
 /// at the offending token that says what to write instead; so are unknown keys ("did you
@@ -206,6 +242,13 @@ pub use pedelec_macros::tool;
 /// - `guidance = …`: a string literal, `concat!(…)` or the path to a `&str` constant.
 /// - `tools = [path, path as Variant, …]`: the `#[tool]` functions, by path. Variants are
 ///   the function names in `PascalCase`, or the `as` name.
+/// - `namespace = "billing"` (optional): every tool's wire name is prefixed
+///   (`billing.refund_invoice`); the variants are not (`ToolName::RefundInvoice`), and the
+///   set's guidance describes the namespace to providers that show one before a search.
+/// - `include = [billing::ToolName, crm::ToolName as Customers, …]` (optional): composes
+///   other sets (each with its own namespace) into this one: one enum whose variants wrap
+///   each child's (`ToolName::Customers(crm::ToolName::FindCustomer)`), one manifest, one
+///   session; each tool keeps its scopes, limits and deferral. `tools` may then be empty.
 /// - `targets = [openai, anthropic, gemini, gemini_openapi, mcp]` (optional): every tool is
 ///   checked against each provider's rules at compile time, as [`export`] checks them at run
 ///   time (names of at most 64 characters, at most 128 tools per request for `openai`,
@@ -221,6 +264,11 @@ pub use pedelec_macros::tool;
 /// included) and `manifest()` (the [`SerializableSkillsManifest`](manifest::SerializableSkillsManifest)); it implements
 /// [`SkillSet`](skills::SkillSet), and every listed tool implements [`InSkillSet`](skills::InSkillSet) for it, so a typed handler
 /// for a tool outside the set does not compile.
+///
+/// The enum names a tool wherever a name does: `session.call(ToolName::OpenUrl, args)`
+/// (any [`CallName`](session::CallName)), and `session.call_tool::<open_url>(args)` takes
+/// the tool's own argument type and answers its output type. `skills()` also records the
+/// declaring crate's Cargo name and version, what an MCP server says it is by default.
 ///
 /// Compile errors, at the entry and naming the tool: two tools with the same name, two
 /// entries with the same variant (rename one with `as`), an empty list, an entry that is

@@ -188,7 +188,8 @@ fn summarize(errors: &ValidationErrors, message: &mut String) {
     if errors.truncated() {
         let _ = write!(message, " (and more than {more} other errors)");
     } else if more > 0 {
-        let _ = write!(message, " (and {more} more)");
+        let errors = if more == 1 { "error" } else { "errors" };
+        let _ = write!(message, " (and {more} more {errors})");
     }
 }
 
@@ -330,7 +331,7 @@ mod tests {
             err.details().unwrap()["errors"].as_array().unwrap().len(),
             4
         );
-        assert!(err.message().ends_with(" (and 1 more)"), "{err}");
+        assert!(err.message().ends_with(" (and 1 more error)"), "{err}");
     }
 
     #[test]

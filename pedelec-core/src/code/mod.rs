@@ -19,10 +19,10 @@
 //! - `search_tools` (`{"query", "limit"?}`): the signatures of the tools that match, best
 //!   first, among those the caller may call from a program; each a TypeScript declaration
 //!   generated from the tool's argsSchema and output schema when code mode is turned on
-//!   ([`signature`]).
+//!   (`signature`).
 //! - `run_code` (`{"code"}`): runs the program, JavaScript, in an embedded QuickJS sandbox
 //!   (no files, network, clock, environment or modules; time, memory, stack, call and output
-//!   limits), in a worker process of its own by default ([`Isolation`]): killed past its
+//!   limits), in a worker process of its own by default (`Isolation`): killed past its
 //!   time limit whatever it is doing, its crash its own. Each tool is an async function (`await billing.refund_invoice({…})`, or
 //!   `tools["name"](…)` for any name), and each call goes through the session with the outer
 //!   call's caller: validation, scopes, rate limits, approval, timeouts, events. `run_code`

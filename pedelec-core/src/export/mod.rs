@@ -572,7 +572,7 @@ impl<N> Export<N> {
     }
 
     /// Where the export of a raw schema (one read by
-    /// [`ToolArgsSchema::from_json_lenient`]) lets the model send less than the schema
+    /// `ToolArgsSchema::from_json_lenient` (feature `raw-schemas`)) lets the model send less than the schema
     /// allows, per tool and pointer: an open object closed for a strict mode
     /// (`strict-closed-object`). Empty for tools declared in Rust, whose exports are exact.
     /// The session still validates every call against the raw schema.

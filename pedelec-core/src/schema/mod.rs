@@ -170,7 +170,7 @@ impl ToolArgsSchema {
     }
 
     /// The wire JSON: a raw schema's as it was read (see
-    /// [`from_json_lenient`](Self::from_json_lenient)).
+    /// `from_json_lenient` (feature `raw-schemas`)).
     #[must_use]
     pub fn to_json(&self) -> Value {
         match self.raw_json() {
@@ -179,7 +179,7 @@ impl ToolArgsSchema {
         }
     }
 
-    /// Whether this is a raw schema (read by [`from_json_lenient`](Self::from_json_lenient)
+    /// Whether this is a raw schema (read by `from_json_lenient` (feature `raw-schemas`)
     /// from JSON Schema beyond the wire subset), validated by a 2020-12 validator; its
     /// [`node`](Self::node) is then the plain form, which accepts at least what it does.
     #[must_use]
@@ -187,7 +187,7 @@ impl ToolArgsSchema {
         self.raw_json().is_some()
     }
 
-    /// Whether [`from_json_lenient`](Self::from_json_lenient) read this schema (raw or
+    /// Whether `from_json_lenient` (feature `raw-schemas`) read this schema (raw or
     /// not): a schema written by others, whose open objects a strict export closes (see
     /// [`Export::narrowings`](crate::export::Export::narrowings)).
     #[must_use]
@@ -236,7 +236,7 @@ impl ToolArgsSchema {
     /// [`SchemaNode::from_json`], run on the built schema. A schema written by hand in a
     /// `const` can still have `minimum > maximum` or an invalid `pattern`.
     ///
-    /// A raw schema ([`from_json_lenient`](Self::from_json_lenient)) has none: the lenient
+    /// A raw schema (`from_json_lenient` (feature `raw-schemas`)) has none: the lenient
     /// reader judged it (what it accepts, a session accepts), its validator is a 2020-12
     /// one, and its plain node only approximates it (an untyped node, a `required` name
     /// without a property, an array without `items` are fine there).
