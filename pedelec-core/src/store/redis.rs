@@ -10,7 +10,9 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::Notify;
 
-use super::{Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord};
+use super::{
+    Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord, TaskStatus,
+};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
 /// (`pedelec:` unless set with [`RedisConfig::prefix`]).
@@ -308,10 +310,11 @@ if e[1] == 'r' and tonumber(e[2]) > now then return 1 end
 return 0
 ";
 
-/// A task is one hash: `s` status, `c` created, `u` updated, `p` payload, `l` the runner's
-/// lease (server time, ms), `n` requests waiting, `i:KEY` each request, `q` the answers'
-/// counter and `b:N` each answer for the runner (`LEN:KEY ANSWER`, `LEN` the key's bytes). One key,
-/// so one `PEXPIRE` (at creation) covers all of it.
+/// A task is one hash: `s` status (a [`TaskStatus`]'s name), `c` created, `u` updated, `p`
+/// payload, `l` the runner's lease (server time, ms), `n` requests waiting, `i:KEY` each
+/// request, `q` the answers' counter and `b:N` each answer for the runner (`LEN:KEY
+/// ANSWER`, `LEN` the key's bytes). One key, so one `PEXPIRE` (at creation) covers all of
+/// it.
 macro_rules! task_script {
     ($body:literal) => {
         concat!(
@@ -714,11 +717,15 @@ impl Store for Redis {
     fn task_finish(
         &self,
         id: &str,
-        status: &str,
+        status: TaskStatus,
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
-        let args = vec![status.to_owned(), payload.to_owned(), stamp.to_owned()];
+        let args = vec![
+            status.as_str().to_owned(),
+            payload.to_owned(),
+            stamp.to_owned(),
+        ];
         let finished = self.run_task::<i64>(&SCRIPTS.task_finish, id, args);
         Box::pin(async move { Ok(finished.await? == 1) })
     }
@@ -754,7 +761,8 @@ impl Store for Redis {
             };
             let mut parts = found.into_iter();
             let mut next = || parts.next().unwrap_or_default();
-            let (status, created_at, updated_at, payload) = (next(), next(), next(), next());
+            let status = next().parse::<TaskStatus>()?;
+            let (created_at, updated_at, payload) = (next(), next(), next());
             let mut input_requests = Vec::new();
             loop {
                 let (k, request) = (next(), next());
@@ -777,15 +785,19 @@ impl Store for Redis {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>> {
         let found =
             self.run_task::<Option<Vec<String>>>(&SCRIPTS.task_renew, id, vec![millis(lease)]);
         Box::pin(async move {
-            Ok(found.await?.map(|found| {
-                let mut parts = found.into_iter();
-                let status = parts.next().unwrap_or_default();
-                (status, parts.filter_map(|raw| answer_of(&raw)).collect())
-            }))
+            let Some(found) = found.await? else {
+                return Ok(None);
+            };
+            let mut parts = found.into_iter();
+            let status = parts.next().unwrap_or_default().parse::<TaskStatus>()?;
+            Ok(Some((
+                status,
+                parts.filter_map(|raw| answer_of(&raw)).collect(),
+            )))
         })
     }
 }
