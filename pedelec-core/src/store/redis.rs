@@ -231,11 +231,17 @@ fn redis_error(doing: &str, error: &redis::RedisError) -> StoreError {
     StoreError::with_kind(kind, format!("{doing}: {error}"))
 }
 
-/// `take`: GCRA on the server's clock. `-1` when a token was taken, else the milliseconds
-/// until the next one.
+/// `take`: GCRA on the server's clock (one clock for every replica), or at `ARGV[3]` ms
+/// when given (the tests' clock: [`Redis::take_at`]). `-1` when a token was taken, else
+/// the milliseconds until the next one.
 const TAKE: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now
+if ARGV[3] then
+  now = tonumber(ARGV[3])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local period = tonumber(ARGV[1])
 local interval = math.max(1, math.floor(period / tonumber(ARGV[2])))
 local burst = interval * tonumber(ARGV[2])
@@ -543,6 +549,25 @@ impl Redis {
         self
     }
 
+    /// [`Store::take`] on Redis's clock (`now`: `None`), or at `now` (milliseconds on any
+    /// clock the caller keeps for this key: the tests drive the in-process store and this
+    /// one with the same clock, and compare).
+    pub(super) async fn take_at(
+        &self,
+        key: &str,
+        capacity: u32,
+        period: Duration,
+        now: Option<u64>,
+    ) -> Result<Option<Duration>, StoreError> {
+        let key = format!("rate:{key}");
+        let (period, capacity) = (millis(period), capacity.max(1).to_string());
+        let now = now.map(|now| now.to_string());
+        let mut args = vec![period.as_str(), capacity.as_str()];
+        args.extend(now.as_deref());
+        let wait: i64 = self.run(&SCRIPTS.take, &key, &args).await?;
+        Ok(u64::try_from(wait).ok().map(Duration::from_millis))
+    }
+
     /// Runs the task script `script` on the task `id` with `args`.
     fn run_task<T: redis::FromRedisValue + Send>(
         &self,
@@ -594,14 +619,8 @@ impl Store for Redis {
         capacity: u32,
         period: Duration,
     ) -> StoreFuture<'_, Option<Duration>> {
-        let key = format!("rate:{key}");
-        Box::pin(async move {
-            let capacity = capacity.max(1).to_string();
-            let wait: i64 = self
-                .run(&SCRIPTS.take, &key, &[&millis(period), &capacity])
-                .await?;
-            Ok(u64::try_from(wait).ok().map(Duration::from_millis))
-        })
+        let key = key.to_owned();
+        Box::pin(async move { self.take_at(&key, capacity, period, None).await })
     }
 
     fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
