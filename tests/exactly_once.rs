@@ -13,7 +13,9 @@ use pedelec::context::Caller;
 use pedelec::context::{Approval, ApprovalRequest};
 use pedelec::session::RateLimit;
 use pedelec::session::SessionEvent;
-use pedelec::store::{Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord};
+use pedelec::store::{
+    Claim, Memory, Store, StoreError, StoreFuture, TaskAnswer, TaskRecord, TaskStatus,
+};
 use pedelec::{CallOptions, ErrorCode, Session, ToolArgs, ToolError, ToolResult, skills, tool};
 use serde::Deserialize;
 use serde_json::json;
@@ -338,7 +340,7 @@ impl Store for Forgetful {
     fn task_finish(
         &self,
         id: &str,
-        status: &str,
+        status: TaskStatus,
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
@@ -362,7 +364,7 @@ impl Store for Forgetful {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>> {
         self.0.task_renew(id, lease)
     }
 }
@@ -530,7 +532,7 @@ impl Store for Down {
     fn task_ask(&self, _: &str, _: &str, _: &str, _: &str) -> StoreFuture<'_, bool> {
         refused()
     }
-    fn task_finish(&self, _: &str, _: &str, _: &str, _: &str) -> StoreFuture<'_, bool> {
+    fn task_finish(&self, _: &str, _: TaskStatus, _: &str, _: &str) -> StoreFuture<'_, bool> {
         refused()
     }
     fn task_cancel(&self, _: &str, _: &str) -> StoreFuture<'_, Option<bool>> {
@@ -546,7 +548,7 @@ impl Store for Down {
         &self,
         _: &str,
         _: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>> {
         refused()
     }
 }
@@ -576,7 +578,7 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
             .await
             .unwrap();
         let record = store.task_get(&t1, "s1", "{}").await.unwrap().unwrap();
-        assert_eq!(record.status, "input_required", "{name}");
+        assert_eq!(record.status, TaskStatus::InputRequired, "{name}");
         assert_eq!(
             record.input_requests,
             [(odd.to_owned(), confirm.to_owned())],
@@ -599,13 +601,13 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
         );
         let record = store.task_get(&t1, "s3", "{}").await.unwrap().unwrap();
         assert_eq!(
-            (&*record.status, &*record.updated_at),
-            ("working", "s2"),
+            (record.status, &*record.updated_at),
+            (TaskStatus::Working, "s2"),
             "{name}"
         );
         assert!(record.input_requests.is_empty(), "{name}");
         let (status, taken) = store.task_renew(&t1, minute).await.unwrap().unwrap();
-        assert_eq!(status, "working", "{name}");
+        assert_eq!(status, TaskStatus::Working, "{name}");
         assert_eq!(
             taken,
             [TaskAnswer {
@@ -636,18 +638,18 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
                 .unwrap()
                 .unwrap()
                 .status,
-            "input_required"
+            TaskStatus::InputRequired
         );
         assert!(
             store
-                .task_finish(&t1, "completed", r#"{"content":[]}"#, "s6")
+                .task_finish(&t1, TaskStatus::Completed, r#"{"content":[]}"#, "s6")
                 .await
                 .unwrap()
         );
         let record = store.task_get(&t1, "s7", "{}").await.unwrap().unwrap();
         assert_eq!(
-            (&*record.status, &*record.payload),
-            ("completed", r#"{"content":[]}"#),
+            (record.status, &*record.payload),
+            (TaskStatus::Completed, r#"{"content":[]}"#),
             "{name}"
         );
         assert!(record.input_requests.is_empty(), "{name}");
@@ -656,7 +658,10 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
             "{name}"
         );
         assert!(
-            !store.task_finish(&t1, "failed", "{}", "s8").await.unwrap(),
+            !store
+                .task_finish(&t1, TaskStatus::Failed, "{}", "s8")
+                .await
+                .unwrap(),
             "{name}"
         );
         assert_eq!(
@@ -676,7 +681,7 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
                 .unwrap()
                 .unwrap()
                 .status,
-            "working"
+            TaskStatus::Working
         );
         assert_eq!(
             store.task_cancel(&t2, "s2").await.unwrap(),
@@ -690,16 +695,16 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
                 .unwrap()
                 .unwrap()
                 .status,
-            "cancelled"
+            TaskStatus::Cancelled
         );
         assert_eq!(
             store.task_renew(&t2, minute).await.unwrap(),
-            Some(("cancelled".to_owned(), vec![])),
+            Some((TaskStatus::Cancelled, vec![])),
             "{name}"
         );
         assert!(
             !store
-                .task_finish(&t2, "completed", "{}", "s4")
+                .task_finish(&t2, TaskStatus::Completed, "{}", "s4")
                 .await
                 .unwrap(),
             "{name}"
@@ -733,7 +738,7 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
                 .unwrap()
                 .unwrap()
                 .status,
-            "working"
+            TaskStatus::Working
         );
         tokio::time::sleep(Duration::from_millis(150)).await;
         let record = store
@@ -742,8 +747,8 @@ async fn tasks_in_the_store_are_one_record_for_every_replica() {
             .unwrap()
             .unwrap();
         assert_eq!(
-            (&*record.status, &*record.payload, &*record.updated_at),
-            ("failed", r#"{"message":"lapsed"}"#, "s2"),
+            (record.status, &*record.payload, &*record.updated_at),
+            (TaskStatus::Failed, r#"{"message":"lapsed"}"#, "s2"),
             "{name}"
         );
     }

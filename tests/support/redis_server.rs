@@ -1,14 +1,23 @@
 //! Debian's Redis, as `cargo xtask redis` installs it under `target/debs/`, started on a
-//! port of the caller's: shared by `tests/exactly_once.rs` and `benches/store.rs`.
+//! port of the caller's: shared by `tests/exactly_once.rs`, `benches/store.rs` and
+//! pedelec-core's store tests.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// The script `cargo xtask redis` writes.
+/// The script `cargo xtask redis` writes, in the workspace's target directory (the one
+/// beside `Cargo.lock`: this file serves the root crate's tests and pedelec-core's).
 fn script() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        || {
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+            manifest
+                .ancestors()
+                .find(|dir| dir.join("Cargo.lock").exists())
+                .unwrap_or(manifest)
+                .join("target")
+        },
         PathBuf::from,
     );
     target.join("debs/redis-server")

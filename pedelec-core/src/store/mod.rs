@@ -36,7 +36,7 @@ use std::time::Duration;
 pub use memory::Memory;
 #[cfg(feature = "redis")]
 pub use redis::{Redis, RedisConfig};
-pub use task::{TaskAnswer, TaskRecord};
+pub use task::{TaskAnswer, TaskRecord, TaskStatus};
 
 /// How long a running call's claim, and a task's runner, holds without renewal: a replica
 /// that stops is known to have stopped this long after (its call's retry is answered
@@ -88,7 +88,8 @@ pub trait Store: Send + Sync + 'static {
     /// (a single-use approval replayed).
     fn use_once(&self, key: &str, ttl: Duration) -> StoreFuture<'_, bool>;
 
-    /// Stores the new task `id`, `working` (or `input_required` when it starts with
+    /// Stores the new task `id`, [`Working`](TaskStatus::Working) (or
+    /// [`InputRequired`](TaskStatus::InputRequired) when it starts with
     /// `requests`: key and request JSON text), created at `stamp` (RFC 3339), kept for
     /// `ttl`, its runner's lease lasting `lease` (see [`task_renew`](Self::task_renew)).
     fn task_create(
@@ -101,22 +102,24 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreFuture<'_, ()>;
 
     /// The task's runner waits for input `key` (`request`: its JSON text): the task is
-    /// `input_required`. `false` when the task is over (or unknown).
+    /// [`InputRequired`](TaskStatus::InputRequired). `false` when the task is over (or
+    /// unknown).
     fn task_ask(&self, id: &str, key: &str, request: &str, stamp: &str) -> StoreFuture<'_, bool>;
 
-    /// The task's call ended: `status` (`completed`, `failed` or `cancelled`) with `payload`
-    /// (the result's or the error's JSON text). `false` when it was over already (cancelled
-    /// elsewhere: that stands).
+    /// The task's call ended: `status` (one that [is over](TaskStatus::is_over)) with
+    /// `payload` (the result's or the error's JSON text). `false` when it was over already
+    /// (cancelled elsewhere: that stands).
     fn task_finish(
         &self,
         id: &str,
-        status: &str,
+        status: TaskStatus,
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool>;
 
-    /// `tasks/cancel` on any replica: a task not over is `cancelled` (its runner reads it when
-    /// it renews). `None` for an unknown task, `Some(false)` for one already over.
+    /// `tasks/cancel` on any replica: a task not over is [`Cancelled`](TaskStatus::Cancelled)
+    /// (its runner reads it when it renews). `None` for an unknown task, `Some(false)` for
+    /// one already over.
     fn task_cancel(&self, id: &str, stamp: &str) -> StoreFuture<'_, Option<bool>>;
 
     /// `tasks/update` on any replica: each answer (key, JSON text) to a request the task waits
@@ -130,7 +133,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreFuture<'_, bool>;
 
     /// `tasks/get` on any replica. A task not over whose runner's lease lapsed (its replica
-    /// stopped) becomes `failed` with `lapsed` (the error's JSON text) first.
+    /// stopped) becomes [`Failed`](TaskStatus::Failed) with `lapsed` (the error's JSON text)
+    /// first.
     fn task_get(&self, id: &str, stamp: &str, lapsed: &str) -> StoreFuture<'_, Option<TaskRecord>>;
 
     /// The task's runner renews its lease for `lease` (unless the task is over) and takes
@@ -139,7 +143,7 @@ pub trait Store: Send + Sync + 'static {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>>;
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>>;
 }
 
 /// A shared store: replicas in one process (and tests) share one through an `Arc`.
@@ -195,7 +199,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     fn task_finish(
         &self,
         id: &str,
-        status: &str,
+        status: TaskStatus,
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
@@ -223,7 +227,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>> {
         (**self).task_renew(id, lease)
     }
 }
@@ -337,66 +341,4 @@ pub(crate) fn gcra(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gcra_takes_capacity_tokens_then_says_when_the_next_frees() {
-        let period = Duration::from_mins(1);
-        let mut tat = None;
-        for _ in 0..3 {
-            tat = Some(gcra(tat, 1_000, 3, period).unwrap());
-        }
-        // Full: the next token frees in one interval (20 s).
-        assert_eq!(gcra(tat, 1_000, 3, period), Err(20_000));
-        // 20 s later, one more.
-        assert!(gcra(tat, 21_000, 3, period).is_ok());
-    }
-
-    /// A property, over many sequences of calls (seeded, so a failure repeats): the limiter
-    /// never admits more than its budget, `capacity` at once plus one per `period /
-    /// capacity`, in any window; and a refused call is told a wait after which it is
-    /// admitted. (A hand-rolled xorshift rather than `proptest`: one property, no new
-    /// dependency.)
-    #[test]
-    fn gcra_never_admits_more_than_its_budget() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
-        for _ in 0..500 {
-            let capacity = u32::try_from(1 + next(20)).unwrap();
-            let period = Duration::from_millis(1 + next(5_000));
-            let period_ms = u64::try_from(period.as_millis()).unwrap();
-            let interval = (period_ms / u64::from(capacity)).max(1);
-            let (mut now, mut tat, mut admitted) = (next(1_000), None, Vec::new());
-            for _ in 0..200 {
-                now += next(2 * interval);
-                match gcra(tat, now, capacity, period) {
-                    Ok(t) => {
-                        tat = Some(t);
-                        admitted.push(now);
-                    }
-                    Err(wait) => {
-                        assert!(wait >= 1);
-                        assert!(gcra(tat, now + wait, capacity, period).is_ok());
-                    }
-                }
-            }
-            for (i, &start) in admitted.iter().enumerate() {
-                for (j, &end) in admitted.iter().enumerate().skip(i) {
-                    let count = u64::try_from(j - i + 1).unwrap();
-                    let budget = u64::from(capacity) + (end - start) / interval;
-                    assert!(
-                        count <= budget,
-                        "{count} calls admitted in {} ms (capacity {capacity}, period {period_ms} ms)",
-                        end - start
-                    );
-                }
-            }
-        }
-    }
-}
+mod tests;

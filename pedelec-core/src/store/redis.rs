@@ -10,7 +10,9 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::Notify;
 
-use super::{Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord};
+use super::{
+    Claim, Store, StoreError, StoreErrorKind, StoreFuture, TaskAnswer, TaskRecord, TaskStatus,
+};
 
 /// The store replicas share, in Redis (feature `redis`). Keys carry a prefix per service
 /// (`pedelec:` unless set with [`RedisConfig::prefix`]).
@@ -229,11 +231,17 @@ fn redis_error(doing: &str, error: &redis::RedisError) -> StoreError {
     StoreError::with_kind(kind, format!("{doing}: {error}"))
 }
 
-/// `take`: GCRA on the server's clock. `-1` when a token was taken, else the milliseconds
-/// until the next one.
+/// `take`: GCRA on the server's clock (one clock for every replica), or at `ARGV[3]` ms
+/// when given (the tests' clock: [`Redis::take_at`]). `-1` when a token was taken, else
+/// the milliseconds until the next one.
 const TAKE: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now
+if ARGV[3] then
+  now = tonumber(ARGV[3])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local period = tonumber(ARGV[1])
 local interval = math.max(1, math.floor(period / tonumber(ARGV[2])))
 local burst = interval * tonumber(ARGV[2])
@@ -308,10 +316,11 @@ if e[1] == 'r' and tonumber(e[2]) > now then return 1 end
 return 0
 ";
 
-/// A task is one hash: `s` status, `c` created, `u` updated, `p` payload, `l` the runner's
-/// lease (server time, ms), `n` requests waiting, `i:KEY` each request, `q` the answers'
-/// counter and `b:N` each answer for the runner (`LEN:KEY ANSWER`, `LEN` the key's bytes). One key,
-/// so one `PEXPIRE` (at creation) covers all of it.
+/// A task is one hash: `s` status (a [`TaskStatus`]'s name), `c` created, `u` updated, `p`
+/// payload, `l` the runner's lease (server time, ms), `n` requests waiting, `i:KEY` each
+/// request, `q` the answers' counter and `b:N` each answer for the runner (`LEN:KEY
+/// ANSWER`, `LEN` the key's bytes). One key, so one `PEXPIRE` (at creation) covers all of
+/// it.
 macro_rules! task_script {
     ($body:literal) => {
         concat!(
@@ -540,6 +549,25 @@ impl Redis {
         self
     }
 
+    /// [`Store::take`] on Redis's clock (`now`: `None`), or at `now` (milliseconds on any
+    /// clock the caller keeps for this key: the tests drive the in-process store and this
+    /// one with the same clock, and compare).
+    pub(super) async fn take_at(
+        &self,
+        key: &str,
+        capacity: u32,
+        period: Duration,
+        now: Option<u64>,
+    ) -> Result<Option<Duration>, StoreError> {
+        let key = format!("rate:{key}");
+        let (period, capacity) = (millis(period), capacity.max(1).to_string());
+        let now = now.map(|now| now.to_string());
+        let mut args = vec![period.as_str(), capacity.as_str()];
+        args.extend(now.as_deref());
+        let wait: i64 = self.run(&SCRIPTS.take, &key, &args).await?;
+        Ok(u64::try_from(wait).ok().map(Duration::from_millis))
+    }
+
     /// Runs the task script `script` on the task `id` with `args`.
     fn run_task<T: redis::FromRedisValue + Send>(
         &self,
@@ -591,14 +619,8 @@ impl Store for Redis {
         capacity: u32,
         period: Duration,
     ) -> StoreFuture<'_, Option<Duration>> {
-        let key = format!("rate:{key}");
-        Box::pin(async move {
-            let capacity = capacity.max(1).to_string();
-            let wait: i64 = self
-                .run(&SCRIPTS.take, &key, &[&millis(period), &capacity])
-                .await?;
-            Ok(u64::try_from(wait).ok().map(Duration::from_millis))
-        })
+        let key = key.to_owned();
+        Box::pin(async move { self.take_at(&key, capacity, period, None).await })
     }
 
     fn claim(&self, key: &str, fingerprint: &str, lease: Duration) -> StoreFuture<'_, Claim> {
@@ -714,11 +736,15 @@ impl Store for Redis {
     fn task_finish(
         &self,
         id: &str,
-        status: &str,
+        status: TaskStatus,
         payload: &str,
         stamp: &str,
     ) -> StoreFuture<'_, bool> {
-        let args = vec![status.to_owned(), payload.to_owned(), stamp.to_owned()];
+        let args = vec![
+            status.as_str().to_owned(),
+            payload.to_owned(),
+            stamp.to_owned(),
+        ];
         let finished = self.run_task::<i64>(&SCRIPTS.task_finish, id, args);
         Box::pin(async move { Ok(finished.await? == 1) })
     }
@@ -754,7 +780,8 @@ impl Store for Redis {
             };
             let mut parts = found.into_iter();
             let mut next = || parts.next().unwrap_or_default();
-            let (status, created_at, updated_at, payload) = (next(), next(), next(), next());
+            let status = next().parse::<TaskStatus>()?;
+            let (created_at, updated_at, payload) = (next(), next(), next());
             let mut input_requests = Vec::new();
             loop {
                 let (k, request) = (next(), next());
@@ -777,15 +804,19 @@ impl Store for Redis {
         &self,
         id: &str,
         lease: Duration,
-    ) -> StoreFuture<'_, Option<(String, Vec<TaskAnswer>)>> {
+    ) -> StoreFuture<'_, Option<(TaskStatus, Vec<TaskAnswer>)>> {
         let found =
             self.run_task::<Option<Vec<String>>>(&SCRIPTS.task_renew, id, vec![millis(lease)]);
         Box::pin(async move {
-            Ok(found.await?.map(|found| {
-                let mut parts = found.into_iter();
-                let status = parts.next().unwrap_or_default();
-                (status, parts.filter_map(|raw| answer_of(&raw)).collect())
-            }))
+            let Some(found) = found.await? else {
+                return Ok(None);
+            };
+            let mut parts = found.into_iter();
+            let status = parts.next().unwrap_or_default().parse::<TaskStatus>()?;
+            Ok(Some((
+                status,
+                parts.filter_map(|raw| answer_of(&raw)).collect(),
+            )))
         })
     }
 }

@@ -26,9 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rmcp::model::{
-    DetailedTask, ErrorData, GetTaskResult, JsonObject, Task, TaskPayload, TaskStatus,
-};
+use rmcp::model::{DetailedTask, ErrorData, GetTaskResult, JsonObject, Task, TaskPayload};
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
@@ -39,7 +37,7 @@ use crate::error::{ErrorCode as ToolErrorCode, ToolError};
 // One lease model for tasks and exactly-once claims: the process running a task renews its
 // lease (and takes its answers) every `RENEWAL`; a task not renewed for a `LEASE` is lost.
 pub(super) use crate::store::RENEWAL;
-use crate::store::{LEASE, Store, StoreError, TaskAnswer, TaskRecord};
+use crate::store::{LEASE, Store, StoreError, TaskAnswer, TaskRecord, TaskStatus};
 
 pub(crate) struct TaskStore {
     store: Arc<dyn Store>,
@@ -68,16 +66,16 @@ fn unknown(task_id: &str) -> ErrorData {
     )
 }
 
-/// MCP's name of a status, and back.
-fn status_name(status: TaskStatus) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
-fn status_of(name: &str) -> TaskStatus {
-    serde_json::from_value(Value::from(name)).unwrap_or(TaskStatus::Failed)
+/// A status as rmcp's model has it (the same names on the wire).
+fn wire(status: TaskStatus) -> rmcp::model::TaskStatus {
+    use rmcp::model::TaskStatus as Wire;
+    match status {
+        TaskStatus::Working => Wire::Working,
+        TaskStatus::InputRequired => Wire::InputRequired,
+        TaskStatus::Completed => Wire::Completed,
+        TaskStatus::Failed => Wire::Failed,
+        TaskStatus::Cancelled => Wire::Cancelled,
+    }
 }
 
 impl TaskStore {
@@ -100,9 +98,14 @@ impl TaskStore {
     }
 
     fn task(&self, task_id: &str, status: TaskStatus, created: &str, updated: &str) -> Task {
-        Task::new(task_id, status, created.to_owned(), updated.to_owned())
-            .with_ttl_ms(self.ttl_ms())
-            .with_poll_interval_ms(self.poll_ms)
+        Task::new(
+            task_id,
+            wire(status),
+            created.to_owned(),
+            updated.to_owned(),
+        )
+        .with_ttl_ms(self.ttl_ms())
+        .with_poll_interval_ms(self.poll_ms)
     }
 
     /// A new task run here, `working`, or `input_required` when its call already waits on
@@ -177,7 +180,6 @@ impl TaskStore {
             payload,
             input_requests,
         } = record;
-        let status = status_of(&status);
         let object = || serde_json::from_str::<JsonObject>(&payload).unwrap_or_default();
         let payload = match status {
             TaskStatus::Completed => TaskPayload::Completed { result: object() },
@@ -189,7 +191,7 @@ impl TaskStore {
                     .filter_map(|(k, request)| serde_json::from_str(&request).ok().map(|r| (k, r)))
                     .collect(),
             },
-            _ => TaskPayload::Working,
+            TaskStatus::Working => TaskPayload::Working,
         };
         let task = self.task(task_id, status, &created_at, &updated_at);
         Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
@@ -300,7 +302,7 @@ impl TaskStore {
                     }
                 }
                 // Cancelled through another replica.
-                if status == "cancelled" {
+                if status == TaskStatus::Cancelled {
                     self.cancel_here(task_id);
                 }
             }
@@ -350,7 +352,7 @@ impl TaskStore {
         let stamp = timestamp(SystemTime::now());
         if let Err(error) = self
             .store
-            .task_finish(task_id, &status_name(status), &payload, &stamp)
+            .task_finish(task_id, status, &payload, &stamp)
             .await
         {
             tracing::warn!(task = task_id, error = %error, "a task's outcome could not be stored");
@@ -402,5 +404,16 @@ mod tests {
         assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
         let t = UNIX_EPOCH + Duration::from_millis(1_796_321_045_123);
         assert_eq!(timestamp(t), "2026-12-03T18:04:05.123Z");
+    }
+
+    /// The store's statuses go on the wire under the names the store keeps them by.
+    #[test]
+    fn a_stored_status_is_sent_by_its_name() {
+        for status in TaskStatus::ALL {
+            assert_eq!(
+                serde_json::to_value(wire(status)).unwrap(),
+                Value::from(status.as_str())
+            );
+        }
     }
 }
