@@ -44,12 +44,17 @@ pub fn spawn(port: u16) -> Option<Child> {
         eprintln!("note: {notice}; what needs Redis is skipped");
         return None;
     }
+    // Nothing inherited: a Redis that outlived its test binary while holding the binary's
+    // standard error kept whoever reads that pipe (CI's log) waiting for its end.
     let child = Command::new(&script)
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no"])
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .expect("redis-server starts");
+    watch(child.id());
     for _ in 0..200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             break;
@@ -57,4 +62,19 @@ pub fn spawn(port: u16) -> Option<Child> {
         std::thread::sleep(Duration::from_millis(25));
     }
     Some(child)
+}
+
+/// Stops Redis `pid` when this process ends, however it ends (a server kept in a `static`
+/// is never dropped): a shell waits on a pipe only this process writes to, and the kernel
+/// closes it at exit. Its handle is leaked on purpose, to keep the pipe open until then.
+fn watch(pid: u32) {
+    let watchdog = Command::new("sh")
+        .args(["-c", &format!("read _; kill {pid} 2>/dev/null")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    if let Ok(watchdog) = watchdog {
+        std::mem::forget(watchdog);
+    }
 }
