@@ -46,16 +46,17 @@ impl Runner {
     }
 
     async fn recv(&mut self) -> FromWorker {
-        match self {
-            Runner::Worker(w) => w.recv().await,
-            Runner::InProcess(t) => t.frames.recv().await.unwrap_or_else(|| {
-                FromWorker::Ended("its thread stopped before it answered".to_owned())
-            }),
-        }
+        let frames = match self {
+            Runner::Worker(w) => &mut w.frames,
+            Runner::InProcess(t) => &mut t.frames,
+        };
+        frames.recv().await.unwrap_or_else(|| {
+            FromWorker::Ended("its thread stopped before it answered".to_owned())
+        })
     }
 
     /// Stops the program: kills its worker, or interrupts its thread.
-    fn stop(&mut self, why: Stop) {
+    fn stop(&self, why: Stop) {
         match self {
             Runner::Worker(w) => w.kill(),
             Runner::InProcess(t) => Stop::set(&t.stop, why),
@@ -176,7 +177,7 @@ pub(super) async fn run(
             }
         }
     };
-    // The worker is killed when dropped (and reaped); calls still running stop
+    // The worker is killed when dropped (its listener reaps it); calls still running stop
     // when `calls` is dropped (here, or with this future when the outer call ends first).
     drop(runner);
     drop(calls);

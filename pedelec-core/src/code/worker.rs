@@ -15,6 +15,7 @@
 //! the oldest.
 
 use std::io::BufReader;
+#[cfg(target_os = "linux")]
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -22,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak, mpsc};
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::frame::{self, Limits, Start, ToHost, ToWorker, VERSION};
 use super::interp::{self, Link, Received, Stop};
@@ -182,20 +183,11 @@ pub(crate) enum FromWorker {
     Ended(String),
 }
 
-/// A worker process, as the host holds it: killed (SIGKILL) when dropped, and reaped.
-///
-/// The program's task reads the worker's frames itself (its output registered with the
-/// caller's Tokio runtime when the program takes the worker): no thread between.
+/// A worker process, as the host holds it: killed (SIGKILL) when dropped.
 pub(crate) struct Worker {
     stdin: ChildStdin,
-    /// The worker's output, until a program takes the worker.
-    stdout: Option<std::os::fd::OwnedFd>,
-    /// The same, as the program's task reads it.
-    output: Option<tokio::net::unix::pipe::Receiver>,
-    /// Bytes read and not yet a whole frame (the first `scanned` have no newline).
-    line: Vec<u8>,
-    scanned: usize,
-    child: Child,
+    pub(crate) frames: UnboundedReceiver<FromWorker>,
+    child: Arc<Mutex<Child>>,
     born: Instant,
     /// The pool to refill when this worker's program ends (`Pool::take`).
     refill: Option<Weak<PoolInner>>,
@@ -227,12 +219,16 @@ impl Worker {
             let _ = child.wait();
             return Err(failed(&"its pipes are missing"));
         };
+        let child = Arc::new(Mutex::new(child));
+        let (sender, frames) = unbounded_channel();
+        let reaper = child.clone();
+        std::thread::Builder::new()
+            .name("pedelec-worker-out".into())
+            .spawn(move || listen(stdout, &sender, &reaper))
+            .map_err(|e| failed(&e))?;
         let mut worker = Worker {
             stdin,
-            stdout: Some(stdout.into()),
-            output: None,
-            line: Vec::new(),
-            scanned: 0,
+            frames,
             child,
             born: Instant::now(),
             refill: None,
@@ -248,105 +244,17 @@ impl Worker {
         }
     }
 
-    /// Kills the worker (SIGKILL; nothing once it has been reaped).
-    pub(crate) fn kill(&mut self) {
-        let _ = self.child.kill();
-    }
-
-    /// Whether an idle worker has said nothing (one that did, before it got a program, has
-    /// ended or failed).
-    fn quiet(&self) -> bool {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-        let Some(stdout) = &self.stdout else {
-            return false;
-        };
-        let mut fds = [PollFd::new(stdout.as_fd(), PollFlags::POLLIN)];
-        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(0))
-    }
-
-    /// The worker's next frame, or how it ended. Cancel-safe: what was read stays for the
-    /// next call.
-    pub(crate) async fn recv(&mut self) -> FromWorker {
-        use tokio::io::AsyncReadExt;
-        if self.output.is_none() {
-            let opened = self
-                .stdout
-                .take()
-                .map(tokio::net::unix::pipe::Receiver::from_owned_fd);
-            match opened {
-                Some(Ok(output)) => self.output = Some(output),
-                Some(Err(e)) => return self.ended(Some(format!("its output: {e}"))).await,
-                None => return self.ended(None).await,
-            }
+    /// Kills the worker (SIGKILL); its listener reaps it.
+    pub(crate) fn kill(&self) {
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.kill();
         }
-        let max = MAX_FRAME.load(Ordering::Relaxed);
-        loop {
-            if let Some(at) = self.line[self.scanned..].iter().position(|&b| b == b'\n') {
-                let end = self.scanned + at;
-                let parsed = serde_json::from_slice::<ToHost>(&self.line[..end]);
-                self.line.drain(..=end);
-                self.scanned = 0;
-                return match parsed {
-                    Ok(frame) => FromWorker::Frame(frame),
-                    Err(e) => self.ended(Some(e.to_string())).await,
-                };
-            }
-            self.scanned = self.line.len();
-            if self.line.len() > max {
-                let e = format!("a frame longer than {max} bytes");
-                return self.ended(Some(e)).await;
-            }
-            self.line.reserve(8 << 10);
-            let Some(output) = self.output.as_mut() else {
-                return self.ended(None).await;
-            };
-            match output.read_buf(&mut self.line).await {
-                Ok(0) if self.line.is_empty() => return self.ended(None).await,
-                Ok(0) => return self.ended(Some("a frame cut short".to_owned())).await,
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return self.ended(Some(e.to_string())).await,
-            }
-        }
-    }
-
-    /// How the worker ended (its output closed, or garbled: then it is killed), once it
-    /// has been reaped.
-    async fn ended(&mut self, garbled: Option<String>) -> FromWorker {
-        if garbled.is_some() {
-            self.kill();
-        }
-        // Its output is closed: it is exiting. Killed if it takes more than a second.
-        let mut waited = 0u32;
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Ok(status),
-                Ok(None) => {
-                    waited += 1;
-                    if waited == 1000 {
-                        self.kill();
-                    }
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-                Err(e) => break Err(e),
-            }
-        };
-        FromWorker::Ended(match (garbled, status) {
-            (Some(e), _) => format!("it sent a frame the host could not read ({e})"),
-            (None, Ok(status)) => describe(status),
-            (None, Err(_)) => "it could not be waited for".to_owned(),
-        })
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
         self.kill();
-        // Reaped by the reaper thread (waiting takes until the kill lands), unless it was
-        // reaped already.
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
-            reap(&mut self.child);
-        }
         if let Some(pool) = self.refill.take().and_then(|pool| pool.upgrade()) {
             pool.lent.fetch_sub(1, Ordering::AcqRel);
             // Under the lock, so that the pool's thread is waiting or has not checked yet.
@@ -356,30 +264,39 @@ impl Drop for Worker {
     }
 }
 
-/// Hands a killed worker to the one thread that waits for them (no zombies).
-fn reap(child: &mut Child) {
-    static REAPER: std::sync::OnceLock<Mutex<Option<mpsc::Sender<u32>>>> =
-        std::sync::OnceLock::new();
-    let reaper = REAPER.get_or_init(|| {
-        let (sender, pids) = mpsc::channel::<u32>();
-        let spawned = std::thread::Builder::new()
-            .name("pedelec-worker-reaper".into())
-            .spawn(move || {
-                for pid in pids {
-                    #[allow(clippy::cast_possible_wrap, reason = "a pid fits an i32")]
-                    let pid = nix::unistd::Pid::from_raw(pid as i32);
-                    while let Err(nix::errno::Errno::EINTR) = nix::sys::wait::waitpid(pid, None) {}
-                }
-            });
-        Mutex::new(spawned.ok().map(|_| sender))
-    });
-    let sent = reaper
-        .lock()
-        .ok()
-        .and_then(|s| s.as_ref().map(|s| s.send(child.id()).is_ok()));
-    if sent != Some(true) {
-        let _ = child.wait();
+/// The worker's frames, until it closes its output; then it is reaped and its end told.
+fn listen(
+    stdout: std::process::ChildStdout,
+    sender: &UnboundedSender<FromWorker>,
+    child: &Mutex<Child>,
+) {
+    let mut input = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let mut garbled = None;
+    loop {
+        match frame::read::<ToHost>(&mut input, &mut line, MAX_FRAME.load(Ordering::Relaxed)) {
+            Ok(Some(frame)) => {
+                let _ = sender.send(FromWorker::Frame(frame));
+            }
+            Ok(None) => break,
+            Err(e) => {
+                garbled = Some(e.to_string());
+                break;
+            }
+        }
     }
+    let status = child.lock().map(|mut c| {
+        if garbled.is_some() {
+            let _ = c.kill();
+        }
+        c.wait()
+    });
+    let how = match (garbled, status) {
+        (Some(e), _) => format!("it sent a frame the host could not read ({e})"),
+        (None, Ok(Ok(status))) => describe(status),
+        (None, _) => "it could not be waited for".to_owned(),
+    };
+    let _ = sender.send(FromWorker::Ended(how));
 }
 
 /// The largest frame the host reads from a worker (the largest memory limit of any code
@@ -461,7 +378,7 @@ impl Pool {
             while !idle.is_empty() {
                 let worker = idle.remove(0);
                 // A worker that said anything before it got a program has ended.
-                if worker.quiet() && worker.born.elapsed() < inner.idle_timeout {
+                if worker.frames.is_empty() && worker.born.elapsed() < inner.idle_timeout {
                     found = Some(worker);
                     break;
                 }
@@ -555,7 +472,7 @@ fn refill(pool: &Weak<PoolInner>) {
         let Ok(mut idle) = inner.idle.lock() else {
             return;
         };
-        idle.retain(|w| w.born.elapsed() < inner.idle_timeout && w.quiet());
+        idle.retain(|w| w.born.elapsed() < inner.idle_timeout && w.frames.is_empty());
         // Below its size, the pool refills, but not while a program it lent runs and
         // another worker is still idle (that program's end calls for the refill).
         if idle.len() < inner.size && (idle.is_empty() || inner.lent.load(Ordering::Acquire) == 0) {
