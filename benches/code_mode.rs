@@ -17,7 +17,8 @@
 //! N `tool_result`s, against one `run_code` `tool_use` and its one `tool_result`; then the
 //! median (p50) start-up of each sandbox over 200 programs.
 //!
-//! Run with `cargo bench --bench code_mode`.
+//! Run with `cargo bench --bench code_mode`. With `PEDELEC_BENCH_COUNT` set it only runs a
+//! number of programs, for `perf stat` to count what they cost (see `count`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -195,8 +196,8 @@ fn code_mode(c: &mut Criterion) {
 /// With `PEDELEC_BENCH_COUNT=<sandbox>:<N>:<programs>` set, runs only that many programs
 /// of N lookups in that sandbox (`in_process`, `warm`, `cold`), untimed, and exits: for
 /// counting what they cost under `perf stat -e context-switches,raw_syscalls:sys_enter`
-/// (the counts do not depend on the machine's load as times do; `xtask/code_mode_counts.sh`
-/// subtracts N = 0 from N = 20).
+/// (the counts do not depend on the machine's load as times do): the difference between
+/// N = 20 and N = 0, over the calls, is what an inner call costs.
 fn count(spec: &str) {
     let mut parts = spec.split(':');
     let (Some(which), Some(n), Some(programs)) = (parts.next(), parts.next(), parts.next()) else {
