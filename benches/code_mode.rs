@@ -17,12 +17,13 @@
 //! N `tool_result`s, against one `run_code` `tool_use` and its one `tool_result`; then the
 //! median (p50) start-up of each sandbox over 200 programs.
 //!
-//! Run with `cargo bench --bench code_mode`.
+//! Run with `cargo bench --bench code_mode`. With `PEDELEC_BENCH_COUNT` set it only runs a
+//! number of programs, for `perf stat` to count what they cost (see `count`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use pedelec::code::{CodeMode, Isolation};
 use pedelec::export::{ExportOptions, Target};
 use pedelec::{Session, ToolArgs, ToolOutput, skills, tool};
@@ -192,5 +193,48 @@ fn code_mode(c: &mut Criterion) {
     group.finish();
 }
 
+/// With `PEDELEC_BENCH_COUNT=<sandbox>:<N>:<programs>` set, runs only that many programs
+/// of N lookups in that sandbox (`in_process`, `warm`, `cold`), untimed, and exits: for
+/// counting what they cost under `perf stat -e context-switches,raw_syscalls:sys_enter`
+/// (the counts do not depend on the machine's load as times do): the difference between
+/// N = 20 and N = 0, over the calls, is what an inner call costs.
+fn count(spec: &str) {
+    let mut parts = spec.split(':');
+    let (Some(which), Some(n), Some(programs)) = (parts.next(), parts.next(), parts.next()) else {
+        panic!("PEDELEC_BENCH_COUNT is <sandbox>:<N>:<programs>, not {spec}");
+    };
+    let n: u32 = n.parse().expect("N");
+    let programs: u64 = programs.parse().expect("programs");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (_, mode, refill) = sandboxes()
+        .into_iter()
+        .find(|(name, _, _)| *name == which)
+        .expect("a sandbox: in_process, warm or cold");
+    let session = Session::builder(ToolName::skills())
+        .code_mode(mode)
+        .create()
+        .expect("session");
+    let code = if n == 0 {
+        json!({"code": "return 1;"})
+    } else {
+        json!({ "code": program(n) })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let took = timed(&session, &rt, &code, programs, refill);
+    println!("{which} N={n}: {programs} programs, {took:?}");
+}
+
 criterion_group!(benches, code_mode);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("PEDELEC_BENCH_COUNT") {
+        count(&spec);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 
 /// The protocol's version: the worker's marker variable carries it, and a worker of
 /// another version refuses to serve.
-pub(crate) const VERSION: &str = "1";
+pub(crate) const VERSION: &str = "2";
 
 /// The limits a program runs under, as its interpreter applies them.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -38,9 +38,22 @@ pub(crate) struct Start {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum ToWorker {
+    /// The worker's first frame, as it starts: the limits its interpreter is prepared with
+    /// before any program arrives (a worker runs only programs with these).
+    Prepare {
+        memory: usize,
+        stack: usize,
+    },
     Start(Box<Start>),
     /// The call the program just made started, with this id.
     Started(i32),
+    /// The call the program just made started, with this id, and finished at once: its
+    /// answer comes with it (one frame instead of `Started` then `Answer`).
+    Answered {
+        id: i32,
+        ok: bool,
+        json: String,
+    },
     /// The call the program just made was refused (thrown at the call); `stop`: the
     /// program reached its call limit and stops.
     Refused {

@@ -1,10 +1,11 @@
 //! The interpreter's side of `run_code`: one program in QuickJS (a fresh runtime and context:
 //! nothing survives a run), whose tool calls go to the host as frames and come back as
-//! answers. It runs in a worker process (`worker.rs`) or, in process, on a thread of the
-//! host; either way it knows nothing of the session.
+//! answers. It runs in a worker process (`worker.rs`), which prepares its interpreter (the
+//! runtime, its limits, the context, the prelude) before its program arrives, or, in
+//! process, on a thread of the host; either way it knows nothing of the session.
 //!
-//! A call is sent to the host, which answers at once (started, or refused: thrown at the
-//! program's call); the program's jobs run until it waits on calls only, then the next
+//! A call is sent to the host, which answers at once (started; answered, when the call
+//! finished at once; or refused: thrown at the program's call); the program's jobs run until it waits on calls only, then the next
 //! answer settles its promise. An interrupt handler stops the program at its deadline, at a
 //! limit, or when the host is gone: QuickJS cannot catch that. An uncaught error that is a
 //! limit (memory, stack) is answered as that limit, inside promise jobs too.
@@ -95,20 +96,93 @@ pub(crate) const THREAD_STACK_MARGIN: usize = 2 << 20;
 pub(crate) struct Link {
     /// Sends a frame; false when the host is gone.
     pub(crate) send: Box<dyn FnMut(ToHost) -> bool + Send>,
-    pub(crate) inbox: mpsc::Receiver<ToWorker>,
+    /// The next frame from the host, waiting at most the given time (none: until one
+    /// comes or the host is gone).
+    pub(crate) receive: Box<dyn FnMut(Option<Duration>) -> Received + Send>,
 }
 
-/// Runs `start`'s program and sends its outcome (`ToHost::Done`). `stop` is set from outside
-/// too (the host cancelled, the host is gone).
+/// What `Link::receive` got.
+pub(crate) enum Received {
+    Frame(ToWorker),
+    /// Nothing within the time given.
+    Nothing,
+    /// The host is gone (or sent what is not a frame).
+    Closed,
+}
+
+impl Link {
+    /// A link over channels, for a program on a thread of the host.
+    pub(crate) fn channels(
+        send: Box<dyn FnMut(ToHost) -> bool + Send>,
+        inbox: mpsc::Receiver<ToWorker>,
+    ) -> Link {
+        Link {
+            send,
+            receive: Box::new(move |wait| match wait {
+                None => inbox.recv().map_or(Received::Closed, Received::Frame),
+                Some(wait) => match inbox.recv_timeout(wait) {
+                    Ok(frame) => Received::Frame(frame),
+                    Err(mpsc::RecvTimeoutError::Timeout) => Received::Nothing,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => Received::Closed,
+                },
+            }),
+        }
+    }
+}
+
+/// Runs `start`'s program in a fresh interpreter and sends its outcome (`ToHost::Done`):
+/// the in-process sandbox. `stop` is set from outside too (the host cancelled).
 pub(crate) fn serve(start: &Start, link: Link, stop: &Arc<AtomicU8>) {
+    let state = State::new(link);
+    let ready = prepare(start.limits.memory, start.limits.stack, &state, stop);
+    run(ready, start, &state, stop);
+}
+
+/// A worker's program thread: prepares an interpreter under `memory` and `stack` before
+/// its program arrives, then waits for the program (`ToWorker::Start`), calls `begin` with
+/// its limits (the worker's last settings) and runs it. Nothing when the host lets the
+/// worker go before it sent a program.
+pub(crate) fn serve_prepared(
+    memory: usize,
+    stack: usize,
+    link: Link,
+    stop: &Arc<AtomicU8>,
+    begin: impl FnOnce(&Limits) -> Result<(), ToolError>,
+) {
+    let state = State::new(link);
+    let ready = prepare(memory, stack, &state, stop);
+    let start = loop {
+        let frame = (state.borrow_mut().link.receive)(None);
+        match frame {
+            Received::Frame(ToWorker::Start(start)) => break start,
+            Received::Frame(_) | Received::Nothing => {}
+            Received::Closed => return,
+        }
+    };
+    let ready = match (ready, begin(&start.limits)) {
+        (Ok(_), _) if (start.limits.memory, start.limits.stack) != (memory, stack) => Err(
+            internal(&"the program's limits are not those its worker was prepared with"),
+        ),
+        (Ok(ready), Ok(())) => Ok(ready),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    run(ready, &start, &state, stop);
+}
+
+/// Runs `start`'s program in `ready` and sends its outcome.
+fn run(
+    ready: Result<Ready, ToolError>,
+    start: &Start,
+    state: &Rc<RefCell<State>>,
+    stop: &Arc<AtomicU8>,
+) {
     let deadline = Instant::now() + Duration::from_millis(start.limits.time_ms);
-    let state = Rc::new(RefCell::new(State {
-        link,
-        printed: 0,
-        waiting: 0,
-        answers: VecDeque::new(),
-    }));
-    let outcome = match execute(start, &state, deadline, stop) {
+    {
+        let mut state = state.borrow_mut();
+        state.deadline = deadline;
+        state.max_output = start.limits.max_output;
+    }
+    let outcome = match ready.and_then(|ready| execute(&ready, start, state, deadline, stop)) {
         Ok(outcome) => outcome,
         Err(error) => Outcome::Failed(error),
     };
@@ -135,32 +209,43 @@ pub(crate) fn serve(start: &Start, link: Link, stop: &Arc<AtomicU8>) {
 /// The program's state, shared by the host functions on its thread.
 struct State {
     link: Link,
+    /// When the program must have ended (set when it arrives).
+    deadline: Instant,
+    /// The most it may print and return, in bytes (set when it arrives).
+    max_output: usize,
     /// Bytes printed so far.
     printed: usize,
     /// Calls started and not answered yet.
     waiting: usize,
-    /// Answers that arrived while the program waited for a call to start.
+    /// Answers that arrived while the program waited for a call to start, or with its start.
     answers: VecDeque<(i32, bool, String)>,
 }
 
 impl State {
+    fn new(link: Link) -> Rc<RefCell<State>> {
+        Rc::new(RefCell::new(State {
+            link,
+            deadline: Instant::now(),
+            max_output: 0,
+            printed: 0,
+            waiting: 0,
+            answers: VecDeque::new(),
+        }))
+    }
+
     /// The next frame from the host, waiting in slices until the deadline or a stop.
-    fn next(&self, deadline: Instant, stop: &AtomicU8) -> Option<ToWorker> {
+    fn next(&mut self, stop: &AtomicU8) -> Option<ToWorker> {
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 Stop::set(stop, Stop::Time);
                 return None;
             }
-            match self
-                .link
-                .inbox
-                .recv_timeout(left.min(Duration::from_millis(20)))
-            {
-                Ok(frame) => return Some(frame),
-                Err(mpsc::RecvTimeoutError::Timeout) if Stop::of(stop) == Stop::Running => {}
-                Err(mpsc::RecvTimeoutError::Timeout) => return None,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
+            match (self.link.receive)(Some(left.min(Duration::from_millis(20)))) {
+                Received::Frame(frame) => return Some(frame),
+                Received::Nothing if Stop::of(stop) == Stop::Running => {}
+                Received::Nothing => return None,
+                Received::Closed => {
                     Stop::set(stop, Stop::Cancelled);
                     return None;
                 }
@@ -169,16 +254,59 @@ impl State {
     }
 }
 
+/// An interpreter ready for a program: a runtime under its memory and stack limits, a
+/// context, the prelude evaluated (what a warm worker does before its program arrives).
+/// The saved functions are dropped before the context and the runtime (field order).
+struct Ready {
+    declare: Persistent<Function<'static>>,
+    settle: Persistent<Function<'static>>,
+    context: Context,
+    runtime: Runtime,
+}
+
+/// A fresh interpreter with the prelude evaluated, its host functions speaking through
+/// `state`.
+fn prepare(
+    memory: usize,
+    stack: usize,
+    state: &Rc<RefCell<State>>,
+    stop: &Arc<AtomicU8>,
+) -> Result<Ready, ToolError> {
+    let runtime = Runtime::new().map_err(|e| internal(&e))?;
+    runtime.set_memory_limit(memory);
+    runtime.set_max_stack_size(stack);
+    let context = Context::custom::<Intrinsics>(&runtime).map_err(|e| internal(&e))?;
+    let (declare, settle) = context
+        .with(|cx| -> rquickjs::Result<_> {
+            let entries = install(&cx, state, stop)?;
+            Ok((
+                Persistent::save(&cx, entries.get::<_, Function>("declare")?),
+                Persistent::save(&cx, entries.get::<_, Function>("settle")?),
+            ))
+        })
+        .map_err(|e| internal(&e))?;
+    Ok(Ready {
+        declare,
+        settle,
+        context,
+        runtime,
+    })
+}
+
 fn execute(
+    ready: &Ready,
     start: &Start,
     state: &Rc<RefCell<State>>,
     deadline: Instant,
     stop: &Arc<AtomicU8>,
 ) -> Result<Outcome, ToolError> {
+    let Ready {
+        declare,
+        settle,
+        context,
+        runtime,
+    } = ready;
     let limits = start.limits;
-    let runtime = Runtime::new().map_err(|e| internal(&e))?;
-    runtime.set_memory_limit(limits.memory);
-    runtime.set_max_stack_size(limits.stack);
     let flag = stop.clone();
     runtime.set_interrupt_handler(Some(Box::new(move || {
         if Stop::of(&flag) != Stop::Running {
@@ -190,9 +318,17 @@ fn execute(
         }
         false
     })));
-    let context = Context::custom::<Intrinsics>(&runtime).map_err(|e| internal(&e))?;
     let begun = context.with(|cx| -> Result<Result<_, Thrown>, ToolError> {
-        let settle = install(&cx, start, state, deadline, stop).map_err(|e| internal(&e))?;
+        let declare = declare.clone().restore(&cx).map_err(|e| internal(&e))?;
+        let names = cx
+            .json_parse(serde_json::to_string(&start.names).unwrap_or_default())
+            .map_err(|e| internal(&e))?;
+        let paths = cx
+            .json_parse(serde_json::to_string(&start.paths).unwrap_or_default())
+            .map_err(|e| internal(&e))?;
+        if let Err(caught) = declare.call::<_, ()>((names, paths)).catch(&cx) {
+            return Ok(Err(thrown(caught)));
+        }
         // The program is the body of an async function; its first line is line 1.
         let source = format!("(async () => {{{}\n}})()", start.code);
         let mut options = rquickjs::context::EvalOptions::default();
@@ -203,17 +339,14 @@ fn execute(
                 .eval_with_options::<Promise, _>(source, options)
                 .catch(&cx)
             {
-                Ok(promise) => Ok((
-                    Persistent::save(&cx, promise),
-                    Persistent::save(&cx, settle),
-                )),
+                Ok(promise) => Ok(Persistent::save(&cx, promise)),
                 Err(caught) => Err(thrown(caught)),
             },
         )
     })?;
-    let (promise, settle) = match begun {
+    let promise = match begun {
         Ok(begun) => begun,
-        Err(thrown) => return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits)),
+        Err(thrown) => return Ok(limit_or(thrown, Uncaught::Engine, runtime, &limits)),
     };
     loop {
         // The jobs, with what they throw: QuickJS drops a job's exception (one that
@@ -229,7 +362,7 @@ fn execute(
                     let thrown = job.0.with(|cx| {
                         thrown(CaughtError::from_error(&cx, rquickjs::Error::Exception))
                     });
-                    return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits));
+                    return Ok(limit_or(thrown, Uncaught::Engine, runtime, &limits));
                 }
             }
         }
@@ -254,7 +387,7 @@ fn execute(
         )?;
         match settled {
             Some(Ok(text)) => return Ok(Outcome::Returned(text)),
-            Some(Err(thrown)) => return Ok(limit_or(thrown, Uncaught::Program, &runtime, &limits)),
+            Some(Err(thrown)) => return Ok(limit_or(thrown, Uncaught::Program, runtime, &limits)),
             None => {}
         }
         let queued = state.borrow_mut().answers.pop_front();
@@ -267,7 +400,7 @@ fn execute(
                          running and no job is left (a promise nothing resolves?)",
                     ));
                 }
-                match state.borrow().next(deadline, stop) {
+                match state.borrow_mut().next(stop) {
                     Some(ToWorker::Answer { id, ok, json }) => (id, ok, json),
                     Some(_) => continue,
                     None => return Ok(Outcome::Returned(None)),
@@ -287,7 +420,7 @@ fn execute(
             if Stop::of(stop) != Stop::Running {
                 return Ok(Outcome::Returned(None));
             }
-            return Ok(limit_or(thrown, Uncaught::Engine, &runtime, &limits));
+            return Ok(limit_or(thrown, Uncaught::Engine, runtime, &limits));
         }
     }
 }
@@ -302,11 +435,12 @@ enum Uncaught {
     Engine,
 }
 
-/// The worker's peak resident size when its program started (`note_worker_start`); unset
+/// The worker's peak resident size when it started (`note_worker_start`); unset
 /// in process, where the peak is the whole server's.
 static WORKER_START_PEAK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
-/// Called by a worker before its program runs: the peak its program's memory is measured from.
+/// Called by a worker as it starts, before it prepares its interpreter: the peak its
+/// program's memory is measured from.
 pub(super) fn note_worker_start() {
     if let Some(peak) = peak_rss() {
         let _ = WORKER_START_PEAK.set(peak);
@@ -367,18 +501,14 @@ fn limit_or(thrown: Thrown, from: Uncaught, runtime: &Runtime, limits: &Limits) 
     Outcome::Threw(thrown)
 }
 
-/// Defines the program's globals (the prelude) and answers the function that settles a
-/// call's promise.
+/// Defines the program's globals (the prelude) and answers its two entries: `declare`,
+/// which defines the tools, and `settle`, which settles a call's promise.
 fn install<'js>(
     cx: &Ctx<'js>,
-    start: &Start,
     state: &Rc<RefCell<State>>,
-    deadline: Instant,
     stop: &Arc<AtomicU8>,
-) -> rquickjs::Result<Function<'js>> {
+) -> rquickjs::Result<rquickjs::Object<'js>> {
     let prelude: Function = cx.eval(include_str!("prelude.js"))?;
-    let names_js = cx.json_parse(serde_json::to_string(&start.names).unwrap_or_default())?;
-    let paths_js = cx.json_parse(serde_json::to_string(&start.paths).unwrap_or_default())?;
     let call = {
         let state = state.clone();
         let stop = stop.clone();
@@ -398,9 +528,14 @@ fn install<'js>(
                     ));
                 }
                 loop {
-                    match state.next(deadline, &stop) {
+                    match state.next(&stop) {
                         Some(ToWorker::Started(id)) => {
                             state.waiting += 1;
+                            return Ok(rquickjs::Value::new_int(cx, id));
+                        }
+                        Some(ToWorker::Answered { id, ok, json }) => {
+                            state.waiting += 1;
+                            state.answers.push_back((id, ok, json));
                             return Ok(rquickjs::Value::new_int(cx, id));
                         }
                         Some(ToWorker::Refused { error, stop: halt }) => {
@@ -412,7 +547,7 @@ fn install<'js>(
                         Some(ToWorker::Answer { id, ok, json }) => {
                             state.answers.push_back((id, ok, json));
                         }
-                        Some(ToWorker::Start(_)) => {}
+                        Some(ToWorker::Start(_) | ToWorker::Prepare { .. }) => {}
                         None => {
                             return refused(&ToolError::with_code(
                                 ErrorCode::ToolCancelled,
@@ -426,11 +561,10 @@ fn install<'js>(
     };
     let print = {
         let state = state.clone();
-        let max_output = start.limits.max_output;
         let stop = stop.clone();
         Function::new(cx.clone(), move |text: String| {
             let mut state = state.borrow_mut();
-            if state.printed + text.len() + 1 > max_output {
+            if state.printed + text.len() + 1 > state.max_output {
                 Stop::set(&stop, Stop::Output);
                 return;
             }
@@ -440,7 +574,7 @@ fn install<'js>(
             }
         })?
     };
-    prelude.call((call, print, names_js, paths_js))
+    prelude.call((call, print))
 }
 
 /// The error of a program stopped by a limit or from outside.

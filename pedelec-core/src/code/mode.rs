@@ -231,8 +231,14 @@ impl Mount for Mounted {
                 max_output: mode.max_output,
             },
             link: link.clone(),
-            pool: (mode.isolation == Isolation::Workers && cfg!(target_os = "linux"))
-                .then(|| Pool::new(mode.pool_size, mode.idle_timeout, mode.memory_limit)),
+            pool: (mode.isolation == Isolation::Workers && cfg!(target_os = "linux")).then(|| {
+                Pool::new(
+                    mode.pool_size,
+                    mode.idle_timeout,
+                    mode.memory_limit,
+                    mode.stack_limit,
+                )
+            }),
         });
         let [find, run] = declared(true).map_err(|e| vec![e])?;
         let timeout = mode.time_limit + Duration::from_secs(1);

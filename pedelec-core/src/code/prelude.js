@@ -1,7 +1,9 @@
-// What a program finds before it starts (code mode, `sandbox.rs`): each tool as an async
-// function, `ToolError`, and `console`. Evaluated once per program, as a function of the
-// host's two entry points and the tools' names.
-(function (call, print, names, paths) {
+// What a program finds before it starts (code mode, `interp.rs`): each tool as an async
+// function, `ToolError`, and `console`. Evaluated once per interpreter, before its program
+// arrives (a warm worker has it ready), as a function of the host's two entry points; it
+// answers `declare`, which defines the tools the program's caller may call (called once,
+// when the program arrives), and `settle`, which settles a call's promise.
+(function (call, print) {
   "use strict";
   class ToolError extends Error {
     constructor(code, message, details) {
@@ -43,29 +45,6 @@
       return tool(prefix + key);
     },
   });
-  const known = Object.create(null);
-  const spaces = new Map();
-  for (let i = 0; i < names.length; i++) {
-    const f = tool(names[i]);
-    known[names[i]] = f;
-    const path = paths[i];
-    // The host gives a path only where it reaches the tool: no global and no other tool
-    // takes any of its prefixes (otherwise the declaration says `tools["…"]`).
-    if (path === null) continue;
-    let target = globalThis;
-    let prefix = "";
-    for (let j = 0; j < path.length - 1; j++) {
-      prefix += path[j] + ".";
-      if (!spaces.has(prefix)) {
-        const space = Object.create(null);
-        spaces.set(prefix, space);
-        target[path[j]] = lookup(prefix, space);
-      }
-      target = spaces.get(prefix);
-    }
-    target[path[path.length - 1]] = f;
-  }
-  const tools = lookup("", known);
   const show = (v) => {
     if (typeof v === "string") return v;
     if (v instanceof Error) return String(v);
@@ -78,7 +57,31 @@
   };
   const log = (...values) => print(values.map(show).join(" "));
   globalThis.console = { log, info: log, warn: log, error: log, debug: log };
-  globalThis.tools = tools;
   globalThis.ToolError = ToolError;
-  return settle;
+  const declare = (names, paths) => {
+    const known = Object.create(null);
+    const spaces = new Map();
+    for (let i = 0; i < names.length; i++) {
+      const f = tool(names[i]);
+      known[names[i]] = f;
+      const path = paths[i];
+      // The host gives a path only where it reaches the tool: no global and no other tool
+      // takes any of its prefixes (otherwise the declaration says `tools["…"]`).
+      if (path === null) continue;
+      let target = globalThis;
+      let prefix = "";
+      for (let j = 0; j < path.length - 1; j++) {
+        prefix += path[j] + ".";
+        if (!spaces.has(prefix)) {
+          const space = Object.create(null);
+          spaces.set(prefix, space);
+          target[path[j]] = lookup(prefix, space);
+        }
+        target = spaces.get(prefix);
+      }
+      target[path[path.length - 1]] = f;
+    }
+    globalThis.tools = lookup("", known);
+  };
+  return { declare, settle };
 })

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -125,7 +126,24 @@ pub(super) async fn run(
             heard = runner.recv() => match heard {
                 FromWorker::Frame(ToHost::Call { name, args }) => {
                     let reply = match calls.start(&name, &args) {
-                        Ok(id) => ToWorker::Started(id),
+                        Ok((id, mut call)) => {
+                            // Polled here once: a call that finishes at once is answered
+                            // with its start, in one frame; another runs as a task.
+                            let first = std::future::poll_fn(|cx| {
+                                std::task::Poll::Ready(call.as_mut().poll(cx))
+                            })
+                            .await;
+                            match first {
+                                std::task::Poll::Ready(result) => match answer(&result) {
+                                    Ok((ok, json)) => ToWorker::Answered { id, ok, json },
+                                    Err(e) => break Outcome::Failed(internal(&e)),
+                                },
+                                std::task::Poll::Pending => {
+                                    calls.spawn(id, call);
+                                    ToWorker::Started(id)
+                                }
+                            }
+                        }
                         Err((error, stop)) => ToWorker::Refused { error, stop },
                     };
                     runner.send(reply);
@@ -144,12 +162,8 @@ pub(super) async fn run(
             },
             Some((id, result)) = answered.recv() => {
                 calls.running.remove(&id);
-                let (ok, text) = match &result {
-                    ToolResult::Ok(value) => (true, serde_json::to_string(value)),
-                    ToolResult::Err(error) => (false, serde_json::to_string(error)),
-                };
-                match text {
-                    Ok(json) => runner.send(ToWorker::Answer { id, ok, json }),
+                match answer(&result) {
+                    Ok((ok, json)) => runner.send(ToWorker::Answer { id, ok, json }),
                     Err(e) => break Outcome::Failed(internal(&e)),
                 }
             }
@@ -169,6 +183,18 @@ pub(super) async fn run(
     drop(calls);
     finish(outcome, output, limits.max_output)
 }
+
+/// A call's answer as the program reads it: whether it succeeded, and its value's or its
+/// error's JSON.
+fn answer(result: &ToolResult) -> serde_json::Result<(bool, String)> {
+    match result {
+        ToolResult::Ok(value) => serde_json::to_string(value).map(|json| (true, json)),
+        ToolResult::Err(error) => serde_json::to_string(error).map(|json| (false, json)),
+    }
+}
+
+/// A call made through the session, not polled to its end yet.
+type Call = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
 
 /// The program's calls, as the host makes them.
 struct Calls {
@@ -193,9 +219,10 @@ impl Drop for Calls {
 }
 
 impl Calls {
-    /// Checks a call and starts it on the session: its id, or why it was refused (thrown
-    /// in the program at the call) and whether the program stops (its call limit).
-    fn start(&mut self, name: &str, args: &str) -> Result<i32, (ToolError, bool)> {
+    /// Checks a call and makes it through the session: its id and the call to poll, or why
+    /// it was refused (thrown in the program at the call) and whether the program stops
+    /// (its call limit).
+    fn start(&mut self, name: &str, args: &str) -> Result<(i32, Call), (ToolError, bool)> {
         let limits = &self.api.limits;
         if self.made >= limits.max_calls {
             let error = ToolError::new(format!(
@@ -231,13 +258,20 @@ impl Calls {
         }
         let session = self.session.clone();
         let name = name.to_owned();
+        Ok((
+            id,
+            Box::pin(async move { session.call_with(&name, args, options).await }),
+        ))
+    }
+
+    /// Runs a call that did not finish at once as a task, whose answer comes to `answers`.
+    fn spawn(&mut self, id: i32, call: Call) {
         let answers = self.answers.clone();
         let task = tokio::spawn(async move {
-            let result = session.call_with(&name, args, options).await;
+            let result = call.await;
             let _ = answers.send((id, result));
         });
         self.running.insert(id, task.abort_handle());
-        Ok(id)
     }
 
     /// Why `name` cannot be called from a program: a tool for direct calls only, or no

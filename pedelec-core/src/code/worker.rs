@@ -5,14 +5,18 @@
 //! nothing else in its environment: an entry this module puts in the binary's ELF
 //! `.init_array` runs before `main` in every binary that links `pedelec-core` with
 //! `code-mode` (the user's server, test binaries, examples), returns at once unless the
-//! marker is set, and otherwise serves one program over stdin/stdout and exits: `main` (and
-//! libtest) never start in a worker. See `docs/code-mode.md` for the alternatives and why
-//! this one.
+//! marker is set, and otherwise prepares an interpreter (runtime, limits, context, prelude),
+//! serves one program over stdin/stdout and exits: `main` (and libtest) never start in a
+//! worker. See `docs/code-mode.md` for the alternatives and why this one.
 //!
-//! The host keeps a [`Pool`] of idle workers per session (one program per worker; the pool
-//! refills in the background and reaps workers idle too long); a program takes one.
+//! The host keeps a [`Pool`] of idle workers per session, each with its interpreter ready
+//! (one program per worker; the pool refills in the background, after the program that
+//! took a worker when others are left, and reaps workers idle too long); a program takes
+//! the oldest.
 
 use std::io::BufReader;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -21,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::frame::{self, Start, ToHost, ToWorker, VERSION};
-use super::interp::{self, Link, Stop};
+use super::frame::{self, Limits, Start, ToHost, ToWorker, VERSION};
+use super::interp::{self, Link, Received, Stop};
 use crate::error::{ErrorCode, ToolError};
 
 /// The environment variable that makes a process a worker (its value: the protocol's
@@ -59,7 +63,9 @@ extern "C" fn entry() {
     std::process::exit(code);
 }
 
-/// The worker: hygiene first, then one program, then exit (its status: 0 when it answered).
+/// The worker: hygiene first, then its interpreter prepared (`ToWorker::Prepare`: the
+/// runtime, its limits, the context, the prelude, before any program arrives), then one
+/// program, then exit (its status: 0 when it answered).
 #[cfg(target_os = "linux")]
 fn serve() -> i32 {
     use nix::sys::resource::{Resource, setrlimit};
@@ -72,54 +78,77 @@ fn serve() -> i32 {
     }
     let mut input = BufReader::new(std::io::stdin());
     let mut line = Vec::new();
-    // None: the pool let it go before it got a program.
-    let Ok(Some(ToWorker::Start(start))) =
-        frame::read::<ToWorker>(&mut input, &mut line, MAX_START)
+    // None: the pool let it go before it said anything.
+    let Ok(Some(ToWorker::Prepare { memory, stack })) =
+        frame::read::<ToWorker>(&mut input, &mut line, 256)
     else {
         return 0;
     };
-    let limits = start.limits;
     // Memory bounded by the system too: the interpreter's limit, its stack, a margin.
-    let data = limits
-        .memory
-        .saturating_add(limits.stack)
-        .saturating_add(DATA_MARGIN);
-    // CPU time as the last backstop (the host kills the worker well before).
-    let cpu = limits.time_ms.div_ceil(1000).saturating_add(2);
-    if setrlimit(Resource::RLIMIT_DATA, data as u64, data as u64).is_err()
-        || setrlimit(Resource::RLIMIT_CPU, cpu, cpu.saturating_add(1)).is_err()
-    {
+    let data = memory.saturating_add(stack).saturating_add(DATA_MARGIN);
+    if setrlimit(Resource::RLIMIT_DATA, data as u64, data as u64).is_err() {
         return 4;
     }
-    interp::note_worker_start();
     let stop = Arc::new(AtomicU8::new(Stop::Running as u8));
-    let (to_program, inbox) = mpsc::channel();
     {
+        // The host gone (its end of the pipe closed): the program stops. This thread only
+        // waits for that; the program's thread reads the frames itself.
         let stop = stop.clone();
-        let max = limits.memory.saturating_add(1 << 20);
-        let reader = std::thread::Builder::new()
-            .name("pedelec-worker-in".into())
+        let watcher = std::thread::Builder::new()
+            .name("pedelec-worker-hup".into())
             .spawn(move || {
-                while let Ok(Some(frame)) = frame::read::<ToWorker>(&mut input, &mut line, max) {
-                    if to_program.send(frame).is_err() {
-                        return;
-                    }
-                }
-                // The host is gone (or mad): the program stops.
+                use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+                let stdin = std::io::stdin();
+                let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::empty())];
+                // Only POLLHUP or POLLERR end the wait (no event is asked for).
+                while let Err(nix::errno::Errno::EINTR) = poll(&mut fds, PollTimeout::NONE) {}
                 Stop::set(&stop, Stop::Cancelled);
             });
-        if reader.is_err() {
+        if watcher.is_err() {
             return 5;
         }
     }
+    // The program first, then the answers to its calls.
+    let mut max = MAX_START;
+    let receive = move |wait: Option<Duration>| {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        if let Some(wait) = wait
+            && input.buffer().is_empty()
+        {
+            let stdin = std::io::stdin();
+            let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+            let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+            match poll(&mut fds, timeout) {
+                Ok(0) | Err(nix::errno::Errno::EINTR) => return Received::Nothing,
+                _ => {}
+            }
+        }
+        match frame::read::<ToWorker>(&mut input, &mut line, max) {
+            Ok(Some(frame)) => {
+                max = memory.saturating_add(1 << 20);
+                Received::Frame(frame)
+            }
+            Ok(None) | Err(_) => Received::Closed,
+        }
+    };
     let link = Link {
         send: Box::new(|frame: ToHost| frame::write(&mut std::io::stdout().lock(), &frame).is_ok()),
-        inbox,
+        receive: Box::new(receive),
+    };
+    // The peak its program's memory is measured from: the worker's start (the
+    // interpreter's own accounting counts its runtime and prelude too).
+    interp::note_worker_start();
+    // With its program: CPU time as the last backstop (the host kills the worker well
+    // before).
+    let begin = |limits: &Limits| {
+        let cpu = limits.time_ms.div_ceil(1000).saturating_add(2);
+        setrlimit(Resource::RLIMIT_CPU, cpu, cpu.saturating_add(1))
+            .map_err(|e| interp::internal(&format!("could not limit the worker's CPU time: {e}")))
     };
     let program = std::thread::Builder::new()
         .name("pedelec-run-code".into())
-        .stack_size(limits.stack + interp::THREAD_STACK_MARGIN)
-        .spawn(move || interp::serve(&start, link, &stop));
+        .stack_size(stack + interp::THREAD_STACK_MARGIN)
+        .spawn(move || interp::serve_prepared(memory, stack, link, &stop, begin));
     match program.map(std::thread::JoinHandle::join) {
         Ok(Ok(())) => 0,
         _ => 6,
@@ -160,11 +189,15 @@ pub(crate) struct Worker {
     pub(crate) frames: UnboundedReceiver<FromWorker>,
     child: Arc<Mutex<Child>>,
     born: Instant,
+    /// The pool to refill when this worker's program ends (`Pool::take`).
+    refill: Option<Weak<PoolInner>>,
 }
 
 impl Worker {
-    /// Starts a worker whose working directory is `dir`.
-    fn spawn(dir: &std::path::Path) -> Result<Worker, ToolError> {
+    /// Starts a worker whose working directory is `dir` and tells it the limits to prepare
+    /// its interpreter with (`ToWorker::Prepare`), which it does at once, before it gets a
+    /// program.
+    fn spawn(dir: &std::path::Path, prepare: &ToWorker) -> Result<Worker, ToolError> {
         let failed = |e: &dyn std::fmt::Display| {
             ToolError::with_code(
                 ErrorCode::IoFailed,
@@ -193,12 +226,15 @@ impl Worker {
             .name("pedelec-worker-out".into())
             .spawn(move || listen(stdout, &sender, &reaper))
             .map_err(|e| failed(&e))?;
-        Ok(Worker {
+        let mut worker = Worker {
             stdin,
             frames,
             child,
             born: Instant::now(),
-        })
+            refill: None,
+        };
+        worker.send(prepare);
+        Ok(worker)
     }
 
     /// Sends a frame; a worker that is gone says so with `FromWorker::Ended`.
@@ -219,6 +255,12 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         self.kill();
+        if let Some(pool) = self.refill.take().and_then(|pool| pool.upgrade()) {
+            pool.lent.fetch_sub(1, Ordering::AcqRel);
+            // Under the lock, so that the pool's thread is waiting or has not checked yet.
+            let _idle = pool.idle.lock();
+            pool.wanted.notify_one();
+        }
     }
 }
 
@@ -286,12 +328,19 @@ struct PoolInner {
     closed: AtomicBool,
     /// The workers' working directory: empty, read-only, removed with the pool.
     dir: PathBuf,
+    /// The limits the workers prepare their interpreters with.
+    memory: usize,
+    stack: usize,
+    /// Workers taken while others were left idle: their programs run, and the pool
+    /// refills when they end (`Worker::refill`), not while they run.
+    lent: AtomicUsize,
 }
 
 impl Pool {
     /// A pool of `size` idle workers (none: each program starts its own), each let go
     /// after `idle_timeout` unused. The first workers start in the background.
-    pub(crate) fn new(size: usize, idle_timeout: Duration, memory: usize) -> Pool {
+    /// Its workers prepare their interpreters with `memory` and `stack`.
+    pub(crate) fn new(size: usize, idle_timeout: Duration, memory: usize, stack: usize) -> Pool {
         static POOLS: AtomicU64 = AtomicU64::new(0);
         MAX_FRAME.fetch_max(memory.saturating_add(1 << 20), Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
@@ -306,6 +355,9 @@ impl Pool {
             idle_timeout,
             closed: AtomicBool::new(false),
             dir,
+            memory,
+            stack,
+            lent: AtomicUsize::new(0),
         });
         let weak = Arc::downgrade(&inner);
         if size > 0 {
@@ -322,21 +374,32 @@ impl Pool {
         let fresh = {
             let mut idle = inner.idle.lock().map_err(|_| poisoned())?;
             let mut found = None;
-            while let Some(worker) = idle.pop() {
+            // The oldest first: the one most likely done preparing its interpreter.
+            while !idle.is_empty() {
+                let worker = idle.remove(0);
                 // A worker that said anything before it got a program has ended.
                 if worker.frames.is_empty() && worker.born.elapsed() < inner.idle_timeout {
                     found = Some(worker);
                     break;
                 }
             }
+            // With workers still idle, the pool refills when this program ends: starting a
+            // process (and preparing its interpreter) takes the cores the program runs on.
+            if let Some(worker) = &mut found
+                && !idle.is_empty()
+            {
+                inner.lent.fetch_add(1, Ordering::AcqRel);
+                worker.refill = Some(Arc::downgrade(inner));
+            } else {
+                inner.wanted.notify_one();
+            }
             found
         };
-        inner.wanted.notify_one();
         match fresh {
             Some(worker) => Ok(worker),
             None => {
                 inner.ensure_dir()?;
-                Worker::spawn(&inner.dir)
+                Worker::spawn(&inner.dir, &inner.prepare())
             }
         }
     }
@@ -347,6 +410,13 @@ fn poisoned() -> ToolError {
 }
 
 impl PoolInner {
+    fn prepare(&self) -> ToWorker {
+        ToWorker::Prepare {
+            memory: self.memory,
+            stack: self.stack,
+        }
+    }
+
     fn ensure_dir(&self) -> Result<(), ToolError> {
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         if self.dir.is_dir() {
@@ -403,13 +473,15 @@ fn refill(pool: &Weak<PoolInner>) {
             return;
         };
         idle.retain(|w| w.born.elapsed() < inner.idle_timeout && w.frames.is_empty());
-        if idle.len() < inner.size {
+        // Below its size, the pool refills, but not while a program it lent runs and
+        // another worker is still idle (that program's end calls for the refill).
+        if idle.len() < inner.size && (idle.is_empty() || inner.lent.load(Ordering::Acquire) == 0) {
             drop(idle);
             if inner.ensure_dir().is_err() {
                 std::thread::sleep(Duration::from_secs(1));
                 continue;
             }
-            match Worker::spawn(&inner.dir) {
+            match Worker::spawn(&inner.dir, &inner.prepare()) {
                 Ok(worker) => {
                     if let Ok(mut idle) = inner.idle.lock() {
                         if inner.closed.load(Ordering::Acquire) {
@@ -440,10 +512,10 @@ impl InProcess {
         let stop = Arc::new(AtomicU8::new(Stop::Running as u8));
         let (to_program, inbox) = mpsc::channel();
         let (sender, frames) = unbounded_channel();
-        let link = Link {
-            send: Box::new(move |frame| sender.send(FromWorker::Frame(frame)).is_ok()),
+        let link = Link::channels(
+            Box::new(move |frame| sender.send(FromWorker::Frame(frame)).is_ok()),
             inbox,
-        };
+        );
         let flag = stop.clone();
         std::thread::Builder::new()
             .name("pedelec-run-code".into())
