@@ -694,7 +694,8 @@ fn error_of(result: &Value, what: &str) -> Value {
 
 fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: bool) {
     // The crate that declared the skill set (the example is the `pedelec` package's), the
-    // title the example sets, and only what the server serves.
+    // title the example sets, and what the server answers (prompts and resources: empty
+    // lists, which the conformance suite requires to be declared; no completions).
     assert_eq!(report["server"], "pedelec", "{report}");
     assert_eq!(
         report["server_version"],
@@ -704,7 +705,7 @@ fn check(report: &Value, transport: Transport, last_progress_may_be_dropped: boo
     assert_eq!(report["server_title"], "Counter", "{report}");
     assert_eq!(
         report["capabilities"],
-        json!(["logging", "tools"]),
+        json!(["logging", "prompts", "resources", "tools"]),
         "capabilities: {report}"
     );
     assert_eq!(

@@ -547,8 +547,12 @@ fn ack(id: &str) -> Vec<u8> {
     wire::raw_result(id, br#"{"resultType":"complete"}"#)
 }
 
-/// The capabilities declared: tools and logging. (`prompts/list` and `resources/list` are
-/// still answered, empty, for clients that ask without looking.)
+/// The capabilities declared: tools, logging, and prompts and resources, whose lists are
+/// answered (empty, with caching hints). Both are required by the MCP conformance suite:
+/// its caching scenario (SEP-2549) lists prompts and resources whatever a server declares,
+/// and its stateless scenario (SEP-2575) fails a server that answers a list it did not
+/// declare. Answering `Method not found` instead fails the first; not declaring them while
+/// answering fails the second.
 pub(crate) fn capabilities() -> ServerCapabilities {
     #[allow(
         deprecated,
@@ -556,6 +560,8 @@ pub(crate) fn capabilities() -> ServerCapabilities {
     )]
     ServerCapabilities::builder()
         .enable_tools()
+        .enable_prompts()
+        .enable_resources()
         .enable_logging()
         .build()
 }
